@@ -1,0 +1,57 @@
+"""descgen: tcgen05 descriptors (PTX ISA 9.1 §9.7.16.4) encoded, decoded and checked.
+
+Three descriptor words, one generic engine driven by ``tables/`` (PTX Tables 39-45 as data):
+
+- the 32-bit instruction descriptor: :func:`encode_idesc`, :func:`decode_idesc` (Tables 42-44);
+- the 64-bit shared memory descriptor: :func:`encode_smem`, :func:`decode_smem` (Tables 40-41);
+- the 64-bit zero-column mask descriptor: :func:`encode_zcm`, :func:`decode_zcm`,
+  :func:`zcm_mask` (Table 45).
+
+Encoders are strict and raise :class:`DescgenError` subclasses; decoders are total and report
+problems as :class:`Finding` records on the result. ``import descgen`` loads the standard library
+only; tables are read on first use.
+"""
+
+from __future__ import annotations
+
+from .engine import Decoded, DecodedField
+from .errors import DescgenError, EncodeError, Finding, TableError, UsageError, WordError
+from .idesc import KIND_LAYOUTS, consistent_kinds, decode_idesc, decode_idesc_all, encode_idesc, mma_k, normalize_kind
+from .smem import LBO_MODES, SWIZZLES, decode_smem, encode_smem
+from .loader import KINDS
+from .zcm import decode_zcm, encode_zcm, submask_counts, zcm_mask, zcm_submasks
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "__version__",
+    # instruction descriptor
+    "KINDS",
+    "KIND_LAYOUTS",
+    "encode_idesc",
+    "decode_idesc",
+    "decode_idesc_all",
+    "consistent_kinds",
+    "normalize_kind",
+    "mma_k",
+    # shared memory descriptor
+    "SWIZZLES",
+    "LBO_MODES",
+    "encode_smem",
+    "decode_smem",
+    # zero-column mask descriptor
+    "encode_zcm",
+    "decode_zcm",
+    "zcm_mask",
+    "zcm_submasks",
+    "submask_counts",
+    # results and errors
+    "Decoded",
+    "DecodedField",
+    "Finding",
+    "DescgenError",
+    "EncodeError",
+    "UsageError",
+    "WordError",
+    "TableError",
+]

@@ -1,0 +1,380 @@
+"""The one generic field engine: encode, decode and check, for every descriptor layout.
+
+Each layout (a PTX table, see :mod:`descgen.loader`) is compiled per kind into a :class:`Plan`:
+fields become ``(name, shift, mask, transform, domain)`` and, where the domain is small, a
+lookup table from logical value to the shifted raw bits, so encoding is one dictionary lookup and
+one ``|`` per field. Encode is strict (any problem raises, with every finding); decode is total
+(any word of the right width decodes, problems become findings on the result).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any, Iterator, Mapping
+
+from .errors import EncodeError, Finding, UsageError, WordError
+from .loader import Domain, Field, Layout, layout
+
+__all__ = ["Plan", "plan", "DecodedField", "Decoded", "decode", "check_value", "check_word", "finding_code"]
+
+#: Domains with at most this many members are compiled to lookup tables.
+_LUT_LIMIT = 4096
+
+
+def finding_code(word: str, f: Field, check: str) -> str:
+    """Stable finding code: ``SMEM-RESERVED-14``, ``IDESC-N-RANGE``, ``SMEM-SWIZZLE-CODE``."""
+    if f.type == "reserved":
+        return f"{word.upper()}-RESERVED-{f.lo}"
+    return f"{word.upper()}-{f.name.upper().replace('_', '-')}-{check}"
+
+
+def _for_kind(kind: str | None) -> str:
+    return f" for .kind::{kind}" if kind else ""
+
+
+def _stored(f: Field) -> str:
+    t = f.transform
+    return "" if t.name == "identity" else f"; bits {f.bits} store {t.formula}"
+
+
+def _finding(lay: Layout, f: Field, kind: str | None, check: str, value: Any, rule: str, allowed: str | None = None) -> Finding:
+    if f.note:
+        rule = f"{rule}; note: {f.note}"
+    return Finding(
+        code=finding_code(lay.word, f, check),
+        severity=f.severity,
+        field=f.name,
+        value=value,
+        allowed=allowed if allowed is not None else f.domain(kind).describe(),
+        rule=rule,
+        source=f.source,
+    )
+
+
+def check_value(lay: Layout, f: Field, kind: str | None, value: Any) -> Finding | None:
+    """Check one logical value against one field (the encode side). None when it is legal."""
+    dom = f.domain(kind)
+    if f.type == "enum":
+        codes = f.codes(kind)
+        if isinstance(value, bool) or value not in codes:
+            return _finding(lay, f, kind, "CODE", value, f"no such {f.name}{_for_kind(kind)}", _codes_text(f, kind))
+        return None
+    if f.type == "flag":
+        if not isinstance(value, (bool, int)) or value not in (0, 1):
+            return _finding(lay, f, kind, "TYPE", value, "must be true or false")
+        if bool(value) not in dom:
+            return _finding(lay, f, kind, "VALUE", value, f"not supported{_for_kind(kind)}")
+        return None
+    if f.type == "uint":
+        if isinstance(value, bool) or not isinstance(value, int):
+            return _finding(lay, f, kind, "TYPE", value, f"must be an integer{_unit(f)}")
+        align = f.transform.align
+        if value % align:
+            return _finding(
+                lay, f, kind, "ALIGN", value,
+                f"must be a multiple of {align}{_unit(f)}{_stored(f)}",
+            )
+        if value not in dom:
+            return _finding(lay, f, kind, "RANGE", value, f"out of range{_for_kind(kind)}{_stored(f)}")
+        return None
+    raise UsageError((Finding(f"{lay.word.upper()}-FIELD-FIXED", "error", f.name, value, "(not settable)",
+                              f"bits {f.bits} are {f.type}, not a value", f.source),))
+
+
+def _unit(f: Field) -> str:
+    return f" ({f.unit})" if f.unit else ""
+
+
+def check_raw(lay: Layout, f: Field, kind: str | None, raw: int) -> tuple[Any, Finding | None, str]:
+    """Decode one field's raw bits: (logical value, finding or None, note)."""
+    if f.type == "reserved":
+        if raw:
+            return raw, _finding(lay, f, kind, "RESERVED", raw, f"reserved bits {f.bits} must be 0", "0"), ""
+        return raw, None, ""
+    if f.type == "constant":
+        if raw != f.const:
+            w = f.width
+            return raw, _finding(
+                lay, f, kind, "CONST", raw,
+                f"bits {f.bits} are a fixed constant {f.const:#0{w + 2}b}, found {raw:#0{w + 2}b}",
+                f"{f.const:#0{w + 2}b}",
+            ), ""
+        return raw, None, ""
+    if f.type == "enum":
+        for name, code in f.codes(kind).items():
+            if code == raw:
+                return name, None, ""
+        note = f"unknown code {raw}"
+        return None, _finding(lay, f, kind, "CODE", raw, f"code {raw} is not defined{_for_kind(kind)}",
+                              _codes_text(f, kind)), note
+    if f.type == "flag":
+        value = bool(raw)
+        if value not in f.domain(kind):
+            return value, _finding(lay, f, kind, "VALUE", value, f"not supported{_for_kind(kind)}"), ""
+        return value, None, ""
+    value = f.transform.decode(raw)
+    if value not in f.domain(kind):
+        return value, _finding(lay, f, kind, "RANGE", value, f"out of range{_for_kind(kind)}{_stored(f)}"), ""
+    return value, None, ""
+
+
+def _codes_text(f: Field, kind: str | None) -> str:
+    return ", ".join(f"{name} = {code}" for name, code in f.codes(kind).items())
+
+
+# --------------------------------------------------------------------------------------------
+# Plans: one per (layout, kind).
+
+
+class Plan:
+    """A layout compiled for one kind: the encoder and decoder loops.
+
+    ``encode(values)`` takes logical values by field name and returns the word; ``decode(word)``
+    returns a :class:`Decoded`. Both loop over the same compiled fields.
+    """
+
+    __slots__ = ("layout", "kind", "base", "luts", "ranges", "value_fields", "decoders", "defaults", "context")
+
+    def __init__(self, lay: Layout, kind: str | None) -> None:
+        if lay.kinds and kind not in lay.kinds:
+            raise UsageError((Finding(f"{lay.word.upper()}-KIND", "error", "kind", kind, ", ".join(lay.kinds),
+                                      f"{lay.title} serves these kinds only", lay.source),))
+        self.layout = lay
+        self.kind = kind
+        self.context = f"{lay.word}{_for_kind(kind).replace(' for', ',')}" if kind else lay.word
+        base = 0
+        luts: list[tuple[str, dict[Any, int]]] = []
+        ranges: list[tuple[str, Field, Domain]] = []
+        decoders: list[tuple[Field, dict[int, Any] | None]] = []
+        for f in lay.fields:
+            if f.type == "constant":
+                base |= f.const << f.lo
+            if f.type == "enum":
+                decoders.append((f, {code: name for name, code in f.codes(kind).items()}))
+            else:
+                decoders.append((f, None))
+            if not f.is_value:
+                continue
+            dom = f.domain(kind)
+            if f.type == "enum":
+                luts.append((f.name, {name: code << f.lo for name, code in f.codes(kind).items()}))
+            elif f.type == "flag":
+                luts.append((f.name, {v: int(v) << f.lo for v in dom.members()}))
+            elif dom.values is not None or (dom.hi - dom.lo) // dom.step < _LUT_LIMIT:
+                luts.append((f.name, {v: f.transform.encode(v) << f.lo for v in dom.members()}))
+            else:
+                ranges.append((f.name, f, dom))
+        self.base = base
+        self.luts = tuple(luts)
+        self.ranges = tuple(ranges)
+        self.value_fields = tuple(f for f in lay.fields if f.is_value)
+        self.decoders = tuple(decoders)
+        self.defaults = dict(lay.defaults.get(kind, {})) if kind else {}
+
+    # -- encode -----------------------------------------------------------------------------
+
+    def encode(self, values: Mapping[str, Any], *, check: bool = True) -> int:
+        """Build the word from logical values by field name (every value field must be given).
+
+        Raises:
+            EncodeError: a value breaks its field's rule (every finding is attached).
+            UsageError: a value field is missing.
+        """
+        word = self.base
+        try:
+            for name, lut in self.luts:
+                word |= lut[values[name]]
+            for name, f, dom in self.ranges:
+                v = values[name]
+                if v.__class__ is not int or v not in dom:
+                    raise KeyError(name)
+                word |= f.transform.encode(v) << f.lo
+        except (KeyError, TypeError):
+            findings = self.check(values)
+            if check or not findings:
+                raise EncodeError(findings, self.context) from None
+            return self._encode_unchecked(values)
+        return word
+
+    def check(self, values: Mapping[str, Any]) -> list[Finding]:
+        """Every finding for the given logical values (empty when all are legal)."""
+        lay = self.layout
+        missing = [f.name for f in self.value_fields if f.name not in values]
+        if missing:
+            raise UsageError([Finding(f"{lay.word.upper()}-{m.upper().replace('_', '-')}-MISSING", "error", m, None,
+                                      self.layout.field(m).domain(self.kind).describe(), "a value is required",
+                                      self.layout.field(m).source) for m in missing], self.context)
+        found = []
+        for f in self.value_fields:
+            problem = check_value(lay, f, self.kind, values[f.name])
+            if problem is not None:
+                found.append(problem)
+        return found
+
+    def _encode_unchecked(self, values: Mapping[str, Any]) -> int:
+        """Pack values as the bits they ask for, legal or not (``check=False``); must fit the field."""
+        word = self.base
+        for f in self.value_fields:
+            v = values[f.name]
+            raw = f.codes(self.kind).get(v) if f.type == "enum" else f.transform.encode(int(v))
+            if raw is None or not 0 <= raw <= f.mask:
+                raise EncodeError([check_value(self.layout, f, self.kind, v) or _finding(
+                    self.layout, f, self.kind, "RANGE", v, f"{f.description} does not fit bits {f.bits}")], self.context)
+            word |= raw << f.lo
+        return word
+
+    # -- decode -----------------------------------------------------------------------------
+
+    def decode(self, word: int) -> "Decoded":
+        """Decode any word of the layout's width. Problems are findings, never exceptions."""
+        lay = self.layout
+        check_word(word, lay.width, lay.word)
+        fields = []
+        findings = []
+        for f, inverse in self.decoders:
+            raw = (word >> f.lo) & f.mask
+            if inverse is not None and raw in inverse:
+                value, problem, note = inverse[raw], None, ""
+            else:
+                value, problem, note = check_raw(lay, f, self.kind, raw)
+            if problem is not None:
+                findings.append(problem)
+            fields.append(DecodedField(f.name, f.bits, f.lo, f.hi, raw, value, f.unit, f.type, f.description, f.source, note))
+        return Decoded(word, lay.width, lay.word, lay.name, self.kind, tuple(fields), tuple(findings))
+
+
+def check_word(word: Any, width: int, what: str) -> None:
+    """Raise :class:`WordError` unless ``word`` is an unsigned integer of at most ``width`` bits."""
+    if isinstance(word, bool) or not isinstance(word, int) or not 0 <= word < (1 << width):
+        shown = word if not isinstance(word, int) or isinstance(word, bool) else word
+        raise WordError((Finding(f"{what.upper()}-WORD-RANGE", "error", "word", shown, f"0..{(1 << width) - 1:#x}",
+                                 f"a {what} word is an unsigned {width}-bit integer", "§9.7.16.4"),))
+
+
+@functools.cache
+def plan(layout_name: str, kind: str | None = None) -> Plan:
+    """The compiled plan for a layout and kind (cached)."""
+    return Plan(layout(layout_name), kind)
+
+
+# --------------------------------------------------------------------------------------------
+# Decoded results.
+
+
+@dataclass(frozen=True, slots=True)
+class DecodedField:
+    """One field of a decoded word.
+
+    Attributes:
+        name, bits, lo, hi: the field and its bit range (PTX numbering, LSB = 0).
+        raw: the field's bits as an unsigned integer.
+        value: the logical value (bytes, M, N, a count, a member name, a bool); None for an
+            unknown enum code (see ``note``).
+        unit: unit of ``value`` (``bytes``, ``columns``, ``rows``...), or ``""``.
+        type: ``uint``, ``flag``, ``enum``, ``reserved`` or ``constant``.
+        description, source: the spec's wording and citation.
+        note: e.g. ``unknown code 3``.
+    """
+
+    name: str
+    bits: str
+    lo: int
+    hi: int
+    raw: int
+    value: Any
+    unit: str
+    type: str
+    description: str
+    source: str
+    note: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "bits": self.bits,
+            "raw": self.raw,
+            "value": self.value,
+            "unit": self.unit,
+            "type": self.type,
+            "description": self.description,
+            "source": self.source,
+            **({"note": self.note} if self.note else {}),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    """A decoded descriptor word.
+
+    Attributes:
+        word: the word (an unsigned 32- or 64-bit integer).
+        width: 32 or 64.
+        descriptor: ``idesc``, ``smem`` or ``zcm``.
+        layout: the layout (table) used, e.g. ``idesc_dense`` (Table 42).
+        kind: the MMA kind it was decoded under (idesc), else None.
+        fields: every field, in bit order, tiling the word.
+        findings: reserved bits set, wrong constants, unknown codes, out-of-range values.
+        derived: values that follow from the fields (e.g. the MMA's K), by name.
+    """
+
+    word: int
+    width: int
+    descriptor: str
+    layout: str
+    kind: str | None
+    fields: tuple[DecodedField, ...]
+    findings: tuple[Finding, ...]
+    derived: tuple[tuple[str, Any, str], ...] = ()
+
+    def __getitem__(self, name: str) -> DecodedField:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+    def __iter__(self) -> Iterator[DecodedField]:
+        return iter(self.fields)
+
+    def value(self, name: str) -> Any:
+        """The logical value of field ``name`` (or of a derived value such as ``k``)."""
+        for dname, dvalue, _ in self.derived:
+            if dname == name:
+                return dvalue
+        return self[name].value
+
+    def values(self) -> dict[str, Any]:
+        """Logical values of the value fields (not reserved/constant), by name."""
+        return {f.name: f.value for f in self.fields if f.type in ("uint", "flag", "enum")}
+
+    @property
+    def errors(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.severity == "error")
+
+    @property
+    def ok(self) -> bool:
+        """True when no finding is an error (warnings allowed)."""
+        return not self.errors
+
+    @property
+    def hex(self) -> str:
+        return f"{self.word:#0{self.width // 4 + 2}x}"
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form; the word is a hex string (TOML/JSON consumers may not hold 64 bits)."""
+        return {
+            "descriptor": self.descriptor,
+            "layout": self.layout,
+            "kind": self.kind,
+            "word": self.hex,
+            "width": self.width,
+            "ok": self.ok,
+            "fields": [f.as_dict() for f in self.fields],
+            "derived": {name: {"value": value, "unit": unit} for name, value, unit in self.derived},
+            "findings": [f.as_dict() for f in self.findings],
+        }
+
+
+def decode(layout_name: str, word: int, kind: str | None = None) -> Decoded:
+    """Decode ``word`` with layout ``layout_name`` (see :data:`descgen.loader.LAYOUT_FILES`)."""
+    return plan(layout_name, kind).decode(word)

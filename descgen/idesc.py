@@ -1,0 +1,213 @@
+"""The 32-bit instruction descriptor (PTX ISA 9.1 §9.7.16.4.2, Tables 42-44).
+
+Its layout depends on the MMA kind, which is not in the word: ``kind`` is always an argument.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .engine import Decoded, Plan, plan
+from .errors import EncodeError, Finding, UsageError
+from .loader import KINDS, shapes
+
+__all__ = ["KIND_LAYOUTS", "encode_idesc", "decode_idesc", "decode_idesc_all", "consistent_kinds", "normalize_kind", "mma_k"]
+
+#: Which PTX table lays out the instruction descriptor for each kind.
+KIND_LAYOUTS: dict[str, str] = {
+    "tf32": "idesc_dense",  # Table 42
+    "f16": "idesc_dense",
+    "f8f6f4": "idesc_dense",
+    "i8": "idesc_dense",
+    "mxf8f6f4": "idesc_mxf8f6f4",  # Table 43
+    "mxf4": "idesc_mxf4",  # Table 44
+    "mxf4nvf4": "idesc_mxf4",
+}
+
+# API arguments some layouts do not have, with the value that means "not asked for". A layout
+# that lacks the field accepts only that value (or, for dtype, the value the kind implies).
+_NEUTRAL: dict[str, Any] = {
+    "dtype": None,
+    "saturate": False,
+    "sparsity_selector": 0,
+    "max_shift": 0,
+    "scale_type": None,
+    "a_sf_id": 0,
+    "b_sf_id": 0,
+}
+
+_PLANS: dict[str, tuple[Plan, tuple[tuple[str, tuple[Any, ...]], ...], tuple[int, ...]]] = {}
+
+
+def normalize_kind(kind: str) -> str:
+    """Accept ``f16``, ``kind::f16`` or ``.kind::f16``; raise :class:`UsageError` on an unknown kind."""
+    if isinstance(kind, str):
+        k = kind.strip().lower().removeprefix(".").removeprefix("kind::")
+        if k in KIND_LAYOUTS:
+            return k
+    raise UsageError((Finding("IDESC-KIND", "error", "kind", kind, ", ".join(KINDS),
+                              "the MMA kind selects the instruction descriptor layout (Tables 42-44)",
+                              "§9.7.16.4.2, Tables 42-44"),))
+
+
+def _compiled(kind: str) -> tuple[Plan, tuple[tuple[str, tuple[Any, ...]], ...], tuple[int, ...]]:
+    hit = _PLANS.get(kind)
+    if hit is None:
+        kind = normalize_kind(kind)
+        p = plan(KIND_LAYOUTS[kind], kind)
+        names = {f.name for f in p.layout.fields}
+        absent = tuple(
+            (arg, (neutral, p.layout.implied[arg]) if arg in p.layout.implied else (neutral,))
+            for arg, neutral in _NEUTRAL.items()
+            if arg not in names
+        )
+        ks = shapes().k_values(kind, False)[:1] + shapes().k_values(kind, True)[:1]
+        hit = _PLANS[kind] = (p, absent, ks)
+    return hit
+
+
+def mma_k(kind: str, sparse: bool, k96: bool = False) -> int:
+    """The MMA's K for ``kind`` and sparsity (Table 39); ``k96`` is Table 44's K bit."""
+    if k96:
+        return 96
+    return _compiled(kind)[2][1 if sparse else 0]
+
+
+def encode_idesc(
+    kind: str,
+    m: int,
+    n: int,
+    *,
+    atype: str | None = None,
+    btype: str | None = None,
+    dtype: str | None = None,
+    a_major: str = "k",
+    b_major: str = "k",
+    negate_a: bool = False,
+    negate_b: bool = False,
+    saturate: bool = False,
+    sparse: bool = False,
+    sparsity_selector: int = 0,
+    max_shift: int = 0,
+    scale_type: str | None = None,
+    a_sf_id: int = 0,
+    b_sf_id: int = 0,
+    k: int | None = None,
+    check: bool = True,
+) -> int:
+    """Encode a 32-bit ``tcgen05.mma`` instruction descriptor.
+
+    Args:
+        kind: ``tf32``, ``f16``, ``f8f6f4``, ``i8`` (Table 42), ``mxf8f6f4`` (Table 43),
+            ``mxf4`` or ``mxf4nvf4`` (Table 44); ``.kind::`` prefixes are accepted.
+        m: M, rows of A and D, as the instruction states it (for ``cta_group::2``, the pair's M).
+            Stored as M >> 4 (bits 24-28, Table 42) or M >> 7 (bits 27-28, Tables 43/44).
+        n: N, columns of B and D; stored as N >> 3 in bits 17-22.
+        atype, btype: A/B element types in PTX spelling (``f16``, ``bf16``, ``tf32``, ``e4m3``,
+            ``e5m2``, ``e2m3``, ``e3m2``, ``e2m1``, ``s8``, ``u8``). None: the kind's default
+            (f16: f16; tf32: tf32; f8f6f4 and mxf8f6f4: e4m3; i8: s8; mxf4, mxf4nvf4: e2m1).
+        dtype: D type (``f16``, ``f32``, ``s32``); None: f32 (s32 for i8). The block-scaled
+            kinds have no dtype field; D is f32 and only None or ``"f32"`` is accepted.
+        a_major, b_major: ``"k"`` or ``"mn"`` (MN-major = the Transpose A/B bit, bits 15/16).
+        negate_a, negate_b: the Negate A/B bits (13/14); not for i8 (Table 49).
+        saturate: bit 3, i8 only.
+        sparse: bit 2 (``tcgen05.mma.sp``).
+        sparsity_selector: bits 0-1, 0-3 (Table 42 layout only; reserved for the mx kinds).
+        max_shift: ``.ws`` B-reuse maximum shift: 0, 8, 16 or 32 (bits 30-31, Table 42 only).
+        scale_type: ``ue8m0`` or ``ue4m3`` (bit 23, mx kinds only). None: ue8m0 (ue4m3 for
+            mxf4nvf4).
+        a_sf_id, b_sf_id: scale factor A/B IDs, 0-3 (bits 29-30 / 4-5, mx kinds only).
+        k: the MMA's K, optional. For mxf4/mxf4nvf4, ``k=96`` sets bit 31 (dense only); any other
+            kind's K is fixed by Table 39 and only that value (or None) is accepted.
+        check: when False, illegal values that still fit their bits are encoded anyway.
+
+    Returns:
+        The descriptor as an unsigned 32-bit integer.
+
+    Raises:
+        UsageError: unknown kind.
+        EncodeError: a value breaks its field's rule, or an argument is given that the kind's
+            layout has no field for (with every finding attached).
+    """
+    p, absent, ks = _PLANS.get(kind) or _compiled(kind)
+    d = p.defaults
+    values = {
+        "m": m,
+        "n": n,
+        "atype": d["atype"] if atype is None else atype,
+        "btype": d["btype"] if btype is None else btype,
+        "dtype": d.get("dtype") if dtype is None else dtype,
+        "a_major": a_major,
+        "b_major": b_major,
+        "negate_a": negate_a,
+        "negate_b": negate_b,
+        "saturate": saturate,
+        "sparse": sparse,
+        "sparsity_selector": sparsity_selector,
+        "max_shift": max_shift,
+        "scale_type": d.get("scale_type") if scale_type is None else scale_type,
+        "a_sf_id": a_sf_id,
+        "b_sf_id": b_sf_id,
+        "k": _k_member(p, k, sparse, ks),
+    }
+    problems = [_absent(p, name, values[name], allowed) for name, allowed in absent if values[name] not in allowed]
+    if values["k"] is None:
+        problems.append(_bad_k(p, k, sparse, ks))
+    if problems:
+        raise EncodeError(problems, p.context)
+    return p.encode(values, check=check)
+
+
+def _k_member(p: Plan, k: Any, sparse: bool, ks: tuple[int, ...]) -> str | None:
+    """Table 44's K bit as a member name; None when ``k`` is not legal for the kind and sparsity."""
+    if k is None or (k == ks[1 if sparse else 0] and not isinstance(k, bool)):
+        return "64/128"
+    if k == 96 and not sparse and "k" in p.layout.by_name:
+        return "96"
+    return None
+
+
+def _absent(p: Plan, name: str, value: Any, allowed: tuple[Any, ...]) -> Finding:
+    shown = ", ".join("none" if a is None else str(a) for a in allowed)
+    return Finding(f"IDESC-{name.upper().replace('_', '-')}-ABSENT", "error", name, value, shown,
+                   f".kind::{p.kind} has no {name} field ({p.layout.source.split(', ')[-1]})", p.layout.source)
+
+
+def _bad_k(p: Plan, k: Any, sparse: bool, ks: tuple[int, ...]) -> Finding:
+    allowed = [ks[1 if sparse else 0]] + ([96] if "k" in p.layout.by_name and not sparse else [])
+    return Finding("IDESC-K-VALUE", "error", "k", k, ", ".join(map(str, allowed)),
+                   f"K is fixed by .kind::{p.kind} and sparsity ({'sparse' if sparse else 'dense'}); "
+                   "only .kind::mxf4/.kind::mxf4nvf4 dense take K = 96 (sm_103a)",
+                   "Table 39; Table 44, bit 31")
+
+
+def decode_idesc(word: int, kind: str) -> Decoded:
+    """Decode a 32-bit instruction descriptor under ``kind`` (Tables 42-44).
+
+    Total: every unsigned 32-bit integer decodes. Reserved bits set, unknown type codes and
+    values Table 39 does not allow come back as ``.findings``. ``.derived`` holds the MMA's K
+    (Table 39) and, for the block-scaled kinds, the implied dtype.
+
+    Raises:
+        UsageError: unknown kind.
+        WordError: ``word`` is negative or wider than 32 bits.
+    """
+    p = _compiled(kind)[0]
+    result = p.decode(word)
+    values = result.values()
+    sparse = bool(values["sparse"])
+    derived: list[tuple[str, Any, str]] = [("k", mma_k(p.kind, sparse, values.get("k") == "96"), "elements")]
+    derived += [(name, value, "") for name, value in p.layout.implied.items()]
+    return Decoded(result.word, result.width, result.descriptor, result.layout, result.kind,
+                   result.fields, result.findings, tuple(derived))
+
+
+def decode_idesc_all(word: int) -> dict[str, Decoded]:
+    """Decode ``word`` under every kind, in PTX's kind order."""
+    return {kind: decode_idesc(word, kind) for kind in KINDS}
+
+
+def consistent_kinds(word: int) -> list[str]:
+    """The kinds under which ``word`` decodes with no error finding."""
+    return [kind for kind, d in decode_idesc_all(word).items() if d.ok]
+

@@ -1,0 +1,602 @@
+"""Strict loader for ``tables/*.toml``: PTX Tables 39-45 as data, compiled once into fields.
+
+The loader proves each layout tiles its 32 or 64 bits exactly (no gap, no overlap, fields in the
+spec's bit order), that enum codes fit their width, that every field cites a source, and rejects
+unknown keys with ``tables/x.toml: field 'lbo': ...`` messages (:class:`~descgen.errors.TableError`).
+Loading uses only the standard library (``tomllib``, ``importlib.resources``) and is cached.
+"""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from dataclasses import dataclass, field as dc_field
+from importlib import resources
+from typing import Any, Iterable, Mapping
+
+from .errors import TableError
+from .transforms import TRANSFORMS, Transform
+
+__all__ = [
+    "Domain",
+    "Field",
+    "Layout",
+    "Shape",
+    "Shapes",
+    "layout",
+    "layouts",
+    "shapes",
+    "LAYOUT_FILES",
+    "IDESC_LAYOUTS",
+    "KINDS",
+]
+
+#: Every descriptor layout, by table file. The idesc layouts are in kind order.
+LAYOUT_FILES: dict[str, str] = {
+    "idesc_dense": "idesc_dense.toml",  # Table 42
+    "idesc_mxf8f6f4": "idesc_mxf8f6f4.toml",  # Table 43
+    "idesc_mxf4": "idesc_mxf4.toml",  # Table 44
+    "smem_desc": "smem_desc.toml",  # Tables 40, 41
+    "zcm_desc": "zcm_desc.toml",  # Table 45
+}
+IDESC_LAYOUTS = ("idesc_dense", "idesc_mxf8f6f4", "idesc_mxf4")
+SHAPES_FILE = "shapes.toml"  # Table 39
+
+#: The MMA kinds, in PTX's order (Tables 42-44).
+KINDS = ("tf32", "f16", "f8f6f4", "i8", "mxf8f6f4", "mxf4", "mxf4nvf4")
+
+FIELD_TYPES = ("uint", "flag", "enum", "reserved", "constant")
+_SEVERITIES = ("error", "warning", "info")
+_FIELD_KEYS = {
+    "name", "bits", "type", "description", "source", "transform", "unit", "min", "max",
+    "values", "members", "value_type", "domain", "value", "severity", "note",
+}
+_DESCRIPTOR_KEYS = {"word", "layout", "width", "title", "source", "kinds"}
+_LAYOUT_KEYS = {"descriptor", "defaults", "implied", "field", "submasks"}
+
+
+# --------------------------------------------------------------------------------------------
+# Domains: the legal logical values of a field, for one kind.
+
+
+@dataclass(frozen=True, slots=True)
+class Domain:
+    """The legal logical values of a field (for one kind).
+
+    Either a finite set (``values``) or an arithmetic range ``lo..hi step``.
+    """
+
+    values: frozenset[Any] | None
+    lo: int = 0
+    hi: int = 0
+    step: int = 1
+
+    def __contains__(self, v: object) -> bool:
+        if self.values is not None:
+            return v in self.values and not (isinstance(v, bool) and not all(isinstance(x, bool) for x in self.values))
+        if isinstance(v, bool) or not isinstance(v, int):
+            return False
+        return self.lo <= v <= self.hi and (v - self.lo) % self.step == 0
+
+    def members(self) -> tuple[Any, ...]:
+        """All legal values in order (ranges are expanded)."""
+        if self.values is not None:
+            return tuple(sorted(self.values, key=_order))
+        return tuple(range(self.lo, self.hi + 1, self.step))
+
+    def describe(self) -> str:
+        """Human form: ``8..256 step 8``, ``{64, 128}``, ``8, 16, 24, 32, 48..256 step 16``."""
+        if self.values is None:
+            return _describe_range(self.lo, self.hi, self.step)
+        vals = self.members()
+        if vals and all(isinstance(v, int) and not isinstance(v, bool) for v in vals):
+            return _describe_ints(vals)
+        return "{" + ", ".join(_fmt(v) for v in vals) + "}"
+
+
+def _order(v: Any) -> tuple[int, Any]:
+    return (0, v) if isinstance(v, (int, bool)) else (1, str(v))
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def _describe_range(lo: int, hi: int, step: int) -> str:
+    if lo == hi:
+        return str(lo)
+    if step == 1:
+        return f"{lo}..{hi}"
+    return f"{lo}..{hi} step {step}"
+
+
+def _describe_ints(vals: tuple[int, ...]) -> str:
+    if len(vals) <= 4:
+        return "{" + ", ".join(map(str, vals)) + "}"
+    parts: list[str] = []
+    i = 0
+    while i < len(vals):
+        j = i + 1
+        if j < len(vals):
+            step = vals[j] - vals[i]
+            while j + 1 < len(vals) and vals[j + 1] - vals[j] == step:
+                j += 1
+            if j - i >= 3:
+                parts.append(_describe_range(vals[i], vals[j], step))
+                i = j + 1
+                continue
+        parts.append(str(vals[i]))
+        i += 1
+    return ", ".join(parts)
+
+
+# --------------------------------------------------------------------------------------------
+# Fields and layouts.
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One row of a PTX descriptor table, compiled.
+
+    Attributes:
+        name: API-facing name (``n``, ``lbo``, ``skip_span``, ``reserved_6``...).
+        lo, hi: bit range, inclusive, LSB = bit 0 (PTX numbering).
+        type: ``uint``, ``flag``, ``enum``, ``reserved`` or ``constant``.
+        description: the spec's wording for the row.
+        source: PTX table / section.
+        unit: unit of the logical value (``bytes``, ``columns``, ``rows``...), or ``""``.
+        transform: how the logical value is stored (see :mod:`descgen.transforms`).
+        members: enum members per kind (key ``None`` = every kind): name -> code.
+        member_attrs: extra per-member attributes from the table (e.g. swizzle ``bytes``).
+        domains: legal logical values per kind (key ``None`` = every kind).
+        const: required raw value of a ``constant`` field.
+        severity: severity of a violation of this field's rule.
+        note: remark shown with findings (errata references, CUTLASS behaviour).
+    """
+
+    name: str
+    lo: int
+    hi: int
+    type: str
+    description: str
+    source: str
+    unit: str
+    transform: Transform
+    members: Mapping[str | None, Mapping[Any, int]]
+    member_attrs: Mapping[Any, Mapping[str, Any]]
+    domains: Mapping[str | None, Domain]
+    const: int
+    severity: str
+    note: str
+
+    @property
+    def width(self) -> int:
+        return self.hi - self.lo + 1
+
+    @property
+    def mask(self) -> int:
+        """Mask of the field's raw value (not shifted)."""
+        return (1 << self.width) - 1
+
+    @property
+    def bits(self) -> str:
+        """The bit range as PTX prints it: ``"7-9"`` or ``"2"``."""
+        return str(self.lo) if self.lo == self.hi else f"{self.lo}-{self.hi}"
+
+    @property
+    def is_value(self) -> bool:
+        """True for fields that carry a caller-chosen value (not reserved / constant)."""
+        return self.type in ("uint", "flag", "enum")
+
+    def domain(self, kind: str | None) -> Domain:
+        d = self.domains.get(kind)
+        return d if d is not None else self.domains[None]
+
+    def codes(self, kind: str | None) -> Mapping[Any, int]:
+        """Enum members for ``kind``: logical name -> raw code."""
+        m = self.members.get(kind)
+        return m if m is not None else self.members.get(None, {})
+
+
+@dataclass(frozen=True)
+class Layout:
+    """One descriptor layout (one PTX table), compiled.
+
+    Attributes:
+        word: ``idesc``, ``smem`` or ``zcm``.
+        name: layout id (the table file's stem).
+        width: 32 or 64 bits.
+        title, source, path: for display and citations.
+        kinds: the MMA kinds this layout serves (idesc only).
+        fields: in bit order, tiling the word exactly.
+        defaults: per kind, the values used when the caller names none.
+        implied: values the kind fixes that the word does not hold (e.g. dtype f32).
+        extra: other sections of the table (e.g. zcm ``submasks``).
+    """
+
+    word: str
+    name: str
+    width: int
+    title: str
+    source: str
+    path: str
+    kinds: tuple[str, ...]
+    fields: tuple[Field, ...]
+    defaults: Mapping[str, Mapping[str, Any]]
+    implied: Mapping[str, Any]
+    extra: Mapping[str, Any] = dc_field(default_factory=dict)
+
+    def field(self, name: str) -> Field:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+    @functools.cached_property
+    def by_name(self) -> dict[str, Field]:
+        return {f.name: f for f in self.fields}
+
+
+# --------------------------------------------------------------------------------------------
+# Table 39 (shapes).
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """One row of Table 39: the shapes a kind supports with given .ws, cta_group, sparsity."""
+
+    kind: str
+    ws: bool
+    cta_group: int
+    sparse: bool
+    m: tuple[int, ...]
+    n: tuple[int, ...]
+    k: int
+    source: str
+    note: str
+
+
+@dataclass(frozen=True)
+class Shapes:
+    """Table 39 as data: shape rows and the dtype x atype/btype (x scale type) rows."""
+
+    rows: tuple[Shape, ...]
+    types: tuple[Mapping[str, Any], ...]
+    source: str
+
+    def for_kind(self, kind: str) -> tuple[Shape, ...]:
+        return tuple(r for r in self.rows if r.kind == kind)
+
+    def m_values(self, kind: str) -> frozenset[int]:
+        """Every M Table 39 allows for ``kind`` in some context (.ws, cta_group, sparsity)."""
+        return frozenset(m for r in self.for_kind(kind) for m in r.m)
+
+    def n_values(self, kind: str) -> frozenset[int]:
+        """Every N Table 39 allows for ``kind`` in some context."""
+        return frozenset(n for r in self.for_kind(kind) for n in r.n)
+
+    def k_values(self, kind: str, sparse: bool) -> tuple[int, ...]:
+        """The K values Table 39 gives for ``kind`` and sparsity (smallest first)."""
+        return tuple(sorted({r.k for r in self.for_kind(kind) if r.sparse == sparse}))
+
+
+# --------------------------------------------------------------------------------------------
+# Loading.
+
+
+def _read(name: str) -> dict[str, Any]:
+    path = f"tables/{name}"
+    try:
+        text = resources.files("descgen.tables").joinpath(name).read_text(encoding="utf-8")
+    except (FileNotFoundError, ModuleNotFoundError) as exc:  # pragma: no cover - packaging fault
+        raise TableError(path, "file", f"cannot read the table: {exc}") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise TableError(path, "file", f"not valid TOML: {exc}") from None
+
+
+@functools.cache
+def shapes() -> Shapes:
+    """Table 39, loaded once."""
+    return parse_shapes(_read(SHAPES_FILE), f"tables/{SHAPES_FILE}")
+
+
+def parse_shapes(data: Mapping[str, Any], path: str) -> Shapes:
+    """Validate and compile the Table 39 data (``tables/shapes.toml``)."""
+    _keys(data, {"table", "shape", "types"}, path, "file")
+    rows = []
+    for i, row in enumerate(data.get("shape", [])):
+        where = f"shape #{i + 1}"
+        _keys(row, {"kind", "ws", "cta_group", "sparse", "m", "n", "k", "source", "note"}, path, where)
+        for key in ("kind", "ws", "cta_group", "sparse", "m", "n", "k", "source"):
+            if key not in row:
+                raise TableError(path, where, f"missing key '{key}'")
+        if row["kind"] not in KINDS:
+            raise TableError(path, where, f"unknown kind {row['kind']!r}; known: {', '.join(KINDS)}")
+        rows.append(
+            Shape(
+                kind=row["kind"],
+                ws=bool(row["ws"]),
+                cta_group=int(row["cta_group"]),
+                sparse=bool(row["sparse"]),
+                m=tuple(row["m"]),
+                n=_expand_n(row["n"], path, where),
+                k=int(row["k"]),
+                source=row["source"],
+                note=row.get("note", ""),
+            )
+        )
+    types = []
+    for i, row in enumerate(data.get("types", [])):
+        where = f"types #{i + 1}"
+        _keys(row, {"kind", "dtype", "ab", "scale", "source"}, path, where)
+        if row.get("kind") not in KINDS:
+            raise TableError(path, where, f"unknown kind {row.get('kind')!r}")
+        types.append(dict(row))
+    source = data.get("table", {}).get("source", "")
+    if not source:
+        raise TableError(path, "table", "missing 'source'")
+    return Shapes(rows=tuple(rows), types=tuple(types), source=source)
+
+
+def _expand_n(spec: Any, path: str, where: str) -> tuple[int, ...]:
+    items = spec if isinstance(spec, list) else [spec]
+    out: set[int] = set()
+    for item in items:
+        if isinstance(item, int):
+            out.add(item)
+        elif isinstance(item, dict) and set(item) == {"min", "max", "step"}:
+            out.update(range(item["min"], item["max"] + 1, item["step"]))
+        else:
+            raise TableError(path, where, f"'n' must be integers or {{min, max, step}} ranges, got {item!r}")
+    return tuple(sorted(out))
+
+
+#: Named domain providers referenced by ``domain = "..."`` in the layout tables.
+def _domain_table39(which: str) -> Any:
+    def provide(kind: str) -> frozenset[int]:
+        table = shapes()
+        return table.m_values(kind) if which == "m" else table.n_values(kind)
+
+    return provide
+
+
+DOMAINS = {"table39.m": _domain_table39("m"), "table39.n": _domain_table39("n")}
+
+
+@functools.cache
+def layout(name: str) -> Layout:
+    """The compiled layout ``name`` (a key of :data:`LAYOUT_FILES`), loaded once."""
+    if name not in LAYOUT_FILES:
+        raise KeyError(name)
+    file = LAYOUT_FILES[name]
+    return parse_layout(_read(file), f"tables/{file}")
+
+
+def layouts() -> tuple[Layout, ...]:
+    """Every descriptor layout."""
+    return tuple(layout(name) for name in LAYOUT_FILES)
+
+
+def _keys(table: Mapping[str, Any], allowed: set[str], path: str, where: str) -> None:
+    unknown = sorted(set(table) - allowed)
+    if unknown:
+        raise TableError(path, where, f"unknown key(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(sorted(allowed))}")
+
+
+def _parse_bits(spec: Any, width: int, path: str, where: str) -> tuple[int, int]:
+    text = str(spec)
+    try:
+        lo_s, _, hi_s = text.partition("-")
+        lo, hi = int(lo_s), int(hi_s or lo_s)
+    except ValueError:
+        raise TableError(path, where, f"'bits' must look like \"7-9\" or \"2\", got {spec!r}") from None
+    if not 0 <= lo <= hi < width:
+        raise TableError(path, where, f"bits {text} do not lie within a {width}-bit word")
+    return lo, hi
+
+
+def parse_layout(data: Mapping[str, Any], path: str) -> Layout:
+    """Validate and compile one layout table. Raises :class:`TableError` naming file and field."""
+    _keys(data, _LAYOUT_KEYS, path, "file")
+    desc = data.get("descriptor")
+    if not isinstance(desc, dict):
+        raise TableError(path, "descriptor", "missing [descriptor] section")
+    _keys(desc, _DESCRIPTOR_KEYS, path, "descriptor")
+    for key in ("word", "layout", "width", "title", "source"):
+        if key not in desc:
+            raise TableError(path, "descriptor", f"missing key '{key}'")
+    width = desc["width"]
+    if width not in (32, 64):
+        raise TableError(path, "descriptor", f"width must be 32 or 64, got {width!r}")
+    kinds = tuple(desc.get("kinds", ()))
+    for k in kinds:
+        if k not in KINDS:
+            raise TableError(path, "descriptor", f"unknown kind {k!r}; known: {', '.join(KINDS)}")
+
+    fields = tuple(_parse_field(raw, i, width, kinds, path) for i, raw in enumerate(data.get("field", [])))
+    _check_tiling(fields, width, path)
+
+    defaults = data.get("defaults", {})
+    by_name = {f.name: f for f in fields}
+    for kind, values in defaults.items():
+        if kind not in kinds:
+            raise TableError(path, f"defaults.{kind}", f"kind {kind!r} is not one of this layout's kinds")
+        for name, value in values.items():
+            f = by_name.get(name)
+            if f is None:
+                raise TableError(path, f"defaults.{kind}", f"no field named '{name}'")
+            if value not in f.domain(kind):
+                raise TableError(path, f"defaults.{kind}", f"'{name}' default {value!r} is not a legal value for {kind}")
+    extra = {k: v for k, v in data.items() if k not in ("descriptor", "defaults", "implied", "field")}
+    return Layout(
+        word=desc["word"],
+        name=desc["layout"],
+        width=width,
+        title=desc["title"],
+        source=desc["source"],
+        path=path,
+        kinds=kinds,
+        fields=fields,
+        defaults={k: dict(v) for k, v in defaults.items()},
+        implied=dict(data.get("implied", {})),
+        extra=extra,
+    )
+
+
+def _check_tiling(fields: tuple[Field, ...], width: int, path: str) -> None:
+    names: set[str] = set()
+    expected = 0
+    for f in fields:
+        if f.name in names:
+            raise TableError(path, f"field '{f.name}'", "duplicate field name")
+        names.add(f.name)
+        if f.lo < expected:
+            raise TableError(path, f"field '{f.name}'", f"bits {f.bits} overlap the previous field (or are out of bit order)")
+        if f.lo > expected:
+            raise TableError(path, f"field '{f.name}'", f"gap: bits {expected}-{f.lo - 1} are not declared")
+        expected = f.hi + 1
+    if expected != width:
+        raise TableError(path, "fields", f"gap: bits {expected}-{width - 1} are not declared (the word has {width} bits)")
+
+
+def _per_kind(value: Any, kinds: tuple[str, ...], path: str, where: str, key: str) -> dict[str | None, Any]:
+    """A table value that is either the same for every kind or a {kind: value} table."""
+    if isinstance(value, dict) and value and set(value) <= set(KINDS):
+        unknown = set(value) - set(kinds)
+        if unknown:
+            raise TableError(path, where, f"'{key}' names kinds this layout does not serve: {sorted(unknown)}")
+        missing = set(kinds) - set(value)
+        if missing:
+            raise TableError(path, where, f"'{key}' is per kind but lacks {sorted(missing)}")
+        return dict(value)
+    return {None: value}
+
+
+def _parse_field(raw: Mapping[str, Any], index: int, width: int, kinds: tuple[str, ...], path: str) -> Field:
+    name = raw.get("name")
+    where = f"field '{name}'" if name else f"field #{index + 1}"
+    if not isinstance(name, str) or not name.isidentifier():
+        raise TableError(path, where, f"'name' must be an identifier, got {name!r}")
+    _keys(raw, _FIELD_KEYS, path, where)
+    for key in ("bits", "type", "description", "source"):
+        if not raw.get(key) and raw.get(key) != 0:
+            raise TableError(path, where, f"missing '{key}' (every field cites its PTX source)")
+    ftype = raw["type"]
+    if ftype not in FIELD_TYPES:
+        raise TableError(path, where, f"type {ftype!r} is not one of {', '.join(FIELD_TYPES)}")
+    lo, hi = _parse_bits(raw["bits"], width, path, where)
+    fmask = (1 << (hi - lo + 1)) - 1
+    tname = raw.get("transform", "identity")
+    if tname not in TRANSFORMS:
+        raise TableError(path, where, f"unknown transform {tname!r}; registry: {', '.join(TRANSFORMS)}")
+    transform = TRANSFORMS[tname]
+    severity = raw.get("severity", "error")
+    if severity not in _SEVERITIES:
+        raise TableError(path, where, f"severity {severity!r} is not one of {', '.join(_SEVERITIES)}")
+    if ftype != "uint" and tname != "identity":
+        raise TableError(path, where, "only 'uint' fields take a transform")
+    allowed_by_type = {
+        "uint": {"transform", "unit", "min", "max", "values", "domain"},
+        "flag": {"values"},
+        "enum": {"members", "value_type", "unit"},
+        "reserved": set(),
+        "constant": {"value"},
+    }[ftype]
+    extra = (set(raw) - {"name", "bits", "type", "description", "source", "severity", "note"}) - allowed_by_type
+    if extra:
+        raise TableError(path, where, f"key(s) {sorted(extra)} do not apply to a '{ftype}' field")
+
+    members: dict[str | None, dict[Any, int]] = {}
+    attrs: dict[Any, dict[str, Any]] = {}
+    domains: dict[str | None, Domain] = {}
+    const = 0
+    if ftype == "enum":
+        if "members" not in raw:
+            raise TableError(path, where, "an enum needs 'members'")
+        as_int = raw.get("value_type") == "int"
+        if raw.get("value_type") not in (None, "int"):
+            raise TableError(path, where, "value_type must be \"int\" when given")
+        for kind, table in _per_kind(raw["members"], kinds, path, where, "members").items():
+            codes: dict[Any, int] = {}
+            for mname, spec in table.items():
+                code = spec.get("code") if isinstance(spec, dict) else spec
+                if isinstance(spec, dict):
+                    attrs[int(mname) if as_int else mname] = {k: v for k, v in spec.items() if k != "code"}
+                if not isinstance(code, int) or isinstance(code, bool) or not 0 <= code <= fmask:
+                    raise TableError(path, where, f"member {mname!r}: code {code!r} does not fit {hi - lo + 1} bit(s)")
+                if code in codes.values():
+                    raise TableError(path, where, f"member {mname!r}: code {code} is used twice")
+                codes[int(mname) if as_int else mname] = code
+            members[kind] = codes
+            domains[kind] = Domain(frozenset(codes))
+    elif ftype == "flag":
+        for kind, vals in _per_kind(raw.get("values", [False, True]), kinds, path, where, "values").items():
+            if not vals or not all(isinstance(v, bool) for v in vals):
+                raise TableError(path, where, "a flag's 'values' must be true/false")
+            domains[kind] = Domain(frozenset(vals))
+    elif ftype == "uint":
+        top = transform.decode(fmask)
+        if transform.limit is not None:
+            top = min(top, transform.limit)
+        lo_v = raw.get("min", transform.decode(0))
+        hi_v = raw.get("max", top)
+        if not (isinstance(lo_v, int) and isinstance(hi_v, int)) or lo_v > hi_v:
+            raise TableError(path, where, f"min/max {lo_v!r}/{hi_v!r} are not an integer range")
+        if transform.encode(hi_v) > fmask or transform.encode(lo_v) < 0:
+            raise TableError(path, where, f"range {lo_v}..{hi_v} does not fit {hi - lo + 1} bit(s) after {transform.formula}")
+        base = Domain(None, lo_v, hi_v, transform.align)
+        if "domain" in raw and "values" in raw:
+            raise TableError(path, where, "give 'domain' or 'values', not both")
+        if "domain" in raw:
+            provider = DOMAINS.get(raw["domain"])
+            if provider is None:
+                raise TableError(path, where, f"unknown domain {raw['domain']!r}; registry: {', '.join(DOMAINS)}")
+            if not kinds:
+                raise TableError(path, where, "a named domain needs the layout's kinds")
+            for kind in kinds:
+                vals = provider(kind)
+                _check_fits(vals, base, path, where)
+                domains[kind] = Domain(frozenset(vals))
+        elif "values" in raw:
+            for kind, vals in _per_kind(raw["values"], kinds, path, where, "values").items():
+                _check_fits(vals, base, path, where)
+                domains[kind] = Domain(frozenset(vals))
+        else:
+            domains[None] = base
+    elif ftype == "constant":
+        const = raw.get("value")
+        if not isinstance(const, int) or not 0 <= const <= fmask:
+            raise TableError(path, where, f"constant value {const!r} does not fit {hi - lo + 1} bit(s)")
+        domains[None] = Domain(frozenset({const}))
+    else:  # reserved
+        domains[None] = Domain(frozenset({0}))
+    if None not in domains and domains:
+        # Fields whose domain is per kind get no kind-less default; a layout without kinds
+        # (smem, zcm) always has a None entry.
+        pass
+    return Field(
+        name=name,
+        lo=lo,
+        hi=hi,
+        type=ftype,
+        description=raw["description"],
+        source=raw["source"],
+        unit=raw.get("unit", ""),
+        transform=transform,
+        members=members,
+        member_attrs=attrs,
+        domains=domains,
+        const=const,
+        severity=severity,
+        note=raw.get("note", ""),
+    )
+
+
+def _check_fits(vals: Iterable[Any], base: Domain, path: str, where: str) -> None:
+    bad = sorted(v for v in vals if v not in base)
+    if bad:
+        raise TableError(path, where, f"values {bad} do not fit the field (allowed {base.describe()})")

@@ -1,0 +1,78 @@
+"""The 64-bit shared memory matrix descriptor (PTX ISA 9.1 §9.7.16.4.1, Tables 40-41)."""
+
+from __future__ import annotations
+
+from .engine import Decoded, plan
+
+__all__ = ["SWIZZLES", "LBO_MODES", "encode_smem", "decode_smem"]
+
+#: Swizzle mode names, as Table 40 orders them (codes 0, 1, 2, 4, 6).
+SWIZZLES = ("none", "128B_base32B", "128B", "64B", "32B")
+#: Leading dimension stride modes (bit 52).
+LBO_MODES = ("relative", "absolute")
+
+
+def encode_smem(
+    *,
+    start_address: int,
+    lbo: int,
+    sbo: int,
+    swizzle: str,
+    base_offset: int = 0,
+    lbo_mode: str = "relative",
+    check: bool = True,
+) -> int:
+    """Encode a 64-bit shared memory descriptor (Table 40).
+
+    Args:
+        start_address: matrix start address in shared memory, in **bytes**; 16-byte aligned,
+            below 256 KiB (stored as ``(x & 0x3FFFF) >> 4`` in bits 0-13).
+        lbo: leading dimension byte offset, in **bytes** (16-byte aligned, bits 16-29), or with
+            ``lbo_mode="absolute"`` the byte address of the second chunk (§9.7.16.3.1.2). For
+            K-major swizzled layouts PTX ignores it ("assumed 1"): pass 16 (encodes 1) or 0.
+        sbo: stride dimension byte offset, in **bytes** (16-byte aligned, bits 32-45).
+        swizzle: ``"none"``, ``"128B_base32B"`` (128-byte swizzle with 32-byte atomicity),
+            ``"128B"``, ``"64B"`` or ``"32B"`` (bits 61-63: codes 0, 1, 2, 4, 6).
+        base_offset: 0-7 (bits 49-51): 0 when the swizzle pattern starts on its Table 41
+            boundary (1024/512/256 bytes for 128B/64B/32B), else ``(pattern start >> 7) & 7``.
+        lbo_mode: ``"relative"`` (byte offset) or ``"absolute"`` (byte address, sm_103a) (bit 52).
+        check: when False, illegal values that still fit their bits are encoded anyway.
+
+    Bits 46-48 get the fixed constant 0b001; bits 14-15, 30-31 and 53-60 are 0.
+
+    Returns:
+        The descriptor as an unsigned 64-bit integer.
+
+    Raises:
+        EncodeError: a value is misaligned, out of range or not a known mode (all findings attached).
+    """
+    return plan("smem_desc").encode(
+        {
+            "start_address": start_address,
+            "lbo": lbo,
+            "sbo": sbo,
+            "swizzle": swizzle,
+            "base_offset": base_offset,
+            "lbo_mode": lbo_mode,
+        },
+        check=check,
+    )
+
+
+def decode_smem(word: int) -> Decoded:
+    """Decode a 64-bit shared memory descriptor (Table 40). Total: any 64-bit word decodes.
+
+    Addresses and offsets come back in bytes. Findings: non-zero bits 14-15/30-31 (not in
+    Table 40), a wrong fixed constant in bits 46-48 (warning: some kernels leave bit 46 at 0)
+    or 53-60, and swizzle codes 3, 5, 7. ``.derived`` holds the swizzle span and its Table 41
+    pattern boundary, in bytes.
+
+    Raises:
+        WordError: ``word`` is negative or wider than 64 bits.
+    """
+    p = plan("smem_desc")
+    result = p.decode(word)
+    swizzle = result.value("swizzle")
+    attrs = p.layout.field("swizzle").member_attrs.get(swizzle, {}) if swizzle is not None else {}
+    derived = tuple((name, attrs[key], "bytes") for name, key in (("swizzle_bytes", "bytes"), ("pattern_boundary", "boundary")) if key in attrs)
+    return Decoded(result.word, result.width, result.descriptor, result.layout, None, result.fields, result.findings, derived)

@@ -1,0 +1,129 @@
+"""The 64-bit zero-column mask descriptor and the N-bit mask it generates (PTX ISA 9.1 §9.7.16.4.3).
+
+Semantics follow the four worked examples after Table 45 (docs/spec-errata.md, E3 and E4): sub-mask
+*i* is the periodic pattern that starts with value ``first_span[i]``, made of runs of
+``use_span`` zeros (columns of B used) and ``skip_span`` ones (columns forced to zero), with its
+first ``start_count[i]`` bits dropped; the sub-masks lie side by side over N. Non-Zero Mask = 0
+gives an all-zero mask. Column Shift changes which B columns are read, not the mask.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .engine import Decoded, plan
+from .errors import Finding, UsageError
+
+__all__ = ["encode_zcm", "decode_zcm", "zcm_mask", "zcm_submasks", "submask_counts"]
+
+
+def submask_counts() -> dict[int, int]:
+    """M -> number of sub-masks (the table after Table 45, from ``tables/zcm_desc.toml``)."""
+    table = plan("zcm_desc").layout.extra["submasks"]
+    return {int(m): count for m, count in table.items() if m != "source"}
+
+
+def encode_zcm(
+    *,
+    start_count: Sequence[int] = (0, 0, 0, 0),
+    first_span: Sequence[int] = (0, 0, 0, 0),
+    nonzero_mask: bool = True,
+    skip_span: int,
+    use_span: int,
+    column_shift: int = 0,
+    check: bool = True,
+) -> int:
+    """Encode a 64-bit zero-column mask descriptor (Table 45).
+
+    Args:
+        start_count: (sc0, sc1, sc2, sc3), 0-255 each: mask bits dropped from the start of each
+            sub-mask (bits 0-31).
+        first_span: (fs0, fs1, fs2, fs3), 0 or 1 each: the first value of each sub-mask; 0 starts
+            with used columns, 1 with zeroed columns (bits 32-35).
+        nonzero_mask: False makes the generated mask all zeros (bit 39).
+        skip_span: run length of zeroed columns (mask bits 1), a **count** 1-256 (stored - 1,
+            bits 40-47).
+        use_span: run length of used columns (mask bits 0), a **count** 1-256 (stored - 1,
+            bits 48-55).
+        column_shift: columns of B to shift by, 0-32 (16 at most for M = 32; bits 56-61).
+        check: when False, illegal values that still fit their bits are encoded anyway.
+
+    Returns:
+        The descriptor as an unsigned 64-bit integer.
+
+    Raises:
+        EncodeError: a value is out of range (all findings attached).
+        UsageError: start_count / first_span do not have four entries.
+    """
+    values = {"nonzero_mask": nonzero_mask, "skip_span": skip_span, "use_span": use_span, "column_shift": column_shift}
+    for name, seq in (("start_count", start_count), ("first_span", first_span)):
+        if isinstance(seq, (str, bytes)) or not isinstance(seq, Sequence) or len(seq) != 4:
+            raise UsageError((Finding(f"ZCM-{name.upper().replace('_', '-')}-LENGTH", "error", name, seq,
+                                      "four integers (sub-masks 0-3)", "Table 45 has one per sub-mask", "Table 45"),))
+        values.update({f"{name}_{i}": v for i, v in enumerate(seq)})
+    return plan("zcm_desc").encode(values, check=check)
+
+
+def decode_zcm(word: int) -> Decoded:
+    """Decode a 64-bit zero-column mask descriptor (Table 45). Total: any 64-bit word decodes.
+
+    Spans come back as column counts (raw + 1). Findings: reserved bits 36-38 / 62-63 set,
+    a column shift above 32.
+
+    Raises:
+        WordError: ``word`` is negative or wider than 64 bits.
+    """
+    return plan("zcm_desc").decode(word)
+
+
+def zcm_submasks(word: int, m: int, n: int) -> tuple[int, ...]:
+    """The sub-masks the descriptor generates for an MMA of shape M x N (table after Table 45).
+
+    Returns one ``n // count``-bit integer per sub-mask (4, 2 or 1 for M = 32, 64, 128); bit j
+    is column j of that sub-mask's part of B, 1 = column forced to zero.
+
+    Raises:
+        WordError: ``word`` is not an unsigned 64-bit integer.
+        UsageError: M is not 32, 64 or 128, or N is not a positive multiple of the sub-mask count
+            (at most 256).
+    """
+    counts = submask_counts()
+    count = counts.get(m) if not isinstance(m, bool) else None
+    if count is None:
+        raise UsageError((Finding("ZCM-M-RANGE", "error", "m", m, ", ".join(map(str, sorted(counts))),
+                                  "the zero-column mask is defined for M = 32, 64 and 128", "§9.7.16.4.3"),))
+    if isinstance(n, bool) or not isinstance(n, int) or not 0 < n <= 256 or n % count:
+        raise UsageError((Finding("ZCM-N-RANGE", "error", "n", n, f"1..256, a multiple of {count}",
+                                  f"M = {m} splits the N-bit mask into {count} equal sub-masks", "§9.7.16.4.3"),))
+    width = n // count
+    v = decode_zcm(word).values()
+    if not v["nonzero_mask"]:
+        return (0,) * count
+    use, skip = v["use_span"], v["skip_span"]
+    period = use + skip
+    out = []
+    for i in range(count):
+        start, ones_first = v[f"start_count_{i}"], v[f"first_span_{i}"]
+        bits = 0
+        for j in range(width):
+            pos = (start + j) % period
+            if (pos < skip) if ones_first else (pos >= use):
+                bits |= 1 << j
+        out.append(bits)
+    return tuple(out)
+
+
+def zcm_mask(word: int, m: int, n: int) -> int:
+    """The N-bit zero-column mask: bit j is column j of B, 1 = column forced to zero.
+
+    Sub-mask *i* covers columns [i*N/c, (i+1)*N/c - 1] for c = 1, 2, 4 sub-masks at M = 128, 64, 32.
+
+    Raises:
+        WordError, UsageError: as :func:`zcm_submasks`.
+    """
+    parts = zcm_submasks(word, m, n)
+    width = n // len(parts)
+    mask = 0
+    for i, part in enumerate(parts):
+        mask |= part << (i * width)
+    return mask
