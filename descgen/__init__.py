@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from .engine import Decoded, DecodedField
 from .errors import DescgenError, EncodeError, Finding, TableError, UsageError, WordError
-from .idesc import KIND_LAYOUTS, consistent_kinds, decode_idesc, decode_idesc_all, encode_idesc, mma_k, normalize_kind
+from .idesc import KIND_LAYOUTS, consistent_kinds, decode_idesc, decode_idesc_all, encode_idesc, mma_k, normalize_kind, type_names
 from .smem import LBO_MODES, SWIZZLES, decode_smem, encode_smem
 from .loader import KINDS
 from .zcm import decode_zcm, encode_zcm, submask_counts, zcm_mask, zcm_submasks
@@ -34,6 +34,7 @@ __all__ = [
     "consistent_kinds",
     "normalize_kind",
     "mma_k",
+    "type_names",
     # shared memory descriptor
     "SWIZZLES",
     "LBO_MODES",

@@ -11,7 +11,7 @@ from .engine import Decoded, Plan, plan
 from .errors import EncodeError, Finding, UsageError
 from .loader import KINDS, shapes
 
-__all__ = ["KIND_LAYOUTS", "encode_idesc", "decode_idesc", "decode_idesc_all", "consistent_kinds", "normalize_kind", "mma_k"]
+__all__ = ["KIND_LAYOUTS", "encode_idesc", "decode_idesc", "decode_idesc_all", "consistent_kinds", "normalize_kind", "mma_k", "type_names"]
 
 #: Which PTX table lays out the instruction descriptor for each kind.
 KIND_LAYOUTS: dict[str, str] = {
@@ -64,6 +64,17 @@ def _compiled(kind: str) -> tuple[Plan, tuple[tuple[str, tuple[Any, ...]], ...],
         ks = shapes().k_values(kind, False)[:1] + shapes().k_values(kind, True)[:1]
         hit = _PLANS[kind] = (p, absent, ks)
     return hit
+
+
+def type_names(field: str) -> tuple[str, ...]:
+    """Every member name of an idesc enum field (``atype``, ``btype``, ``dtype``, ``scale_type``)
+    over all kinds, in kind order then code order, from the tables."""
+    names: dict[str, None] = {}
+    for kind in KINDS:
+        f = _compiled(kind)[0].layout.by_name.get(field)
+        if f is not None:
+            names.update(dict.fromkeys(f.domain(kind).members()))
+    return tuple(names)
 
 
 def mma_k(kind: str, sparse: bool, k96: bool = False) -> int:

@@ -70,6 +70,7 @@ class Domain:
     lo: int = 0
     hi: int = 0
     step: int = 1
+    ordered: tuple[Any, ...] = ()
 
     def __contains__(self, v: object) -> bool:
         if self.values is not None:
@@ -79,7 +80,9 @@ class Domain:
         return self.lo <= v <= self.hi and (v - self.lo) % self.step == 0
 
     def members(self) -> tuple[Any, ...]:
-        """All legal values in order (ranges are expanded)."""
+        """All legal values in order (ranges are expanded; enums in code order)."""
+        if self.ordered:
+            return self.ordered
         if self.values is not None:
             return tuple(sorted(self.values, key=_order))
         return tuple(range(self.lo, self.hi + 1, self.step))
@@ -532,7 +535,7 @@ def _parse_field(raw: Mapping[str, Any], index: int, width: int, kinds: tuple[st
                     raise TableError(path, where, f"member {mname!r}: code {code} is used twice")
                 codes[int(mname) if as_int else mname] = code
             members[kind] = codes
-            domains[kind] = Domain(frozenset(codes))
+            domains[kind] = Domain(frozenset(codes), ordered=tuple(sorted(codes, key=codes.__getitem__)))
     elif ftype == "flag":
         for kind, vals in _per_kind(raw.get("values", [False, True]), kinds, path, where, "values").items():
             if not vals or not all(isinstance(v, bool) for v in vals):
@@ -574,10 +577,6 @@ def _parse_field(raw: Mapping[str, Any], index: int, width: int, kinds: tuple[st
         domains[None] = Domain(frozenset({const}))
     else:  # reserved
         domains[None] = Domain(frozenset({0}))
-    if None not in domains and domains:
-        # Fields whose domain is per kind get no kind-less default; a layout without kinds
-        # (smem, zcm) always has a None entry.
-        pass
     return Field(
         name=name,
         lo=lo,
