@@ -146,14 +146,9 @@ class Plan:
         base = 0
         luts: list[tuple[str, dict[Any, int]]] = []
         ranges: list[tuple[str, Field, Domain]] = []
-        decoders: list[tuple[Field, dict[int, Any] | None]] = []
         for f in lay.fields:
             if f.type == "constant":
                 base |= f.const << f.lo
-            if f.type == "enum":
-                decoders.append((f, {code: name for name, code in f.codes(kind).items()}))
-            else:
-                decoders.append((f, None))
             if not f.is_value:
                 continue
             dom = f.domain(kind)
@@ -169,7 +164,9 @@ class Plan:
         self.luts = tuple(luts)
         self.ranges = tuple(ranges)
         self.value_fields = tuple(f for f in lay.fields if f.is_value)
-        self.decoders = tuple(decoders)
+        # Per field: (shift, mask, field, memo raw -> (DecodedField, Finding | None)). Decoded
+        # fields are immutable, so each raw value is decoded once (at most 2**width entries).
+        self.decoders = tuple((f.lo, f.mask, f, {}) for f in lay.fields)
         self.defaults = dict(lay.defaults.get(kind, {})) if kind else {}
 
     # -- encode -----------------------------------------------------------------------------
@@ -229,18 +226,22 @@ class Plan:
     def decode(self, word: int) -> "Decoded":
         """Decode any word of the layout's width. Problems are findings, never exceptions."""
         lay = self.layout
-        check_word(word, lay.width, lay.word)
+        if word.__class__ is not int or word < 0 or word >> lay.width:
+            check_word(word, lay.width, lay.word)
         fields = []
         findings = []
-        for f, inverse in self.decoders:
-            raw = (word >> f.lo) & f.mask
-            if inverse is not None and raw in inverse:
-                value, problem, note = inverse[raw], None, ""
-            else:
+        for lo, mask, f, memo in self.decoders:
+            raw = (word >> lo) & mask
+            hit = memo.get(raw)
+            if hit is None:
                 value, problem, note = check_raw(lay, f, self.kind, raw)
-            if problem is not None:
-                findings.append(problem)
-            fields.append(DecodedField(f.name, f.bits, f.lo, f.hi, raw, value, f.unit, f.type, f.description, f.source, note))
+                hit = memo[raw] = (
+                    DecodedField(f.name, f.bits, f.lo, f.hi, raw, value, f.unit, f.type, f.description, f.source, note),
+                    problem,
+                )
+            fields.append(hit[0])
+            if hit[1] is not None:
+                findings.append(hit[1])
         return Decoded(word, lay.width, lay.word, lay.name, self.kind, tuple(fields), tuple(findings))
 
 

@@ -74,10 +74,16 @@ class Domain:
 
     def __contains__(self, v: object) -> bool:
         if self.values is not None:
-            return v in self.values and not (isinstance(v, bool) and not all(isinstance(x, bool) for x in self.values))
+            # A bool is an int to Python; it only belongs to a domain of bools.
+            return v in self.values and (v.__class__ is not bool or self.is_bool)
         if isinstance(v, bool) or not isinstance(v, int):
             return False
         return self.lo <= v <= self.hi and (v - self.lo) % self.step == 0
+
+    @property
+    def is_bool(self) -> bool:
+        """True when this is a domain of bools (flags)."""
+        return self.values is not None and all(isinstance(x, bool) for x in self.values)
 
     def members(self) -> tuple[Any, ...]:
         """All legal values in order (ranges are expanded; enums in code order)."""
