@@ -16,7 +16,7 @@ from typing import Any, Iterator, Mapping
 from .errors import EncodeError, Finding, UsageError, WordError
 from .loader import Domain, Field, Layout, layout
 
-__all__ = ["Plan", "plan", "DecodedField", "Decoded", "decode", "check_value", "check_word", "finding_code"]
+__all__ = ["Plan", "plan", "DecodedField", "Decoded", "decode", "encode", "check_value", "check_word", "finding_code"]
 
 #: Domains with at most this many members are compiled to lookup tables.
 _LUT_LIMIT = 4096
@@ -134,7 +134,7 @@ class Plan:
     returns a :class:`Decoded`. Both loop over the same compiled fields.
     """
 
-    __slots__ = ("layout", "kind", "base", "luts", "ranges", "value_fields", "decoders", "defaults", "context")
+    __slots__ = ("layout", "kind", "base", "luts", "ranges", "value_fields", "decoders", "defaults", "fill", "context")
 
     def __init__(self, lay: Layout, kind: str | None) -> None:
         if lay.kinds and kind not in lay.kinds:
@@ -168,6 +168,8 @@ class Plan:
         # fields are immutable, so each raw value is decoded once (at most 2**width entries).
         self.decoders = tuple((f.lo, f.mask, f, {}) for f in lay.fields)
         self.defaults = dict(lay.defaults.get(kind, {})) if kind else {}
+        # Values an encoder may leave out: the kind's defaults and the fields' own defaults.
+        self.fill = {f.name: f.default for f in lay.fields if f.default is not None} | self.defaults
 
     # -- encode -----------------------------------------------------------------------------
 
@@ -188,6 +190,8 @@ class Plan:
                     raise KeyError(name)
                 word |= f.transform.encode(v) << f.lo
         except (KeyError, TypeError):
+            if self.fill and any(name not in values for name in self.fill):
+                return self.encode({**self.fill, **values}, check=check)
             findings = self.check(values)
             if check or not findings:
                 raise EncodeError(findings, self.context) from None
@@ -377,5 +381,25 @@ class Decoded:
 
 
 def decode(layout_name: str, word: int, kind: str | None = None) -> Decoded:
-    """Decode ``word`` with layout ``layout_name`` (see :data:`descgen.loader.LAYOUT_FILES`)."""
+    """Decode ``word`` with any layout (a key of :data:`descgen.loader.LAYOUT_FILES`).
+
+    The generic form of :func:`descgen.decode_idesc`, :func:`descgen.decode_smem`,
+    :func:`descgen.decode_zcm`; it reaches every field the tables declare.
+
+    Raises:
+        KeyError: unknown layout. UsageError: a kind the layout does not serve.
+        WordError: ``word`` is not an unsigned integer of the layout's width.
+    """
     return plan(layout_name, kind).decode(word)
+
+
+def encode(layout_name: str, kind: str | None = None, *, check: bool = True, **fields: Any) -> int:
+    """Encode a word of any layout from logical field values, by the tables' field names.
+
+    The generic form of the ``encode_*`` functions: fields left out take the kind's defaults or
+    the field's ``default`` from the table; a field the tables add is settable here at once.
+
+    Raises:
+        EncodeError: a value breaks its field's rule. UsageError: a required field is missing.
+    """
+    return plan(layout_name, kind).encode(fields, check=check)

@@ -49,7 +49,7 @@ FIELD_TYPES = ("uint", "flag", "enum", "reserved", "constant")
 _SEVERITIES = ("error", "warning", "info")
 _FIELD_KEYS = {
     "name", "bits", "type", "description", "source", "transform", "unit", "min", "max",
-    "values", "members", "value_type", "domain", "value", "severity", "note",
+    "values", "members", "value_type", "domain", "value", "severity", "note", "default",
 }
 _DESCRIPTOR_KEYS = {"word", "layout", "width", "title", "source", "kinds"}
 _LAYOUT_KEYS = {"descriptor", "defaults", "implied", "field", "submasks"}
@@ -163,6 +163,7 @@ class Field:
         const: required raw value of a ``constant`` field.
         severity: severity of a violation of this field's rule.
         note: remark shown with findings (errata references, CUTLASS behaviour).
+        default: logical value used when an encoder is not given one (``None``: required).
     """
 
     name: str
@@ -179,6 +180,7 @@ class Field:
     const: int
     severity: str
     note: str
+    default: Any = None
 
     @property
     def width(self) -> int:
@@ -515,7 +517,7 @@ def _parse_field(raw: Mapping[str, Any], index: int, width: int, kinds: tuple[st
         "reserved": set(),
         "constant": {"value"},
     }[ftype]
-    extra = (set(raw) - {"name", "bits", "type", "description", "source", "severity", "note"}) - allowed_by_type
+    extra = (set(raw) - {"name", "bits", "type", "description", "source", "severity", "note", "default"}) - allowed_by_type
     if extra:
         raise TableError(path, where, f"key(s) {sorted(extra)} do not apply to a '{ftype}' field")
 
@@ -598,7 +600,19 @@ def _parse_field(raw: Mapping[str, Any], index: int, width: int, kinds: tuple[st
         const=const,
         severity=severity,
         note=raw.get("note", ""),
+        default=_check_default(raw.get("default"), ftype, domains, path, where),
     )
+
+
+def _check_default(value: Any, ftype: str, domains: Mapping[str | None, Domain], path: str, where: str) -> Any:
+    if value is None:
+        return None
+    if ftype in ("reserved", "constant"):
+        raise TableError(path, where, "a reserved or constant field takes no 'default'")
+    bad = [kind for kind, dom in domains.items() if value not in dom]
+    if bad:
+        raise TableError(path, where, f"default {value!r} is not a legal value (for {bad})")
+    return value
 
 
 def _check_fits(vals: Iterable[Any], base: Domain, path: str, where: str) -> None:
