@@ -1,0 +1,87 @@
+"""The README is executable documentation: its commands run and its examples hold."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+import descgen
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def blocks(lang: str) -> list[str]:
+    return re.findall(rf"```{lang}\n(.*?)```", README, flags=re.S)
+
+
+def test_readme_opens_with_the_two_commands() -> None:
+    first, second = blocks("sh")[:2]
+    assert "pip install ." in first and first.strip().endswith("descgen idesc --kind f16 --m 128 --n 256")
+    assert "pip install -e '.[test]'" in second and second.strip().endswith("pytest")
+    # Nothing but the title and these two blocks comes before them.
+    assert README.index(first) < README.index("descgen encodes")
+
+
+def test_ci_runs_the_readme_test_command_verbatim() -> None:
+    test_command = blocks("sh")[1].strip()
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert test_command in ci.splitlines()
+
+
+def test_readme_python_examples_hold() -> None:
+    """Each ``expression  # literal`` line in the README's Python block evaluates to the literal."""
+    code = blocks("python")[0]
+    namespace: dict[str, object] = {}
+    checked = 0
+    lines = code.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        # Join continuation lines of a multi-line statement.
+        stmt = line
+        while stmt.count("(") > stmt.count(")"):
+            i += 1
+            stmt += "\n" + lines[i]
+        i += 1
+        body, _, comment = stmt.partition("  #")
+        if body.startswith((" ", "try:", "except")) or not body.strip():
+            continue  # the try/except example is checked by test_readme_error_example_message
+        try:
+            expected = ast.literal_eval(comment.strip())
+        except (ValueError, SyntaxError):
+            exec(body, {"descgen": descgen}, namespace)
+            continue
+        try:
+            tree = ast.parse(body.strip(), mode="eval")
+        except SyntaxError:
+            exec(body, {"descgen": descgen}, namespace)
+            continue
+        got = eval(compile(tree, "README", "eval"), {"descgen": descgen}, namespace)
+        assert got == expected, body
+        checked += 1
+    assert checked >= 6
+
+
+def test_readme_error_example_message() -> None:
+    with pytest.raises(descgen.EncodeError) as err:
+        descgen.encode_idesc("i8", 128, 40)
+    message = str(err.value)
+    assert "n = 40" in message and "8..32 step 8, 48..256 step 16" in message and "IDESC-N-RANGE" in message
+    assert "n = 40: out of range for .kind::i8; bits 17-22 store N >> 3;" in README.replace("\n                  # ", " ")
+
+
+def test_readme_defaults_table_matches_the_tables() -> None:
+    rows = re.findall(r"^\| `(\w+)` \| (\w+) \|([^|]*)\|([^|]*)\|$", README, flags=re.M)
+    assert {r[0] for r in rows} == set(descgen.KINDS)
+    for kind, ab, dtype, scale in rows:
+        word = descgen.encode_idesc(kind, 128, 64)
+        d = descgen.decode_idesc(word, kind)
+        assert d.value("atype") == ab and d.value("btype") == ab
+        assert d.value("dtype") == ("f32" if "implied" in dtype else dtype.strip())
+        assert ("implied" in dtype) == (kind.startswith("mx"))
+        if scale.strip():
+            assert d.value("scale_type") == scale.strip()
