@@ -14,7 +14,7 @@ only; tables are read on first use.
 
 from __future__ import annotations
 
-from .engine import Decoded, DecodedField, decode, encode
+from .engine import Decoded, DecodedField, Word, decode, encode
 from .errors import DescgenError, EncodeError, Finding, TableError, UsageError, WordError
 from .idesc import KIND_LAYOUTS, consistent_kinds, decode_idesc, decode_idesc_all, encode_idesc, mma_k, normalize_kind, type_names
 from .smem import LBO_MODES, SWIZZLES, decode_smem, encode_smem
@@ -52,6 +52,7 @@ __all__ = [
     # results and errors
     "Decoded",
     "DecodedField",
+    "Word",
     "Finding",
     "DescgenError",
     "EncodeError",

@@ -16,7 +16,7 @@ from typing import Any, Iterator, Mapping
 from .errors import EncodeError, Finding, UsageError, WordError
 from .loader import Domain, Field, Layout, layout
 
-__all__ = ["Plan", "plan", "DecodedField", "Decoded", "decode", "encode", "check_value", "check_word", "finding_code"]
+__all__ = ["Plan", "plan", "Word", "DecodedField", "Decoded", "decode", "encode", "check_value", "check_word", "finding_code"]
 
 #: Domains with at most this many members are compiled to lookup tables.
 _LUT_LIMIT = 4096
@@ -195,7 +195,7 @@ class Plan:
             findings = self.check(values)
             if check or not findings:
                 raise EncodeError(findings, self.context) from None
-            return self._encode_unchecked(values)
+            return self._encode_unchecked(values, findings)
         return word
 
     def check(self, values: Mapping[str, Any]) -> list[Finding]:
@@ -213,17 +213,22 @@ class Plan:
                 found.append(problem)
         return found
 
-    def _encode_unchecked(self, values: Mapping[str, Any]) -> int:
-        """Pack values as the bits they ask for, legal or not (``check=False``); must fit the field."""
+    def _encode_unchecked(self, values: Mapping[str, Any], findings: list[Finding]) -> "Word":
+        """``check=False``: pack values that break a rule but still fit their bits, and attach the
+        findings. A value that cannot be represented (wrong type, unknown member, misaligned, too
+        wide for its bits) still raises: that would be a silently wrong word."""
         word = self.base
         for f in self.value_fields:
             v = values[f.name]
-            raw = f.codes(self.kind).get(v) if f.type == "enum" else f.transform.encode(int(v))
+            problem = check_value(self.layout, f, self.kind, v)
+            raw = f.codes(self.kind).get(v) if f.type == "enum" else None
+            if f.type != "enum" and (problem is None or problem.code.endswith(("-RANGE", "-VALUE"))):
+                raw = f.transform.encode(int(v))
             if raw is None or not 0 <= raw <= f.mask:
-                raise EncodeError([check_value(self.layout, f, self.kind, v) or _finding(
-                    self.layout, f, self.kind, "RANGE", v, f"{f.description} does not fit bits {f.bits}")], self.context)
+                raise EncodeError([problem or _finding(self.layout, f, self.kind, "RANGE", v, f"does not fit bits {f.bits}")],
+                                  self.context)
             word |= raw << f.lo
-        return word
+        return Word(word, findings)
 
     # -- decode -----------------------------------------------------------------------------
 
@@ -252,9 +257,23 @@ class Plan:
 def check_word(word: Any, width: int, what: str) -> None:
     """Raise :class:`WordError` unless ``word`` is an unsigned integer of at most ``width`` bits."""
     if isinstance(word, bool) or not isinstance(word, int) or not 0 <= word < (1 << width):
-        shown = word if not isinstance(word, int) or isinstance(word, bool) else word
-        raise WordError((Finding(f"{what.upper()}-WORD-RANGE", "error", "word", shown, f"0..{(1 << width) - 1:#x}",
+        raise WordError((Finding(f"{what.upper()}-WORD-RANGE", "error", "word", word, f"0..{(1 << width) - 1:#x}",
                                  f"a {what} word is an unsigned {width}-bit integer", "§9.7.16.4"),))
+
+
+class Word(int):
+    """An encoded word that breaks rules, returned by ``encode_*(..., check=False)``.
+
+    It is the integer the bits ask for, with the :class:`Finding` records it was encoded despite
+    in ``.findings``.
+    """
+
+    findings: tuple[Finding, ...]
+
+    def __new__(cls, value: int, findings: list[Finding] | tuple[Finding, ...]) -> "Word":
+        self = super().__new__(cls, value)
+        self.findings = tuple(findings)
+        return self
 
 
 @functools.cache

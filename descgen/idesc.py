@@ -130,7 +130,8 @@ def encode_idesc(
         a_sf_id, b_sf_id: scale factor A/B IDs, 0-3 (bits 29-30 / 4-5, mx kinds only).
         k: the MMA's K, optional. For mxf4/mxf4nvf4, ``k=96`` sets bit 31 (dense only); any other
             kind's K is fixed by Table 39 and only that value (or None) is accepted.
-        check: when False, illegal values that still fit their bits are encoded anyway.
+        check: when False, values that break a rule but still fit their bits are encoded anyway;
+            the result is a :class:`descgen.Word` (an int) with the findings in ``.findings``.
 
     Returns:
         The descriptor as an unsigned 32-bit integer.

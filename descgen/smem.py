@@ -36,7 +36,8 @@ def encode_smem(
         base_offset: 0-7 (bits 49-51): 0 when the swizzle pattern starts on its Table 41
             boundary (1024/512/256 bytes for 128B/64B/32B), else ``(pattern start >> 7) & 7``.
         lbo_mode: ``"relative"`` (byte offset) or ``"absolute"`` (byte address, sm_103a) (bit 52).
-        check: when False, illegal values that still fit their bits are encoded anyway.
+        check: when False, values that break a rule but still fit their bits are encoded anyway;
+            the result is a :class:`descgen.Word` (an int) with the findings in ``.findings``.
 
     Bits 46-48 get the fixed constant 0b001; bits 14-15, 30-31 and 53-60 are 0.
 

@@ -46,7 +46,8 @@ def encode_zcm(
         use_span: run length of used columns (mask bits 0), a **count** 1-256 (stored - 1,
             bits 48-55).
         column_shift: columns of B to shift by, 0-32 (16 at most for M = 32; bits 56-61).
-        check: when False, illegal values that still fit their bits are encoded anyway.
+        check: when False, values that break a rule but still fit their bits are encoded anyway;
+            the result is a :class:`descgen.Word` (an int) with the findings in ``.findings``.
 
     Returns:
         The descriptor as an unsigned 64-bit integer.
