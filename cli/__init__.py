@@ -1,3 +1,12 @@
-"""Placeholder; the click application is written next."""
-def main() -> None:  # pragma: no cover
-    raise SystemExit("not yet")
+"""descgen's command-line interface (installed as ``descgen.cli``; console script ``descgen``).
+
+``descgen idesc | smem | zcm`` encode a descriptor word, ``descgen decode`` decodes and checks
+one; ``descgen --help`` documents the output modes and the exit status. Only click and descgen
+are imported here: rich and bitstring load when a table is drawn.
+"""
+
+from __future__ import annotations
+
+from .app import cli, main
+
+__all__ = ["cli", "main"]

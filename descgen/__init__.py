@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from .engine import Decoded, DecodedField, Word, decode, encode
 from .errors import DescgenError, EncodeError, Finding, TableError, UsageError, WordError
-from .idesc import KIND_LAYOUTS, consistent_kinds, decode_idesc, decode_idesc_all, encode_idesc, mma_k, normalize_kind, type_names
+from .idesc import KIND_LAYOUTS, consistent_kinds, decode_idesc, decode_idesc_all, encode_idesc, idesc_defaults, mma_k, normalize_kind, type_names
 from .smem import LBO_MODES, SWIZZLES, decode_smem, encode_smem
 from .loader import KINDS
 from .zcm import decode_zcm, encode_zcm, submask_counts, zcm_mask, zcm_submasks
@@ -38,6 +38,7 @@ __all__ = [
     "normalize_kind",
     "mma_k",
     "type_names",
+    "idesc_defaults",
     # shared memory descriptor
     "SWIZZLES",
     "LBO_MODES",

@@ -258,7 +258,7 @@ def check_word(word: Any, width: int, what: str) -> None:
     """Raise :class:`WordError` unless ``word`` is an unsigned integer of at most ``width`` bits."""
     if isinstance(word, bool) or not isinstance(word, int) or not 0 <= word < (1 << width):
         raise WordError((Finding(f"{what.upper()}-WORD-RANGE", "error", "word", word, f"0..{(1 << width) - 1:#x}",
-                                 f"a {what} word is an unsigned {width}-bit integer", "§9.7.16.4"),))
+                                 f"{'an' if what[0] in 'aeiou' else 'a'} {what} word is an unsigned {width}-bit integer", "§9.7.16.4"),))
 
 
 class Word(int):

@@ -11,7 +11,7 @@ from .engine import Decoded, Plan, plan
 from .errors import EncodeError, Finding, UsageError
 from .loader import KINDS, shapes
 
-__all__ = ["KIND_LAYOUTS", "encode_idesc", "decode_idesc", "decode_idesc_all", "consistent_kinds", "normalize_kind", "mma_k", "type_names"]
+__all__ = ["KIND_LAYOUTS", "encode_idesc", "decode_idesc", "decode_idesc_all", "consistent_kinds", "normalize_kind", "mma_k", "type_names", "idesc_defaults"]
 
 #: Which PTX table lays out the instruction descriptor for each kind.
 KIND_LAYOUTS: dict[str, str] = {
@@ -75,6 +75,17 @@ def type_names(field: str) -> tuple[str, ...]:
         if f is not None:
             names.update(dict.fromkeys(f.domain(kind).members()))
     return tuple(names)
+
+
+def idesc_defaults(kind: str) -> dict[str, str]:
+    """The types descgen fills in for ``kind`` when the caller names none (``[defaults]`` in the
+    tables), plus what the kind implies but the word does not hold (dtype f32 for the mx kinds).
+
+    Raises:
+        UsageError: unknown kind.
+    """
+    p = _compiled(kind)[0]
+    return {**p.layout.implied, **p.defaults}
 
 
 def mma_k(kind: str, sparse: bool, k96: bool = False) -> int:

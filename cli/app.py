@@ -1,0 +1,415 @@
+"""The click application: ``descgen idesc | smem | zcm | decode``.
+
+Startup imports click and descgen only; rich and bitstring are imported by
+:mod:`descgen.cli.render`, which is imported only when a table is drawn.
+"""
+
+from __future__ import annotations
+
+import errno
+import functools
+import sys
+from typing import Any, Callable, Sequence
+
+import click
+
+import descgen
+
+from .output import (
+    ENVELOPE_VERSION,
+    EXIT_INTERNAL,
+    EXIT_RULE,
+    Output,
+    error_dict,
+    exit_code_for,
+    hex_word,
+    mask_info,
+    plain_decoded,
+    plain_mask,
+    write_json,
+)
+from .params import UINT, WORD, KindType, LazyChoice, UIntList
+
+__all__ = ["cli", "main"]
+
+EPILOG = """\b
+Output:
+  stdout is a terminal   a table of fields, findings and a bit diagram (--table forces it)
+  stdout is piped        the bare hex word (0x08400010; 16 digits for 64-bit words), so
+                         IDESC=$(descgen idesc ...) works; decode prints key=value lines
+                         (--plain forces this form)
+  --json                 {"descgen": 1, "command": ..., "input": {...}, "result": {...}};
+                         on error {"descgen": 1, ..., "error": {"type", "message", "findings"}}
+Data goes to stdout, diagnostics to stderr.
+
+\b
+Integers (words, addresses, sizes, counts): decimal, 0x hex or 0b binary, '_' separators
+allowed (0x0840_0010). Negative numbers and numbers over 64 bits are usage errors.
+
+\b
+Exit status:
+  0  success
+  1  a value breaks a PTX rule: the encoder refused it, or a decoded word has an
+     error-severity finding (the decode is still printed)
+  2  usage error: unknown command, option or choice, malformed integer, unknown kind,
+     word too wide for its descriptor
+  3  internal error (a bug or a broken tables/ install; rerun with --traceback)
+"""
+
+
+# --------------------------------------------------------------------------------------------
+# The group: error policy in one place.
+
+
+class DescgenGroup(click.Group):
+    """A click group that never shows a traceback (unless ``--traceback``) and, when the
+    subcommand was given ``--json``, reports click usage errors as a JSON error envelope too."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        _tolerate_narrow_encodings()
+        # Click keeps the subcommand name in _protected_args (8.2+) or protected_args (8.1).
+        head = ctx.__dict__.get("_protected_args") or ctx.__dict__.get("protected_args") or []
+        tokens = [*head, *ctx.args]
+        tokens = tokens[: tokens.index("--")] if "--" in tokens else tokens
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.Abort):
+            raise
+        except click.ClickException as e:
+            if "--json" in tokens[1:]:
+                write_json({"descgen": ENVELOPE_VERSION, "command": tokens[0] if tokens else None, "error": error_dict(e)})
+            raise
+        except Exception as e:
+            if ctx.params.get("traceback") or (isinstance(e, OSError) and e.errno == errno.EPIPE):
+                raise
+            if isinstance(e, descgen.DescgenError):  # outside a command body (should not happen)
+                click.echo(f"Error: {e}", err=True)
+                ctx.exit(exit_code_for(e))
+            click.echo(
+                f"Error: internal error: {type(e).__name__}: {e}\n"
+                "This is a bug in descgen; rerun with --traceback and report the output.",
+                err=True,
+            )
+            ctx.exit(EXIT_INTERNAL)
+
+
+def _tolerate_narrow_encodings() -> None:
+    """Citations contain '§' and the diagram box-drawing characters: on a stream whose encoding
+    cannot hold them (PYTHONIOENCODING=ascii), print '?' rather than fail."""
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", None) or "utf-8").lower().replace("-", "").replace("_", "")
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and not encoding.startswith("utf"):
+            try:
+                reconfigure(errors="replace")
+            except (ValueError, OSError):  # pragma: no cover - stream already in use
+                pass
+
+
+@click.group(
+    cls=DescgenGroup,
+    epilog=EPILOG,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
+@click.version_option(descgen.__version__, "--version", "-V", prog_name="descgen", message="%(prog)s %(version)s")
+@click.option("--traceback", is_flag=True, hidden=True, help="Re-raise errors with a Python traceback (for developers).")
+def cli(traceback: bool) -> None:
+    """Encode, decode and check NVIDIA Blackwell tcgen05 descriptors (PTX ISA 9.1 §9.7.16.4).
+
+    \b
+      descgen idesc --kind f16 --m 128 --n 256          instruction descriptor (32-bit)
+      descgen smem --start-address 0x400 --lbo 2048 --sbo 128 --swizzle none
+      descgen zcm --skip-span 1 --use-span 13 --start-count 1,3,5,7 --m 32 --n 64
+      descgen decode 0x08400010                         which kinds is this word valid for?
+    """
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Console-script entry point (``descgen``); exits with the status documented in --help."""
+    cli.main(args=argv, prog_name="descgen")
+
+
+# --------------------------------------------------------------------------------------------
+# Shared options.
+
+
+def output_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--json``, ``--table`` and ``--plain``, and the library-error policy, for one command.
+
+    The command receives an :class:`Output` as its first argument. A :class:`descgen.DescgenError`
+    escaping it is reported (stderr paragraph; JSON envelope with ``--json``) and turned into the
+    exit status: 1 for EncodeError, 2 for UsageError/WordError.
+    """
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, as_json: bool, table: bool, plain: bool, **kwargs: Any) -> Any:
+        ctx = click.get_current_context()
+        out = Output.resolve(ctx.info_name or f.__name__, as_json, table, plain)
+        try:
+            return f(out, *args, **kwargs)
+        except descgen.DescgenError as e:
+            if ctx.find_root().params.get("traceback"):
+                raise
+            ctx.exit(out.fail(e))
+
+    options = [
+        click.option("--json", "as_json", is_flag=True, help="Print a versioned JSON envelope."),
+        click.option("--table", is_flag=True, help="Print the rich table even when stdout is not a terminal."),
+        click.option("--plain", is_flag=True, help="Print the plain form even when stdout is a terminal."),
+    ]
+    for option in reversed(options):
+        wrapper = option(wrapper)
+    return wrapper
+
+
+def _mn_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    f = click.option("--n", "mask_n", type=UINT, metavar="N", help="With --m: the MMA's N, to show the N-bit mask.")(f)
+    f = click.option("--m", "mask_m", type=UINT, metavar="M", help="With --n: the MMA's M (32, 64, 128), to show the mask.")(f)
+    return f
+
+
+def _check_mn(m: int | None, n: int | None) -> None:
+    if (m is None) != (n is None):
+        raise click.UsageError("--m and --n go together (the mask needs the MMA's M and N)")
+
+
+def _render() -> Any:
+    from . import render
+
+    return render
+
+
+# --------------------------------------------------------------------------------------------
+# Encoders.
+
+_TYPE_HELP = "Default: the kind's ({})."
+
+
+@cli.command(short_help="Encode a 32-bit instruction descriptor (Tables 42-44).")
+@click.option("--kind", required=True, type=KindType(), help="MMA kind (kind::f16 and .kind::f16 accepted).")
+@click.option("--m", "m", required=True, type=UINT, metavar="M", help="M: rows of A and D (the pair's M for cta_group::2).")
+@click.option("--n", "n", required=True, type=UINT, metavar="N", help="N: columns of B and D.")
+@click.option("--atype", type=LazyChoice(lambda: descgen.type_names("atype")),
+              help="A element type. " + _TYPE_HELP.format("f16: f16, tf32: tf32, f8f6f4/mxf8f6f4: e4m3, i8: s8, mxf4*: e2m1"))
+@click.option("--btype", type=LazyChoice(lambda: descgen.type_names("btype")), help="B element type. Default: the kind's (as for --atype).")
+@click.option("--dtype", type=LazyChoice(lambda: descgen.type_names("dtype")),
+              help="D type. " + _TYPE_HELP.format("f32; s32 for i8; block-scaled kinds: f32 only"))
+@click.option("--a-major", type=LazyChoice(("k", "mn")), default="k", show_default=True, help="A major-ness (mn = transpose A).")
+@click.option("--b-major", type=LazyChoice(("k", "mn")), default="k", show_default=True, help="B major-ness (mn = transpose B).")
+@click.option("--negate-a", is_flag=True, help="Negate A (not for i8).")
+@click.option("--negate-b", is_flag=True, help="Negate B (not for i8).")
+@click.option("--saturate", is_flag=True, help="Saturate (i8 only).")
+@click.option("--sparse", is_flag=True, help="Sparse MMA (tcgen05.mma.sp).")
+@click.option("--sparsity-selector", type=UINT, default=0, show_default=True, metavar="N", help="Sparsity selector 0-3 (Table 42 kinds).")
+@click.option("--max-shift", type=LazyChoice(("0", "8", "16", "32"), cast=int), default="0", show_default=True,
+              help=".ws B-reuse maximum shift (Table 42 kinds).")
+@click.option("--scale-type", type=LazyChoice(lambda: descgen.type_names("scale_type")),
+              help="Scale factor type (mx kinds). " + _TYPE_HELP.format("ue8m0; ue4m3 for mxf4nvf4"))
+@click.option("--a-sf-id", type=UINT, default=0, show_default=True, metavar="N", help="Scale factor A ID 0-3 (mx kinds).")
+@click.option("--b-sf-id", type=UINT, default=0, show_default=True, metavar="N", help="Scale factor B ID 0-3 (mx kinds).")
+@click.option("--k", "k", type=UINT, metavar="K", help="The MMA's K; only mxf4/mxf4nvf4 dense can choose (96). Default: Table 39's.")
+@output_options
+def idesc(out: Output, kind: str, m: int, n: int, atype: str | None, btype: str | None, dtype: str | None,
+          a_major: str, b_major: str, negate_a: bool, negate_b: bool, saturate: bool, sparse: bool,
+          sparsity_selector: int, max_shift: int, scale_type: str | None, a_sf_id: int, b_sf_id: int,
+          k: int | None) -> None:
+    """Encode a 32-bit tcgen05.mma instruction descriptor (PTX §9.7.16.4.2, Tables 42-44).
+
+    Types left out take the kind's defaults; the table view lists the defaults applied.
+
+    \b
+      descgen idesc --kind f16 --m 128 --n 256                    -> 0x08400010
+      descgen idesc --kind f8f6f4 --m 128 --n 128 --atype e2m1 --btype e2m1
+    """
+    args: dict[str, Any] = dict(
+        m=m, n=n, atype=atype, btype=btype, dtype=dtype, a_major=a_major, b_major=b_major,
+        negate_a=negate_a, negate_b=negate_b, saturate=saturate, sparse=sparse,
+        sparsity_selector=sparsity_selector, max_shift=max_shift, scale_type=scale_type,
+        a_sf_id=a_sf_id, b_sf_id=b_sf_id, k=k,
+    )
+    out.input = {"kind": kind, **args}
+    word = descgen.encode_idesc(kind, **args)
+    if not (out.json or out.table):
+        click.echo(hex_word(word, 32))
+        return
+    d = descgen.decode_idesc(word, kind)
+    defaults = {name: value for name, value in descgen.idesc_defaults(kind).items() if args.get(name) is None}
+    if out.json:
+        out.emit_json(defaults=defaults, result=d.as_dict())
+    else:
+        _render().encoded(d, defaults=defaults)
+
+
+@cli.command(short_help="Encode a 64-bit shared memory descriptor (Tables 40-41).")
+@click.option("--start-address", required=True, type=UINT, metavar="BYTES", help="Matrix start address in shared memory, bytes (16-aligned).")
+@click.option("--lbo", required=True, type=UINT, metavar="BYTES", help="Leading dimension byte offset (or address, --lbo-mode absolute).")
+@click.option("--sbo", required=True, type=UINT, metavar="BYTES", help="Stride dimension byte offset.")
+@click.option("--swizzle", required=True, type=LazyChoice(descgen.SWIZZLES), help="Swizzling mode (case-insensitive).")
+@click.option("--base-offset", type=UINT, default=0, show_default=True, metavar="N", help="Matrix base offset 0-7 (Table 41).")
+@click.option("--lbo-mode", type=LazyChoice(descgen.LBO_MODES), default="relative", show_default=True, help="Leading dimension stride mode.")
+@output_options
+def smem(out: Output, start_address: int, lbo: int, sbo: int, swizzle: str, base_offset: int, lbo_mode: str) -> None:
+    """Encode a 64-bit shared memory matrix descriptor (PTX §9.7.16.4.1, Tables 40-41).
+
+    Addresses and offsets are in bytes; the descriptor stores them >> 4.
+
+    \b
+      descgen smem --start-address 0x8000 --lbo 16 --sbo 256 --swizzle 32B   -> 0xc000401000010800
+    """
+    args = dict(start_address=start_address, lbo=lbo, sbo=sbo, swizzle=swizzle, base_offset=base_offset, lbo_mode=lbo_mode)
+    out.input = dict(args)
+    word = descgen.encode_smem(**args)
+    if not (out.json or out.table):
+        click.echo(hex_word(word, 64))
+        return
+    d = descgen.decode_smem(word)
+    if out.json:
+        out.emit_json(result=d.as_dict())
+    else:
+        _render().encoded(d)
+
+
+@cli.command(short_help="Encode a 64-bit zero-column mask descriptor (Table 45).")
+@click.option("--skip-span", required=True, type=UINT, metavar="COUNT", help="Run length of zeroed columns (mask bits 1), 1-256.")
+@click.option("--use-span", required=True, type=UINT, metavar="COUNT", help="Run length of used columns (mask bits 0), 1-256.")
+@click.option("--start-count", type=UIntList(4), default="0,0,0,0", show_default=True, help="Per sub-mask: mask bits dropped from its start, 0-255.")
+@click.option("--first-span", type=UIntList(4), default="0,0,0,0", show_default=True, help="Per sub-mask: first value, 0 (used) or 1 (zeroed).")
+@click.option("--nonzero-mask/--no-nonzero-mask", default=True, show_default=True, help="--no-nonzero-mask makes the mask all zeros.")
+@click.option("--column-shift", type=UINT, default=0, show_default=True, metavar="N", help="Columns of B to shift by, 0-32 (16 for M = 32).")
+@_mn_options
+@output_options
+def zcm(out: Output, skip_span: int, use_span: int, start_count: tuple[int, ...], first_span: tuple[int, ...],
+        nonzero_mask: bool, column_shift: int, mask_m: int | None, mask_n: int | None) -> None:
+    """Encode a 64-bit zero-column mask descriptor (PTX §9.7.16.4.3, Table 45).
+
+    With --m and --n, also show the N-bit mask it generates (bit j = column j of B, 1 = zeroed),
+    per sub-mask in binary (MSB left) and hex. Piped output is the word only.
+
+    \b
+      descgen zcm --start-count 1,3,5,7 --skip-span 1 --use-span 13 --m 32 --n 64
+    """
+    _check_mn(mask_m, mask_n)
+    args = dict(start_count=start_count, first_span=first_span, nonzero_mask=nonzero_mask,
+                skip_span=skip_span, use_span=use_span, column_shift=column_shift)
+    out.input = {**args, "start_count": list(start_count), "first_span": list(first_span), "m": mask_m, "n": mask_n}
+    word = descgen.encode_zcm(**args)
+    mask = mask_info(word, mask_m, mask_n) if mask_m is not None else None  # checks M and N
+    if not (out.json or out.table):
+        click.echo(hex_word(word, 64))
+        return
+    d = descgen.decode_zcm(word)
+    if out.json:
+        out.emit_json(result=d.as_dict(), **({"mask": mask} if mask else {}))
+    else:
+        _render().encoded(d, mask=mask)
+
+
+# --------------------------------------------------------------------------------------------
+# Decoder.
+
+
+@cli.command(short_help="Decode and check a descriptor word.")
+@click.argument("word", type=WORD)
+@click.option("--as", "as_", type=LazyChoice(("idesc", "smem", "zcm")), help="Descriptor type. Default: idesc below 2**32, else smem and zcm.")
+@click.option("--kind", type=KindType(), help="MMA kind for an idesc (implies --as idesc). Default: every kind.")
+@_mn_options
+@output_options
+def decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: int | None, mask_n: int | None) -> None:
+    """Decode WORD and check it against the PTX tables.
+
+    \b
+    Which layout:
+      --as idesc --kind K   the instruction descriptor under .kind::K
+      --as idesc            under every kind; says which kinds the word is consistent
+                            with (no error finding): full decode for those, the first
+                            error for the others
+      --as smem | zcm       the shared memory / zero-column mask descriptor
+                            (zcm: --m/--n add the generated mask)
+      (no --as)             a word below 2**32 is an idesc; a wider word is decoded as
+                            both smem and zcm and the consistent ones are shown, fewest findings first
+
+    \b
+    Piped output (or --plain): key=value lines, greppable:
+      descriptor=  layout=  kind=  word=  ok=true|false
+      FIELD=VALUE              every field in bit order: logical values (bytes, rows,
+                               columns, type names); raw bits for reserved/constant
+                               fields; ? for an unknown code
+      derived.NAME=VALUE       values implied by the fields (derived.k=16)
+      finding=SEVERITY CODE: FIELD = VALUE: rule (allowed: ...) [PTX source]
+      mask=0x...  mask.submask_I=0x...   (zcm with --m/--n)
+    When several layouts are tried, every line starts with the kind or descriptor
+    (f16.n=256); 'consistent=' lists the consistent ones and KIND.first_error= gives
+    the first error of each other one.
+
+    Exits 1 (after printing) when the decode has an error finding, or when no kind /
+    descriptor is consistent.
+    """
+    _check_mn(mask_m, mask_n)
+    out.input = {"word": None, "as": as_, "kind": kind, "m": mask_m, "n": mask_n}
+    if kind is not None:
+        if as_ not in (None, "idesc"):
+            raise click.UsageError(f"--kind applies to instruction descriptors, not --as {as_}")
+        as_ = "idesc"
+    if mask_m is not None and as_ in ("idesc", "smem"):
+        raise click.UsageError(f"--m/--n select the zero-column mask; they do not apply to --as {as_}")
+    chosen = as_
+    if chosen is None:
+        chosen = "idesc" if word < 1 << 32 else "smem+zcm"
+        if chosen == "idesc" and mask_m is not None:
+            raise click.UsageError("a word below 2**32 decodes as an idesc; add --as zcm to see its mask")
+    width = 32 if word < 1 << 32 and chosen == "idesc" else 64
+    out.input["word"] = hex_word(word, width)
+
+    if chosen == "idesc" and kind is not None:
+        _show_one(out, descgen.decode_idesc(word, kind))
+    elif chosen == "idesc":
+        _show_many(out, word, "kind", descgen.decode_idesc_all(word), full_when_none=False)
+    elif chosen == "smem":
+        _show_one(out, descgen.decode_smem(word))
+    elif chosen == "zcm":
+        mask = mask_info(word, mask_m, mask_n) if mask_m is not None else None
+        _show_one(out, descgen.decode_zcm(word), mask)
+    else:
+        mask = mask_info(word, mask_m, mask_n) if mask_m is not None else None
+        results = {"smem": descgen.decode_smem(word), "zcm": descgen.decode_zcm(word)}
+        _show_many(out, word, "descriptor", results, full_when_none=True, mask=mask)
+
+
+def _show_one(out: Output, d: descgen.Decoded, mask: dict[str, Any] | None = None) -> None:
+    if out.json:
+        out.emit_json(result=d.as_dict(), **({"mask": mask} if mask else {}))
+    elif out.table:
+        _render().decoded(d, mask=mask)
+    else:
+        out.lines(plain_decoded(d))
+        if mask:
+            out.lines(plain_mask(mask))
+    if not d.ok:
+        click.get_current_context().exit(EXIT_RULE)
+
+
+def _show_many(out: Output, word: int, label: str, results: dict[str, descgen.Decoded], *, full_when_none: bool,
+               mask: dict[str, Any] | None = None) -> None:
+    # Best first: no error, then fewest findings (a zcm word also passes as smem, with a
+    # warning on the smem's fixed bits 46-48, so it is listed after zcm).
+    consistent = sorted((name for name, d in results.items() if d.ok), key=lambda name: len(results[name].findings))
+    full = consistent or (list(results) if full_when_none else [])
+    if out.json:
+        out.emit_json(consistent=consistent, results={name: d.as_dict() for name, d in results.items()},
+                      **({"mask": mask} if mask else {}))
+    elif out.table:
+        _render().decoded_many(word, label, results, consistent, full, mask=mask)
+    else:
+        width = next(iter(results.values())).width
+        lines = [f"word={hex_word(word, width)}", f"consistent={','.join(consistent)}"]
+        for name in full + [n for n in results if n not in full]:
+            d = results[name]
+            if name in full:
+                lines += plain_decoded(d, prefix=f"{name}.")
+            else:
+                lines.append(f"{name}.first_error={d.errors[0]}")
+        out.lines(lines)
+        if mask:
+            out.lines(plain_mask(mask))
+    if not consistent:
+        click.get_current_context().exit(EXIT_RULE)

@@ -1,0 +1,226 @@
+"""Output modes, the JSON envelope, the plain (piped) text form, exit codes and error reports.
+
+Three modes, one per invocation (:class:`Output`):
+
+- ``table``: rich rendering (:mod:`descgen.cli.render`, imported only then); the default when
+  stdout is a terminal, forced by ``--table``;
+- ``plain``: the default when stdout is not a terminal, forced by ``--plain``: the bare hex word for
+  the encoders, ``key=value`` lines for ``decode`` (:func:`plain_decoded`);
+- ``json``: ``--json``, one versioned envelope (:data:`ENVELOPE_VERSION`).
+
+Data goes to stdout, diagnostics to stderr.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Iterable, Sequence
+
+import click
+
+import descgen
+
+__all__ = [
+    "ENVELOPE_VERSION",
+    "EXIT_OK",
+    "EXIT_RULE",
+    "EXIT_USAGE",
+    "EXIT_INTERNAL",
+    "Output",
+    "binary_runs",
+    "error_dict",
+    "exit_code_for",
+    "hex_bits",
+    "hex_word",
+    "mask_info",
+    "plain_decoded",
+    "plain_mask",
+    "plain_value",
+    "write_json",
+]
+
+#: Version of the ``--json`` envelope (``{"descgen": 1, ...}``); bumped on incompatible change.
+ENVELOPE_VERSION = 1
+
+EXIT_OK = 0  #: success
+EXIT_RULE = 1  #: a value breaks a PTX rule (EncodeError; a decode with an error finding)
+EXIT_USAGE = 2  #: usage error (click, UsageError, WordError, malformed integer)
+EXIT_INTERNAL = 3  #: a bug (or broken tables/): rerun with --traceback
+
+
+def exit_code_for(error: BaseException) -> int:
+    """The exit status for an exception the library raised."""
+    if isinstance(error, descgen.EncodeError):
+        return EXIT_RULE
+    if isinstance(error, (descgen.UsageError, descgen.WordError)):
+        return EXIT_USAGE
+    return EXIT_INTERNAL
+
+
+def hex_word(word: int, width: int) -> str:
+    """``0x08400010`` (32-bit) / ``0xc000401000010800`` (64-bit): zero-padded to the width."""
+    return f"{word:#0{width // 4 + 2}x}"
+
+
+def hex_bits(value: int, nbits: int) -> str:
+    """``value`` as hex zero-padded to ``nbits`` bits (rounded up to whole digits)."""
+    return f"0x{value:0{max(1, (nbits + 3) // 4)}x}"
+
+
+def binary_runs(value: int, nbits: int) -> str:
+    """``value`` in binary, MSB left, runs of equal bits separated by spaces, like the PTX
+    examples after Table 45: ``0b111 0000 111 0000``."""
+    bits = f"{value:0{nbits}b}" if nbits else ""
+    runs: list[str] = []
+    for b in bits:
+        if runs and runs[-1][-1] == b:
+            runs[-1] += b
+        else:
+            runs.append(b)
+    return "0b" + " ".join(runs)
+
+
+def mask_info(word: int, m: int, n: int) -> dict[str, Any]:
+    """The N-bit zero-column mask of a zcm word for an M x N MMA, JSON-ready (hex strings).
+
+    ``submasks[i]`` covers B columns ``columns[0]..columns[1]``; bit j of a sub-mask is its j-th
+    column, 1 = column forced to zero.
+
+    Raises:
+        descgen.UsageError: M is not 32/64/128 or N does not split into the sub-masks.
+    """
+    parts = descgen.zcm_submasks(word, m, n)
+    mask = descgen.zcm_mask(word, m, n)
+    width = n // len(parts)
+    return {
+        "m": m,
+        "n": n,
+        "mask": hex_bits(mask, n),
+        "submask_bits": width,
+        "submasks": [
+            {
+                "index": i,
+                "columns": [i * width, (i + 1) * width - 1],
+                "hex": hex_bits(part, width),
+                "binary": binary_runs(part, width),
+            }
+            for i, part in enumerate(parts)
+        ],
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Plain text.
+
+
+def plain_value(value: Any) -> str:
+    """``true``/``false`` for flags, ``?`` for an unknown code, else ``str(value)``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "?"
+    return str(value)
+
+
+def plain_decoded(d: descgen.Decoded, prefix: str = "") -> list[str]:
+    """The greppable form of one decode: ``key=value`` lines.
+
+    ``descriptor=``, ``layout=``, ``kind=`` (idesc), ``word=``, ``ok=``, then one ``FIELD=VALUE``
+    per field in bit order (logical values: bytes, rows, columns, type names; reserved/constant
+    fields show their raw bits; ``?`` = unknown code), ``derived.NAME=VALUE`` per derived value and
+    ``finding=SEVERITY CODE: ...`` per finding. ``prefix`` (e.g. ``f16.``) starts every line.
+    """
+    p = prefix
+    lines = [f"{p}descriptor={d.descriptor}", f"{p}layout={d.layout}"]
+    if d.kind:
+        lines.append(f"{p}kind={d.kind}")
+    lines += [f"{p}word={d.hex}", f"{p}ok={plain_value(d.ok)}"]
+    lines += [f"{p}{f.name}={plain_value(f.value)}" for f in d.fields]
+    lines += [f"{p}derived.{name}={plain_value(value)}" for name, value, _ in d.derived]
+    lines += [f"{p}finding={finding}" for finding in d.findings]
+    return lines
+
+
+def plain_mask(info: dict[str, Any]) -> list[str]:
+    lines = [f"mask={info['mask']}", f"mask.m={info['m']}", f"mask.n={info['n']}"]
+    lines += [f"mask.submask_{s['index']}={s['hex']}" for s in info["submasks"]]
+    return lines
+
+
+# --------------------------------------------------------------------------------------------
+# The per-invocation output object.
+
+
+class Output:
+    """How this invocation prints: ``mode`` is ``json``, ``table`` or ``plain``.
+
+    Commands fill ``input`` (what was asked, for the JSON envelope) as soon as they know it.
+    """
+
+    def __init__(self, command: str, mode: str) -> None:
+        self.command = command
+        self.mode = mode
+        self.input: dict[str, Any] = {}
+
+    @classmethod
+    def resolve(cls, command: str, as_json: bool, table: bool, plain: bool) -> "Output":
+        if as_json + table + plain > 1:
+            raise click.UsageError("--json, --table and --plain are mutually exclusive")
+        if as_json:
+            mode = "json"
+        elif table:
+            mode = "table"
+        elif plain:
+            mode = "plain"
+        else:
+            mode = "table" if _isatty(sys.stdout) else "plain"
+        return cls(command, mode)
+
+    @property
+    def json(self) -> bool:
+        return self.mode == "json"
+
+    @property
+    def table(self) -> bool:
+        return self.mode == "table"
+
+    def envelope(self, **parts: Any) -> dict[str, Any]:
+        return {"descgen": ENVELOPE_VERSION, "command": self.command, "input": self.input, **parts}
+
+    def emit_json(self, **parts: Any) -> None:
+        write_json(self.envelope(**parts))
+
+    def lines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            click.echo(line)
+
+    def fail(self, error: BaseException) -> int:
+        """Report a library error: one paragraph on stderr (and the JSON envelope on stdout
+        with ``--json``). Returns the exit status."""
+        findings = getattr(error, "findings", ())
+        if self.json:
+            self.emit_json(error=error_dict(error, findings))
+        click.echo(f"Error: {error}", err=True)
+        return exit_code_for(error)
+
+
+def error_dict(error: BaseException, findings: Sequence[Any] = ()) -> dict[str, Any]:
+    message = error.format_message() if isinstance(error, click.ClickException) else str(error)
+    return {
+        "type": type(error).__name__,
+        "message": message,
+        "findings": [f.as_dict() for f in findings],
+    }
+
+
+def write_json(obj: Any) -> None:
+    import json
+
+    click.echo(json.dumps(obj, indent=2))
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False

@@ -1,0 +1,166 @@
+"""Custom click parameter types: integers in C notation, lists of four, lazy case-insensitive choices.
+
+Everything here is cheap to import (click and descgen only). Choices backed by the tables (type
+names) are computed on first use, so a command that is not given ``--atype`` never reads them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+import click
+
+import descgen
+
+__all__ = ["UInt", "UIntList", "LazyChoice", "KindType", "UINT", "WORD"]
+
+_DIGITS = {"0x": ("0123456789abcdef", 16, "hex"), "0b": ("01", 2, "binary")}
+_FORMATS = "decimal, 0x hex or 0b binary, '_' separators allowed"
+
+
+def parse_uint(text: str) -> int:
+    """Parse ``1234``, ``0x4d2``, ``0b1101_0010``, ``0x0840_0010``; raise ValueError otherwise.
+
+    Negative numbers raise ValueError with a message that says so.
+    """
+    s = text.strip().lower()
+    if s.startswith(("-", "+")):
+        if s.startswith("-") and _is_number(s[1:]):
+            raise ValueError(f"{text.strip()!r} is negative; descriptor values are unsigned")
+        raise ValueError(f"{text.strip()!r} is not an unsigned integer ({_FORMATS})")
+    if not _is_number(s):
+        raise ValueError(f"{text.strip()!r} is not an integer ({_FORMATS})")
+    _, base, _ = _DIGITS.get(s[:2], ("0123456789", 10, "decimal"))
+    return int((s[2:] if base != 10 else s).replace("_", ""), base)
+
+
+def _is_number(s: str) -> bool:
+    digits, base, _ = _DIGITS.get(s[:2], ("0123456789", 10, "decimal"))
+    body = s[2:] if base != 10 else s
+    stripped = body.replace("_", "")
+    return bool(stripped) and all(c in digits for c in stripped)
+
+
+class UInt(click.ParamType):
+    """An unsigned integer of at most ``bits`` bits, in decimal, ``0x`` hex or ``0b`` binary.
+
+    Non-numbers, negative numbers and numbers wider than ``bits`` are usage errors (exit 2).
+    Whether the value is legal for its descriptor field is the library's call (exit 1).
+    """
+
+    name = "integer"
+
+    def __init__(self, bits: int = 64, metavar: str = "INT") -> None:
+        self.bits = bits
+        self.metavar = metavar
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:  # click 8.1 has no ctx
+        return self.metavar
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, bool):
+            self.fail(f"{value!r} is not an integer", param, ctx)
+        if isinstance(value, int):
+            number = value
+            if number < 0:
+                self.fail(f"{number} is negative; descriptor values are unsigned", param, ctx)
+        else:
+            try:
+                number = parse_uint(str(value))
+            except ValueError as e:
+                self.fail(str(e), param, ctx)
+        if number.bit_length() > self.bits:
+            self.fail(
+                f"{str(value).strip()} has {number.bit_length()} bits; at most {self.bits} fit in a descriptor word",
+                param,
+                ctx,
+            )
+        return number
+
+
+class UIntList(click.ParamType):
+    """``a,b,c,d``: exactly ``length`` comma-separated :class:`UInt` values (one per sub-mask)."""
+
+    name = "integer list"
+
+    def __init__(self, length: int = 4, bits: int = 64) -> None:
+        self.length = length
+        self.item = UInt(bits)
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
+        return ",".join(chr(ord("a") + i) for i in range(self.length))
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> tuple[int, ...]:
+        if isinstance(value, (tuple, list)):
+            items = list(value)
+        else:
+            items = [part for part in str(value).split(",")]
+        if len(items) != self.length:
+            self.fail(
+                f"{value!r} has {len(items)} item(s); give exactly {self.length} integers separated by commas "
+                f"(one per sub-mask, e.g. 0,0,0,0)",
+                param,
+                ctx,
+            )
+        return tuple(self.item.convert(item, param, ctx) for item in items)
+
+
+class LazyChoice(click.ParamType):
+    """A case-insensitive choice whose members are computed on first use.
+
+    ``choices`` is a callable returning the canonical spellings (e.g. ``descgen.type_names``);
+    the value returned is the canonical spelling (``128b`` -> ``128B``), passed through ``cast``.
+    """
+
+    name = "choice"
+
+    def __init__(self, choices: Callable[[], Iterable[str]] | Iterable[str], cast: Callable[[str], Any] = str) -> None:
+        self._source = choices
+        self._choices: tuple[str, ...] | None = None
+        self.cast = cast
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        if self._choices is None:
+            src = self._source() if callable(self._source) else self._source
+            self._choices = tuple(str(c) for c in src)
+        return self._choices
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
+        return "[" + "|".join(self.choices) + "]"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if not isinstance(value, str):
+            value = str(value)
+        folded = {c.lower(): c for c in self.choices}
+        hit = folded.get(value.strip().lower())
+        if hit is None:
+            self.fail(f"{value!r} is not one of {', '.join(self.choices)}", param, ctx)
+        return self.cast(hit)
+
+    def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+        from click.shell_completion import CompletionItem
+
+        return [CompletionItem(c) for c in self.choices if c.lower().startswith(incomplete.lower())]
+
+
+class KindType(LazyChoice):
+    """An MMA kind: ``f16``, ``kind::f16`` or ``.kind::f16`` (``descgen.normalize_kind``)."""
+
+    name = "kind"
+
+    def __init__(self) -> None:
+        super().__init__(descgen.KINDS)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        try:
+            return descgen.normalize_kind(str(value))
+        except descgen.UsageError:
+            self.fail(f"{value!r} is not an MMA kind; one of {', '.join(self.choices)} "
+                      "(optionally spelled kind::f16 or .kind::f16)", param, ctx)
+
+
+#: Any unsigned integer up to 64 bits (addresses, sizes, counts).
+UINT = UInt(64, "INT")
+#: A descriptor word (up to 64 bits).
+WORD = UInt(64, "WORD")

@@ -1,0 +1,336 @@
+"""Rich rendering of decoded words: field table, derived values, findings, bit diagram, zcm mask.
+
+Imported only when a table is drawn (``descgen.cli.app`` imports it inside the commands), so
+``rich`` and ``bitstring`` never load for piped or ``--json`` output.
+
+The bit diagram is built with :mod:`bitstring`, which indexes MSB first: bit ``b`` in PTX
+numbering (LSB = 0) of a ``w``-bit word is index ``w - 1 - b``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bitstring import Bits
+from rich import box
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+import descgen
+from descgen.loader import layout as _layout
+
+from .output import hex_word, plain_value
+
+__all__ = ["encoded", "decoded", "decoded_many", "bit_diagram", "field_styles"]
+
+#: Colours cycled over the value fields (red and yellow are kept for findings).
+PALETTE = ("cyan", "magenta", "green", "blue", "bright_cyan", "bright_magenta", "bright_green", "bright_blue")
+SEVERITY_STYLE = {"error": "bold red", "warning": "bold yellow", "info": "bold blue"}
+_UNICODE = {"error": "✗", "warning": "!", "info": "i", "ok": "✓", "pipe": "│", "corner": "└", "dash": "─"}
+_ASCII = {"error": "x", "warning": "!", "info": "i", "ok": "ok", "pipe": "|", "corner": "`", "dash": "-"}
+
+
+def _console() -> Console:
+    # file=None: rich writes to whatever sys.stdout is at print time (click's test runner swaps it).
+    return Console(highlight=False)
+
+
+def _glyphs(console: Console) -> dict[str, str]:
+    return _UNICODE if (console.encoding or "").lower().startswith("utf") else _ASCII
+
+
+# --------------------------------------------------------------------------------------------
+# Entry points (one per command shape).
+
+
+def encoded(d: descgen.Decoded, *, defaults: dict[str, Any] | None = None, mask: dict[str, Any] | None = None) -> None:
+    """The word an encoder produced, decoded back: everything :func:`decoded` shows."""
+    console = _console()
+    _block(console, d, defaults=defaults or {}, mask=mask, verb="encoded")
+
+
+def decoded(d: descgen.Decoded, *, mask: dict[str, Any] | None = None) -> None:
+    """One decoded word."""
+    console = _console()
+    _block(console, d, defaults={}, mask=mask, verb="decoded")
+
+
+def decoded_many(word: int, label: str, results: dict[str, descgen.Decoded], consistent: list[str], full: list[str],
+                 *, mask: dict[str, Any] | None = None) -> None:
+    """One word tried under several layouts (every idesc kind, or smem and zcm)."""
+    console = _console()
+    g = _glyphs(console)
+    width = next(iter(results.values())).width
+    what = "an instruction descriptor" if label == "kind" else "a 64-bit descriptor (smem or zcm)"
+    names = [_name(label, n) for n in consistent]
+    head = Text()
+    head.append(hex_word(word, width), style="bold")
+    head.append(f" as {what}: ")
+    if consistent:
+        head.append(f"{g['ok']} consistent with " + ", ".join(names), style="bold green")
+    else:
+        head.append(f"{g['error']} consistent with no {label}", style="bold red")
+    console.print(head)
+    others = [n for n in results if n not in full]
+    if others:
+        t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, title_justify="left",
+                  title=f"{'Kinds' if label == 'kind' else 'Descriptors'} it is not consistent with (first error)")
+        t.add_column(label)
+        t.add_column("first error")
+        t.add_column("errors", justify="right")
+        for n in others:
+            d = results[n]
+            first = d.errors[0]
+            t.add_row(_name(label, n), Text(f"{first.code}: {first.field} = {_show(first.value)}: {first.rule}",
+                                            style="red"), str(len(d.errors)))
+        console.print()
+        console.print(t)
+    if not consistent and not full and label == "kind":
+        console.print(Text("use --kind KIND to see the full decode under one kind", style="dim"))
+    for n in full:
+        console.print()
+        _block(console, results[n], defaults={}, mask=mask if n == "zcm" else None, verb="decoded")
+
+
+def _name(label: str, name: str) -> str:
+    return f".kind::{name}" if label == "kind" else name
+
+
+# --------------------------------------------------------------------------------------------
+# One word.
+
+
+def _block(console: Console, d: descgen.Decoded, *, defaults: dict[str, Any], mask: dict[str, Any] | None, verb: str) -> None:
+    styles = field_styles(d)
+    lay = _layout(d.layout)
+    title = Text()
+    title.append(f"{d.descriptor}", style="bold")
+    if d.kind:
+        title.append(f" .kind::{d.kind}", style="bold")
+    title.append("  ")
+    title.append(d.hex, style="bold")
+    title.append(f"  {verb} with {lay.source.replace('PTX ISA 9.1 ', '')}", style="dim")
+    console.print(title)
+    console.print(fields_table(d, styles, defaults))
+    derived = derived_line(d, defaults)
+    if derived is not None:
+        console.print(derived)
+    console.print(findings_view(d, _glyphs(console)))
+    console.print()
+    for line in bit_diagram(d, styles, console.width, _glyphs(console)):
+        console.print(line, no_wrap=True, overflow="ellipsis")
+    if mask:
+        console.print()
+        console.print(mask_view(mask))
+
+
+def field_styles(d: descgen.Decoded) -> dict[str, str]:
+    """A style per field: the palette for value fields, dim for reserved/constant ones, the
+    severity colour for any field with a finding."""
+    worst: dict[str, str] = {}
+    order = {s: i for i, s in enumerate(("error", "warning", "info"))}
+    for f in d.findings:
+        if f.field not in worst or order[f.severity] < order[worst[f.field]]:
+            worst[f.field] = f.severity
+    styles: dict[str, str] = {}
+    i = 0
+    for f in reversed(d.fields):  # MSB first, like the diagram
+        if f.name in worst:
+            styles[f.name] = SEVERITY_STYLE[worst[f.name]]
+        elif f.type in ("reserved", "constant"):
+            styles[f.name] = "dim"
+        else:
+            styles[f.name] = PALETTE[i % len(PALETTE)]
+            i += 1
+    return styles
+
+
+def fields_table(d: descgen.Decoded, styles: dict[str, str], defaults: dict[str, Any]) -> Table:
+    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    t.add_column("bits", justify="right", no_wrap=True)
+    t.add_column("field", no_wrap=True)
+    t.add_column("raw", justify="right", no_wrap=True)
+    t.add_column("value", no_wrap=True)
+    t.add_column("unit", no_wrap=True)
+    t.add_column("source", style="dim")
+    for f in d.fields:
+        t.add_row(f.bits, Text(f.name, style=styles[f.name]), _raw(f), _value(f, defaults), f.unit, f.source)
+    return t
+
+
+def _raw(f: descgen.DecodedField) -> str:
+    width = f.hi - f.lo + 1
+    if width <= 4:
+        return f"0b{f.raw:0{width}b}"
+    return f"0x{f.raw:0{(width + 3) // 4}x}"
+
+
+def _value(f: descgen.DecodedField, defaults: dict[str, Any]) -> Text:
+    if f.value is None:
+        return Text(f"? ({f.note})" if f.note else "?", style="bold red")
+    text = Text(plain_value(f.value))
+    if f.unit == "bytes" and isinstance(f.value, int) and f.value >= 1024:
+        text.append(f" ({f.value:#x})", style="dim")
+    if f.name in defaults:
+        text.append(" (kind default)", style="dim")
+    if f.note:
+        text.append(f" ({f.note})", style="dim")
+    return text
+
+
+def derived_line(d: descgen.Decoded, defaults: dict[str, Any]) -> Text | None:
+    if not d.derived and not defaults:
+        return None
+    text = Text()
+    parts = []
+    for name, value, unit in d.derived:
+        shown = "K" if name == "k" else name
+        suffix = f" {unit}" if unit else (" (implied by the kind; not in the word)" if name != "k" else "")
+        parts.append(f"{shown} = {plain_value(value)}{suffix}")
+    if parts:
+        text.append("derived: ", style="bold")
+        text.append("; ".join(parts))
+    applied = {k: v for k, v in defaults.items() if k != "k"}
+    if applied:
+        if parts:
+            text.append("\n")
+        text.append(f"kind defaults applied (.kind::{d.kind}): ", style="bold")
+        text.append(", ".join(f"{k} = {plain_value(v)}" for k, v in applied.items()))
+    return text
+
+
+def findings_view(d: descgen.Decoded, g: dict[str, str]) -> Text:
+    if not d.findings:
+        return Text(f"{g['ok']} no findings: every field follows its PTX rule", style="green")
+    text = Text()
+    for i, f in enumerate(d.findings):
+        style = SEVERITY_STYLE.get(f.severity, "")
+        if i:
+            text.append("\n")
+        text.append(f"{g.get(f.severity, '?')} {f.severity} {f.code}", style=style)
+        text.append(f"  {f.field} = {_show(f.value)}\n", style="bold")
+        text.append(f"    rule:    {f.rule}\n")
+        text.append(f"    allowed: {f.allowed}\n")
+        text.append(f"    source:  {f.source}", style="dim")
+    return text
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 1024:
+        return f"{value} ({value:#x})"
+    return plain_value(value)
+
+
+# --------------------------------------------------------------------------------------------
+# The bit diagram.
+
+
+def bit_diagram(d: descgen.Decoded, styles: dict[str, str], max_width: int = 100,
+                g: dict[str, str] = _UNICODE) -> list[Text]:
+    """The word's bits MSB -> LSB, fields separated by a space and coloured, each field labelled
+    by a leader line (bits, name, value). 64-bit words are drawn as two 32-bit rows."""
+    bits = Bits(uint=d.word, length=d.width)
+    halves = [(63, 32), (31, 0)] if d.width == 64 else [(d.width - 1, 0)]
+    by_name = {f.field: f for f in d.findings}
+    lines: list[Text] = []
+    for hi, lo in halves:
+        segs = []
+        for f in reversed(d.fields):
+            s_hi, s_lo = min(f.hi, hi), max(f.lo, lo)
+            if s_hi < s_lo:
+                continue
+            # bitstring is MSB-first: PTX bit b is index width-1-b.
+            segs.append((f, s_hi, s_lo, bits[d.width - 1 - s_hi: d.width - s_lo].bin))
+        lines += _half(segs, styles, by_name, max_width, g)
+        lines.append(Text(""))
+    return lines[:-1]
+
+
+def _half(segs: list[tuple[Any, int, int, str]], styles: dict[str, str], findings: dict[str, Any], max_width: int,
+          g: dict[str, str]) -> list[Text]:
+    indent = 2
+    spans = []
+    row = Text(" " * indent)
+    pos = indent
+    for i, (f, _, _, txt) in enumerate(segs):
+        if i:
+            row.append(" ")
+            pos += 1
+        row.append(txt, style=styles[f.name])
+        spans.append((pos, pos + len(txt) - 1))
+        pos += len(txt)
+    end = pos
+
+    # Bit numbers: the half's MSB and LSB at the ends, then each field's MSB where it fits.
+    ruler = [" "] * (end + 1)
+    first, last_lsb = str(segs[0][1]), str(segs[-1][2])
+    marks = [(spans[0][0], first), (end - len(last_lsb), last_lsb)]
+    marks += [(start, str(s_hi)) for (start, _), (_, s_hi, _, _) in zip(spans[1:], segs[1:])]
+    for col, label in marks:
+        lo_col, hi_col = max(col - 1, 0), min(col + len(label) + 1, len(ruler))
+        if all(c == " " for c in ruler[lo_col:hi_col]):
+            ruler[col: col + len(label)] = list(label)
+    header = Text("".join(ruler).rstrip(), style="dim")
+
+    anchors = [(a + b) // 2 for a, b in spans]
+    label_col = end + 2
+    room = max_width - label_col - 1
+    labels = []
+    for f, s_hi, s_lo, _ in segs:  # the value too, where it fits the console
+        label = _label(f, s_hi, s_lo, True)
+        labels.append(label if len(label) <= room else _label(f, s_hi, s_lo, False))
+
+    out = [header, row]
+    for i in reversed(range(len(segs))):  # the LSB field's leader first: no crossings
+        line = Text()
+        col = 0
+        for j in range(i):
+            line.append(" " * (anchors[j] - col))
+            line.append(g["pipe"], style=styles[segs[j][0].name])
+            col = anchors[j] + 1
+        f = segs[i][0]
+        style = styles[f.name]
+        line.append(" " * (anchors[i] - col))
+        line.append(g["corner"] + g["dash"] * (label_col - anchors[i] - 1) + " ", style=style)
+        line.append(labels[i], style=style)
+        finding = findings.get(f.name)
+        if finding is not None:
+            line.append(f"  {g.get(finding.severity, '?')} {finding.code}", style=SEVERITY_STYLE.get(finding.severity, ""))
+        out.append(line)
+    return out
+
+
+def _label(f: descgen.DecodedField, s_hi: int, s_lo: int, with_value: bool) -> str:
+    bits = str(s_lo) if s_hi == s_lo else f"{s_lo}-{s_hi}"
+    part = "" if (s_hi, s_lo) == (f.hi, f.lo) else " (part)"
+    text = f"{bits:>5}  {f.name}{part}"
+    if with_value:
+        value = f.value if f.value is not None else f"? raw {f.raw}"
+        unit = f" {f.unit}" if f.unit and f.value is not None else ""
+        if f.unit == "bytes" and isinstance(f.value, int) and f.value >= 1024:
+            unit += f" ({f.value:#x})"
+        text += f" = {plain_value(value)}{unit}"
+    return text
+
+
+# --------------------------------------------------------------------------------------------
+# The zero-column mask.
+
+
+def mask_view(info: dict[str, Any]) -> Group:
+    count = len(info["submasks"])
+    head = Text()
+    head.append(f"zero-column mask for M = {info['m']}, N = {info['n']}: ", style="bold")
+    head.append(info["mask"], style="bold")
+    head.append(f"  ({count} sub-mask{'s' if count > 1 else ''} of {info['submask_bits']} bits; "
+                "bit j = column j of B, 1 = column zeroed)", style="dim")
+    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    t.add_column("sub-mask", justify="right")
+    t.add_column("B columns", justify="right", no_wrap=True)
+    t.add_column("binary (MSB left)", overflow="fold")
+    t.add_column("hex", no_wrap=True)
+    for s in info["submasks"]:
+        lo, hi = s["columns"]
+        t.add_row(f"mask{s['index']}", f"{lo}-{hi}", s["binary"], s["hex"])
+    return Group(head, t)
