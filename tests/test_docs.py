@@ -85,3 +85,42 @@ def test_readme_defaults_table_matches_the_tables() -> None:
         assert ("implied" in dtype) == (kind.startswith("mx"))
         if scale.strip():
             assert d.value("scale_type") == scale.strip()
+
+
+def readme_cli_commands() -> list[list[str]]:
+    import shlex
+
+    commands = []
+    for block in blocks("sh")[2:]:
+        for line in block.splitlines():
+            line = line.split("  #")[0].strip()
+            if line.startswith("descgen "):
+                commands.append(shlex.split(line)[1:])
+    return commands
+
+
+def test_every_readme_cli_command_runs() -> None:
+    from click.testing import CliRunner
+
+    from descgen.cli import cli
+
+    commands = readme_cli_commands()
+    assert len(commands) >= 8
+    for args in commands:
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 0, (args, result.output)
+        assert "Traceback" not in result.output
+
+
+def test_readme_decode_sample_is_current() -> None:
+    from click.testing import CliRunner
+
+    from descgen.cli import cli
+
+    sample = re.search(r"```text\n(.*?)```", README, flags=re.S).group(1)
+    result = CliRunner().invoke(cli, ["decode", "0xc000401000010800", "--as", "smem", "--table"],
+                                env={"COLUMNS": "110", "NO_COLOR": "1"})
+    assert result.exit_code == 0
+    got = [line.rstrip() for line in result.output.splitlines()]
+    want = [line.rstrip() for line in sample.splitlines()]
+    assert got == want
