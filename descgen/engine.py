@@ -10,6 +10,7 @@ one ``|`` per field. Encode is strict (any problem raises, with every finding); 
 from __future__ import annotations
 
 import functools
+import operator
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 
@@ -57,18 +58,21 @@ def check_value(lay: Layout, f: Field, kind: str | None, value: Any) -> Finding 
     dom = f.domain(kind)
     if f.type == "enum":
         codes = f.codes(kind)
-        if isinstance(value, bool) or value not in codes:
+        if value.__class__ not in {type(name) for name in codes} and not (
+            _is_int(value) and not isinstance(value, bool) and all(type(name) is int for name in codes)
+        ) or value not in codes:
             return _finding(lay, f, kind, "CODE", value, f"no such {f.name}{_for_kind(kind)}", _codes_text(f, kind))
         return None
     if f.type == "flag":
-        if not isinstance(value, (bool, int)) or value not in (0, 1):
+        if not _is_int(value) or value not in (0, 1):
             return _finding(lay, f, kind, "TYPE", value, "must be true or false")
         if bool(value) not in dom:
             return _finding(lay, f, kind, "VALUE", value, f"not supported{_for_kind(kind)}")
         return None
     if f.type == "uint":
-        if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, bool) or not _is_int(value):
             return _finding(lay, f, kind, "TYPE", value, f"must be an integer{_unit(f)}")
+        value = operator.index(value)
         align = f.transform.align
         if value % align:
             return _finding(
@@ -80,6 +84,11 @@ def check_value(lay: Layout, f: Field, kind: str | None, value: Any) -> Finding 
         return None
     raise UsageError((Finding(f"{lay.word.upper()}-FIELD-FIXED", "error", f.name, value, "(not settable)",
                               f"bits {f.bits} are {f.type}, not a value", f.source),))
+
+
+def _is_int(value: Any) -> bool:
+    """Integers, bools and integer-likes (numpy integers): anything with ``__index__``."""
+    return hasattr(type(value), "__index__")
 
 
 def _unit(f: Field) -> str:
@@ -134,7 +143,7 @@ class Plan:
     returns a :class:`Decoded`. Both loop over the same compiled fields.
     """
 
-    __slots__ = ("layout", "kind", "base", "luts", "ranges", "value_fields", "decoders", "defaults", "fill", "context")
+    __slots__ = ("layout", "kind", "base", "luts", "typed_luts", "ranges", "value_fields", "decoders", "defaults", "fill", "context")
 
     def __init__(self, lay: Layout, kind: str | None) -> None:
         if lay.kinds and kind not in lay.kinds:
@@ -144,7 +153,7 @@ class Plan:
         self.kind = kind
         self.context = f"{lay.word}{_for_kind(kind).replace(' for', ',')}" if kind else lay.word
         base = 0
-        luts: list[tuple[str, dict[Any, int]]] = []
+        luts: list[tuple[str, dict[Any, int], set[type]]] = []
         ranges: list[tuple[str, Field, Domain]] = []
         for f in lay.fields:
             if f.type == "constant":
@@ -152,16 +161,21 @@ class Plan:
             if not f.is_value:
                 continue
             dom = f.domain(kind)
+            # Dict lookups equate 128.0, True and 128: each lookup table also names the classes
+            # its keys may have, and anything else takes the checked path.
             if f.type == "enum":
-                luts.append((f.name, {name: code << f.lo for name, code in f.codes(kind).items()}))
+                codes = f.codes(kind)
+                luts.append((f.name, {name: code << f.lo for name, code in codes.items()}, {type(name) for name in codes}))
             elif f.type == "flag":
-                luts.append((f.name, {v: int(v) << f.lo for v in dom.members()}))
+                luts.append((f.name, {v: int(v) << f.lo for v in dom.members()}, {bool}))
             elif dom.values is not None or (dom.hi - dom.lo) // dom.step < _LUT_LIMIT:
-                luts.append((f.name, {v: f.transform.encode(v) << f.lo for v in dom.members()}))
+                luts.append((f.name, {v: f.transform.encode(v) << f.lo for v in dom.members()}, {int}))
             else:
                 ranges.append((f.name, f, dom))
         self.base = base
-        self.luts = tuple(luts)
+        # Lookup tables keyed by strings need no class check; those keyed by numbers or bools do.
+        self.luts = tuple((name, lut) for name, lut, classes in luts if classes == {str})
+        self.typed_luts = tuple((name, classes.pop(), lut) for name, lut, classes in luts if classes != {str})
         self.ranges = tuple(ranges)
         self.value_fields = tuple(f for f in lay.fields if f.is_value)
         # Per field: (shift, mask, field, memo raw -> (DecodedField, Finding | None)). Decoded
@@ -184,6 +198,11 @@ class Plan:
         try:
             for name, lut in self.luts:
                 word |= lut[values[name]]
+            for name, cls, lut in self.typed_luts:
+                v = values[name]
+                if v.__class__ is not cls:
+                    raise KeyError(name)
+                word |= lut[v]
             for name, f, dom in self.ranges:
                 v = values[name]
                 if v.__class__ is not int or v not in dom:
@@ -193,9 +212,12 @@ class Plan:
             if self.fill and any(name not in values for name in self.fill):
                 return self.encode({**self.fill, **values}, check=check)
             findings = self.check(values)
-            if check or not findings:
+            if findings and check:
                 raise EncodeError(findings, self.context) from None
-            return self._encode_unchecked(values, findings)
+            # Legal values the fast path does not take (0/1 for a flag, numpy integers), or
+            # check=False: pack value by value.
+            word = self._encode_unchecked(values, findings)
+            return word if findings else int(word)
         return word
 
     def check(self, values: Mapping[str, Any]) -> list[Finding]:
@@ -223,7 +245,10 @@ class Plan:
             problem = check_value(self.layout, f, self.kind, v)
             raw = f.codes(self.kind).get(v) if f.type == "enum" else None
             if f.type != "enum" and (problem is None or problem.code.endswith(("-RANGE", "-VALUE"))):
-                raw = f.transform.encode(int(v))
+                v = operator.index(v)
+                raw = f.transform.encode(v)
+                if f.transform.decode(raw) != v:  # the transform would drop set bits
+                    raw = None
             if raw is None or not 0 <= raw <= f.mask:
                 raise EncodeError([problem or _finding(self.layout, f, self.kind, "RANGE", v, f"does not fit bits {f.bits}")],
                                   self.context)

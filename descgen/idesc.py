@@ -36,7 +36,8 @@ _NEUTRAL: dict[str, Any] = {
     "b_sf_id": 0,
 }
 
-_PLANS: dict[str, tuple[Plan, tuple[tuple[str, tuple[Any, ...]], ...], tuple[int, ...]]] = {}
+_Compiled = tuple[Plan, tuple[tuple[str, tuple[Any, ...]], ...], tuple[int, ...], frozenset[tuple[Any, ...]], Any]
+_PLANS: dict[str, _Compiled] = {}
 
 
 def normalize_kind(kind: str) -> str:
@@ -50,7 +51,9 @@ def normalize_kind(kind: str) -> str:
                               "§9.7.16.4.2, Tables 42-44"),))
 
 
-def _compiled(kind: str) -> tuple[Plan, tuple[tuple[str, tuple[Any, ...]], ...], tuple[int, ...]]:
+def _compiled(kind: str) -> _Compiled:
+    """Per kind, once: the plan, the arguments its layout lacks, K (dense, sparse) and Table 39's
+    legal (atype, btype, dtype, scale type) combinations."""
     hit = _PLANS.get(kind)
     if hit is None:
         kind = normalize_kind(kind)
@@ -61,9 +64,35 @@ def _compiled(kind: str) -> tuple[Plan, tuple[tuple[str, tuple[Any, ...]], ...],
             for arg, neutral in _NEUTRAL.items()
             if arg not in names
         )
-        ks = shapes().k_values(kind, False)[:1] + shapes().k_values(kind, True)[:1]
-        hit = _PLANS[kind] = (p, absent, ks)
+        table = shapes()
+        ks = table.k_values(kind, False)[:1] + table.k_values(kind, True)[:1]
+        combos = frozenset(
+            (a, b, row["dtype"], scale)
+            for row in table.types
+            if row["kind"] == kind
+            for a in row["ab"]
+            for b in row["ab"]
+            for scale in row.get("scale", [None])
+        )
+        hit = _PLANS[kind] = (p, absent, ks, combos, p.layout.implied.get("dtype"))
     return hit
+
+
+def _combo(p: Plan, atype: Any, btype: Any, dtype: Any, scale: Any) -> list[Finding]:
+    """Table 39's dtype x atype/btype (x scale type) rule, reported only when each type is itself
+    legal for the kind (the field checks report the others)."""
+    combos = _compiled(p.kind)[3]
+    given = (atype, btype, dtype, scale)
+    try:
+        if given in combos or any(v not in {c[i] for c in combos} for i, v in enumerate(given)):
+            return []
+    except TypeError:  # unhashable: the field checks report it
+        return []
+    legal = sorted({f"{c[2]} <- {c[0]}" + (f" x {c[3]}" if c[3] else "") for c in combos if c[0] == c[1]})
+    field = "dtype" if "dtype" in p.layout.by_name else "scale_type"
+    given_text = f"atype {atype}, btype {btype}, dtype {dtype}" + (f", scale type {scale}" if scale else "")
+    return [Finding("IDESC-TYPES-TABLE39", "error", field, dtype if field == "dtype" else scale, "; ".join(legal),
+                    f"Table 39 does not list {given_text} for .kind::{p.kind}", "Table 39; Table 55")]
 
 
 def type_names(field: str) -> tuple[str, ...]:
@@ -152,13 +181,19 @@ def encode_idesc(
         EncodeError: a value breaks its field's rule, or an argument is given that the kind's
             layout has no field for (with every finding attached).
     """
-    p, absent, ks = _PLANS.get(kind) or _compiled(kind)
+    p, absent, ks, combos, implied_dtype = _PLANS.get(kind) or _compiled(kind)
     d = p.defaults
+    if atype is None:
+        atype = d["atype"]
+    if btype is None:
+        btype = d["btype"]
+    if scale_type is None:
+        scale_type = d.get("scale_type")
     values = {
         "m": m,
         "n": n,
-        "atype": d["atype"] if atype is None else atype,
-        "btype": d["btype"] if btype is None else btype,
+        "atype": atype,
+        "btype": btype,
         "dtype": d.get("dtype") if dtype is None else dtype,
         "a_major": a_major,
         "b_major": b_major,
@@ -168,14 +203,25 @@ def encode_idesc(
         "sparse": sparse,
         "sparsity_selector": sparsity_selector,
         "max_shift": max_shift,
-        "scale_type": d.get("scale_type") if scale_type is None else scale_type,
+        "scale_type": scale_type,
         "a_sf_id": a_sf_id,
         "b_sf_id": b_sf_id,
-        "k": _k_member(p, k, sparse, ks),
+        "k_dim": "64/128" if k is None else _k_member(p, k, sparse, ks),
     }
+    for name, allowed in absent:
+        if values[name] not in allowed:
+            break
+    else:
+        try:
+            legal = values["k_dim"] is not None and (atype, btype, values["dtype"] or implied_dtype, scale_type) in combos
+        except TypeError:  # an unhashable argument: the field checks name it
+            legal = True
+        if legal:
+            return p.encode(values, check=check)
     problems = [_absent(p, name, values[name], allowed) for name, allowed in absent if values[name] not in allowed]
-    if values["k"] is None:
+    if values["k_dim"] is None:
         problems.append(_bad_k(p, k, sparse, ks))
+    problems += _combo(p, atype, btype, values["dtype"] or implied_dtype, scale_type)
     if problems:
         raise EncodeError(problems, p.context)
     return p.encode(values, check=check)
@@ -185,7 +231,7 @@ def _k_member(p: Plan, k: Any, sparse: bool, ks: tuple[int, ...]) -> str | None:
     """Table 44's K bit as a member name; None when ``k`` is not legal for the kind and sparsity."""
     if k is None or (k == ks[1 if sparse else 0] and not isinstance(k, bool)):
         return "64/128"
-    if k == 96 and not sparse and "k" in p.layout.by_name:
+    if k == 96 and not sparse and "k_dim" in p.layout.by_name:
         return "96"
     return None
 
@@ -197,7 +243,7 @@ def _absent(p: Plan, name: str, value: Any, allowed: tuple[Any, ...]) -> Finding
 
 
 def _bad_k(p: Plan, k: Any, sparse: bool, ks: tuple[int, ...]) -> Finding:
-    allowed = [ks[1 if sparse else 0]] + ([96] if "k" in p.layout.by_name and not sparse else [])
+    allowed = [ks[1 if sparse else 0]] + ([96] if "k_dim" in p.layout.by_name and not sparse else [])
     return Finding("IDESC-K-VALUE", "error", "k", k, ", ".join(map(str, allowed)),
                    f"K is fixed by .kind::{p.kind} and sparsity ({'sparse' if sparse else 'dense'}); "
                    "only .kind::mxf4/.kind::mxf4nvf4 dense take K = 96 (sm_103a)",
@@ -207,22 +253,32 @@ def _bad_k(p: Plan, k: Any, sparse: bool, ks: tuple[int, ...]) -> Finding:
 def decode_idesc(word: int, kind: str) -> Decoded:
     """Decode a 32-bit instruction descriptor under ``kind`` (Tables 42-44).
 
-    Total: every unsigned 32-bit integer decodes. Reserved bits set, unknown type codes and
-    values Table 39 does not allow come back as ``.findings``. ``.derived`` holds the MMA's K
-    (Table 39) and, for the block-scaled kinds, the implied dtype.
+    Total: every unsigned 32-bit integer decodes. Reserved bits set, unknown type codes, values
+    Table 39 does not allow (M, N, type combinations) and K = 96 with sparsity come back as
+    ``.findings``. ``.derived`` holds the MMA's K (Table 39; Table 44 bit 31) and, for the
+    block-scaled kinds, the implied dtype.
 
     Raises:
         UsageError: unknown kind.
         WordError: ``word`` is negative or wider than 32 bits.
     """
-    p = _compiled(kind)[0]
+    p, _, _, combos, implied_dtype = _compiled(kind)
     result = p.decode(word)
     values = result.values()
     sparse = bool(values["sparse"])
-    derived: list[tuple[str, Any, str]] = [("k", mma_k(p.kind, sparse, values.get("k") == "96"), "elements")]
+    k96 = values.get("k_dim") == "96"
+    findings = list(result.findings)
+    if k96 and sparse:
+        f = p.layout.by_name["k_dim"]
+        findings.append(Finding("IDESC-K-VALUE", "error", "k_dim", "96", "64/128 (K = 128 when sparse)",
+                                "K = 96 is dense only (sparse mxf4 K is 128)", f.source))
+    types = (values["atype"], values["btype"], values.get("dtype", implied_dtype), values.get("scale_type"))
+    if None not in types[:2] and types not in combos:
+        findings += _combo(p, *types)
+    derived: list[tuple[str, Any, str]] = [("k", mma_k(p.kind, sparse, k96 and not sparse), "elements")]
     derived += [(name, value, "") for name, value in p.layout.implied.items()]
     return Decoded(result.word, result.width, result.descriptor, result.layout, result.kind,
-                   result.fields, result.findings, tuple(derived))
+                   result.fields, tuple(findings), tuple(derived))
 
 
 def decode_idesc_all(word: int) -> dict[str, Decoded]:

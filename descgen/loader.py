@@ -468,10 +468,14 @@ def _check_tiling(fields: tuple[Field, ...], width: int, path: str) -> None:
         if f.lo < expected:
             raise TableError(path, f"field '{f.name}'", f"bits {f.bits} overlap the previous field (or are out of bit order)")
         if f.lo > expected:
-            raise TableError(path, f"field '{f.name}'", f"gap: bits {expected}-{f.lo - 1} are not declared")
+            raise TableError(path, f"field '{f.name}'", f"gap: {_bits_text(expected, f.lo - 1)} not declared")
         expected = f.hi + 1
     if expected != width:
-        raise TableError(path, "fields", f"gap: bits {expected}-{width - 1} are not declared (the word has {width} bits)")
+        raise TableError(path, "fields", f"gap: {_bits_text(expected, width - 1)} not declared (the word has {width} bits)")
+
+
+def _bits_text(lo: int, hi: int) -> str:
+    return f"bit {lo} is" if lo == hi else f"bits {lo}-{hi} are"
 
 
 def _per_kind(value: Any, kinds: tuple[str, ...], path: str, where: str, key: str) -> dict[str | None, Any]:
@@ -553,11 +557,12 @@ def _parse_field(raw: Mapping[str, Any], index: int, width: int, kinds: tuple[st
         top = transform.decode(fmask)
         if transform.limit is not None:
             top = min(top, transform.limit)
+            top -= top % transform.align
         lo_v = raw.get("min", transform.decode(0))
         hi_v = raw.get("max", top)
         if not (isinstance(lo_v, int) and isinstance(hi_v, int)) or lo_v > hi_v:
             raise TableError(path, where, f"min/max {lo_v!r}/{hi_v!r} are not an integer range")
-        if transform.encode(hi_v) > fmask or transform.encode(lo_v) < 0:
+        if any(not 0 <= transform.encode(v) <= fmask or transform.decode(transform.encode(v)) != v for v in (lo_v, hi_v)):
             raise TableError(path, where, f"range {lo_v}..{hi_v} does not fit {hi - lo + 1} bit(s) after {transform.formula}")
         base = Domain(None, lo_v, hi_v, transform.align)
         if "domain" in raw and "values" in raw:
