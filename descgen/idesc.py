@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .engine import Decoded, Plan, plan
+from .engine import Decoded, Plan, Word, plan
 from .errors import EncodeError, Finding, UsageError
 from .loader import KINDS, shapes
 
@@ -218,12 +218,21 @@ def encode_idesc(
             legal = True
         if legal:
             return p.encode(values, check=check)
+    # Values with no bits to hold them (a field the kind lacks, a K it cannot have) always raise;
+    # a type combination Table 39 lacks still fits its bits, so check=False encodes it anyway.
     problems = [_absent(p, name, values[name], allowed) for name, allowed in absent if values[name] not in allowed]
     if values["k_dim"] is None:
         problems.append(_bad_k(p, k, sparse, ks))
-    problems += _combo(p, atype, btype, values["dtype"] or implied_dtype, scale_type)
-    if problems:
-        raise EncodeError(problems, p.context)
+    combo = _combo(p, atype, btype, values["dtype"] or implied_dtype, scale_type)
+    if problems or (combo and check):
+        try:  # report the field checks' findings too
+            p.encode(values, check=check)
+        except EncodeError as err:
+            problems += err.findings
+        raise EncodeError(problems + combo, p.context)
+    if combo:
+        word = p.encode(values, check=False)
+        return Word(word, combo + list(getattr(word, "findings", ())))
     return p.encode(values, check=check)
 
 

@@ -564,3 +564,27 @@ def test_e18_type_size_rule_not_yet_checked():
     for kind, t in (("f8f6f4", "e2m1"), ("mxf8f6f4", "e3m2"), ("f8f6f4", "e2m3")):
         with pytest.raises(EncodeError):
             encode_idesc(kind, 128, 128, atype=t, btype=t, a_major="mn", b_major="mn")
+
+# ---------------------------------------------------------------------------------------------
+# E19: Table 39's dtype x atype/btype rows
+
+
+def test_e19_f16_accumulator_only_with_f16_inputs():
+    assert bits(encode_idesc("f16", 128, 64, atype="f16", btype="f16", dtype="f16"), 4, 5) == 0
+    for a, b in (("bf16", "bf16"), ("bf16", "f16"), ("f16", "bf16")):
+        with pytest.raises(EncodeError) as exc:
+            encode_idesc("f16", 128, 64, atype=a, btype=b, dtype="f16")
+        assert exc.value.code == "IDESC-TYPES-TABLE39" and exc.value.field == "dtype"
+        w = encode_idesc("f16", 128, 64, atype=a, btype=b, dtype="f16", check=False)
+        assert [f.code for f in w.findings] == ["IDESC-TYPES-TABLE39"]
+        d = decode_idesc(w, "f16")
+        assert not d.ok and [f.code for f in d.findings] == ["IDESC-TYPES-TABLE39"]
+
+
+def test_e19_mixed_inputs_within_a_row():
+    w = encode_idesc("f16", 128, 64, atype="f16", btype="bf16", dtype="f32")
+    assert (bits(w, 7, 9), bits(w, 10, 12), bits(w, 4, 5)) == (0, 1, 1)
+    assert decode_idesc(w, "f16").ok
+    w = encode_idesc("f8f6f4", 128, 64, atype="e2m1", btype="e5m2", dtype="f16")
+    assert (bits(w, 7, 9), bits(w, 10, 12), bits(w, 4, 5)) == (5, 1, 0)
+    assert decode_idesc(w, "f8f6f4").ok
