@@ -240,10 +240,8 @@ class Layout:
     extra: Mapping[str, Any] = dc_field(default_factory=dict)
 
     def field(self, name: str) -> Field:
-        for f in self.fields:
-            if f.name == name:
-                return f
-        raise KeyError(name)
+        """The field called ``name`` (KeyError if none)."""
+        return self.by_name[name]
 
     @functools.cached_property
     def by_name(self) -> dict[str, Field]:
