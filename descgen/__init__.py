@@ -14,6 +14,17 @@ only; tables are read on first use.
 
 from __future__ import annotations
 
+import os as _os
+
+# In a source checkout, cli/ and tables/ sit beside this package rather than inside it (pyproject
+# maps them to descgen.cli and descgen.tables). When this copy is the one imported (running from
+# the repository root, where the current directory shadows an installed descgen), let
+# descgen.cli and descgen.tables resolve to those folders.
+_here = _os.path.dirname(__file__)
+_root = _os.path.dirname(_here)
+if not _os.path.isdir(_os.path.join(_here, "tables")) and _os.path.isfile(_os.path.join(_root, "tables", "shapes.toml")):
+    __path__.append(_root)
+
 from .engine import Decoded, DecodedField, Word, decode, encode
 from .errors import DescgenError, EncodeError, Finding, TableError, UsageError, WordError
 from .idesc import KIND_LAYOUTS, consistent_kinds, decode_idesc, decode_idesc_all, encode_idesc, idesc_defaults, mma_k, normalize_kind, type_names

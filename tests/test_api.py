@@ -249,3 +249,18 @@ def test_results_are_immutable():
         d.word = 1
     with pytest.raises(Exception):
         d["n"].value = 8
+
+
+def test_source_checkout_imports_without_an_install():
+    """From the repository root the checkout's descgen/ shadows any installed copy; its mapped
+    subpackages (tables/ -> descgen.tables) must still resolve. -S: no site, no editable finder."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    code = ("import sys; sys.path.insert(0, '.'); import descgen, descgen.tables; "
+            "print(hex(descgen.encode_idesc('f16', 128, 256)), descgen.tables.__path__[-1].endswith('tables'))")
+    out = subprocess.run([sys.executable, "-S", "-c", code], cwd=root, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["0x8400010", "True"]
