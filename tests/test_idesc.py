@@ -469,40 +469,22 @@ def test_m_48():
     assert info.value.code == "IDESC-M-ALIGN"
 
 
-def test_atype_bf16_for_tf32():
+@pytest.mark.parametrize(
+    "kind, m, n, kwargs, code, field, value, allowed",
+    [
+        ("tf32", 128, 64, dict(atype="bf16"), "IDESC-ATYPE-CODE", "atype", "bf16", "tf32"),
+        ("f16", 128, 64, dict(saturate=True), "IDESC-SATURATE-VALUE", "saturate", True, "false"),
+        ("f16", 128, 64, dict(scale_type="ue8m0"), "IDESC-SCALE-TYPE-ABSENT", "scale_type", "ue8m0", "none"),
+        ("mxf8f6f4", 128, 64, dict(dtype="f16"), "IDESC-DTYPE-ABSENT", "dtype", "f16", "f32"),
+        ("mxf4nvf4", 256, 64, dict(k=96, sparse=True), "IDESC-K-VALUE", "k", 96, "128"),
+    ],
+)
+def test_encode_error_names_field_value_and_allowed(kind, m, n, kwargs, code, field, value, allowed):
     with pytest.raises(EncodeError) as info:
-        encode_idesc("tf32", 128, 64, atype="bf16")
+        encode_idesc(kind, m, n, **kwargs)
     e = info.value
-    assert (e.code, e.field, e.value) == ("IDESC-ATYPE-CODE", "atype", "bf16")
-    assert "tf32" in e.allowed
-
-
-def test_saturate_for_f16():
-    with pytest.raises(EncodeError) as info:
-        encode_idesc("f16", 128, 64, saturate=True)
-    assert (info.value.code, info.value.field) == ("IDESC-SATURATE-VALUE", "saturate")
-
-
-def test_scale_type_for_f16():
-    with pytest.raises(EncodeError) as info:
-        encode_idesc("f16", 128, 64, scale_type="ue8m0")
-    e = info.value
-    assert (e.code, e.field, e.value) == ("IDESC-SCALE-TYPE-ABSENT", "scale_type", "ue8m0")
-
-
-def test_dtype_f16_for_mxf8f6f4():
-    with pytest.raises(EncodeError) as info:
-        encode_idesc("mxf8f6f4", 128, 64, dtype="f16")
-    e = info.value
-    assert (e.code, e.field, e.value) == ("IDESC-DTYPE-ABSENT", "dtype", "f16")
-    assert "f32" in e.allowed
-
-
-def test_k96_sparse():
-    with pytest.raises(EncodeError) as info:
-        encode_idesc("mxf4nvf4", 256, 64, k=96, sparse=True)
-    assert info.value.code == "IDESC-K-VALUE"
-    assert "128" in info.value.allowed
+    assert (e.code, e.field, e.value) == (code, field, value)
+    assert allowed in e.allowed
 
 
 def test_check_false_encodes_illegal_but_fitting_values():
