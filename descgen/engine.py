@@ -58,9 +58,9 @@ def check_value(lay: Layout, f: Field, kind: str | None, value: Any) -> Finding 
     dom = f.domain(kind)
     if f.type == "enum":
         codes = f.codes(kind)
-        if value.__class__ not in {type(name) for name in codes} and not (
-            _is_int(value) and not isinstance(value, bool) and all(type(name) is int for name in codes)
-        ) or value not in codes:
+        int_named = all(type(name) is int for name in codes)  # max_shift: 0, 8, 16, 32
+        right_type = (_is_int(value) and not isinstance(value, bool)) if int_named else value.__class__ is str
+        if not right_type or value not in codes:
             return _finding(lay, f, kind, "CODE", value, f"no such {f.name}{_for_kind(kind)}", _codes_text(f, kind))
         return None
     if f.type == "flag":
@@ -243,7 +243,7 @@ class Plan:
         for f in self.value_fields:
             v = values[f.name]
             problem = check_value(self.layout, f, self.kind, v)
-            raw = f.codes(self.kind).get(v) if f.type == "enum" else None
+            raw = f.codes(self.kind).get(v) if f.type == "enum" and problem is None else None
             if f.type != "enum" and (problem is None or problem.code.endswith(("-RANGE", "-VALUE"))):
                 v = operator.index(v)
                 raw = f.transform.encode(v)
@@ -375,6 +375,12 @@ class Decoded:
     fields: tuple[DecodedField, ...]
     findings: tuple[Finding, ...]
     derived: tuple[tuple[str, Any, str], ...] = ()
+
+    def extended(self, findings: tuple[Finding, ...], derived: tuple[tuple[str, Any, str], ...]) -> "Decoded":
+        """This result with ``findings`` added and ``derived`` set: what a descriptor module adds
+        on top of the generic decode (the constructor, not dataclasses.replace: this is a hot path)."""
+        return Decoded(self.word, self.width, self.descriptor, self.layout, self.kind, self.fields,
+                       self.findings + findings, derived)
 
     def __getitem__(self, name: str) -> DecodedField:
         for f in self.fields:

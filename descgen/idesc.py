@@ -78,10 +78,9 @@ def _compiled(kind: str) -> _Compiled:
     return hit
 
 
-def _combo(p: Plan, atype: Any, btype: Any, dtype: Any, scale: Any) -> list[Finding]:
+def _combo(p: Plan, combos: frozenset[tuple[Any, ...]], atype: Any, btype: Any, dtype: Any, scale: Any) -> list[Finding]:
     """Table 39's dtype x atype/btype (x scale type) rule, reported only when each type is itself
     legal for the kind (the field checks report the others)."""
-    combos = _compiled(p.kind)[3]
     given = (atype, btype, dtype, scale)
     try:
         if given in combos or any(v not in {c[i] for c in combos} for i, v in enumerate(given)):
@@ -223,7 +222,7 @@ def encode_idesc(
     problems = [_absent(p, name, values[name], allowed) for name, allowed in absent if values[name] not in allowed]
     if values["k_dim"] is None:
         problems.append(_bad_k(p, k, sparse, ks))
-    combo = _combo(p, atype, btype, values["dtype"] or implied_dtype, scale_type)
+    combo = _combo(p, combos, atype, btype, values["dtype"] or implied_dtype, scale_type)
     if problems or (combo and check):
         try:  # report the field checks' findings too
             p.encode(values, check=check)
@@ -276,18 +275,15 @@ def decode_idesc(word: int, kind: str) -> Decoded:
     values = result.values()
     sparse = bool(values["sparse"])
     k96 = values.get("k_dim") == "96"
-    findings = list(result.findings)
+    findings = []
     if k96 and sparse:
         f = p.layout.by_name["k_dim"]
         findings.append(Finding("IDESC-K-VALUE", "error", "k_dim", "96", "64/128 (K = 128 when sparse)",
                                 "K = 96 is dense only (sparse mxf4 K is 128)", f.source))
-    types = (values["atype"], values["btype"], values.get("dtype", implied_dtype), values.get("scale_type"))
-    if None not in types[:2] and types not in combos:
-        findings += _combo(p, *types)
+    findings += _combo(p, combos, values["atype"], values["btype"], values.get("dtype", implied_dtype), values.get("scale_type"))
     derived: list[tuple[str, Any, str]] = [("k", mma_k(p.kind, sparse, k96 and not sparse), "elements")]
     derived += [(name, value, "") for name, value in p.layout.implied.items()]
-    return Decoded(result.word, result.width, result.descriptor, result.layout, result.kind,
-                   result.fields, tuple(findings), tuple(derived))
+    return result.extended(tuple(findings), tuple(derived))
 
 
 def decode_idesc_all(word: int) -> dict[str, Decoded]:

@@ -76,4 +76,4 @@ def decode_smem(word: int) -> Decoded:
     swizzle = result.value("swizzle")
     attrs = p.layout.field("swizzle").member_attrs.get(swizzle, {}) if swizzle is not None else {}
     derived = tuple((name, attrs[key], "bytes") for name, key in (("swizzle_bytes", "bytes"), ("pattern_boundary", "boundary")) if key in attrs)
-    return Decoded(result.word, result.width, result.descriptor, result.layout, None, result.fields, result.findings, derived)
+    return result.extended((), derived)

@@ -264,3 +264,9 @@ def test_source_checkout_imports_without_an_install():
     out = subprocess.run([sys.executable, "-S", "-c", code], cwd=root, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["0x8400010", "True"]
+
+
+def test_check_false_reports_an_unhashable_member_instead_of_crashing():
+    with pytest.raises(descgen.EncodeError) as info:
+        descgen.encode_idesc("f16", 128, 64, atype=[1], check=False)
+    assert info.value.code == "IDESC-ATYPE-CODE"
