@@ -11,7 +11,7 @@ from .engine import Decoded, Plan, Word, plan
 from .errors import EncodeError, Finding, UsageError
 from .loader import KINDS, shapes
 
-__all__ = ["KIND_LAYOUTS", "encode_idesc", "decode_idesc", "decode_idesc_all", "consistent_kinds", "normalize_kind", "mma_k", "type_names", "idesc_defaults"]
+__all__ = ["KIND_LAYOUTS", "encode_idesc", "decode_idesc", "decode_fields", "decode_idesc_all", "consistent_kinds", "normalize_kind", "mma_k", "type_names", "idesc_defaults"]
 
 #: Which PTX table lays out the instruction descriptor for each kind.
 KIND_LAYOUTS: dict[str, str] = {
@@ -78,22 +78,6 @@ def _compiled(kind: str) -> _Compiled:
     return hit
 
 
-def _combo(p: Plan, combos: frozenset[tuple[Any, ...]], atype: Any, btype: Any, dtype: Any, scale: Any) -> list[Finding]:
-    """Table 39's dtype x atype/btype (x scale type) rule, reported only when each type is itself
-    legal for the kind (the field checks report the others)."""
-    given = (atype, btype, dtype, scale)
-    try:
-        if given in combos or any(v not in {c[i] for c in combos} for i, v in enumerate(given)):
-            return []
-    except TypeError:  # unhashable: the field checks report it
-        return []
-    legal = sorted({f"{c[2]} <- {c[0]}" + (f" x {c[3]}" if c[3] else "") for c in combos if c[0] == c[1]})
-    field = "dtype" if "dtype" in p.layout.by_name else "scale_type"
-    given_text = f"atype {atype}, btype {btype}, dtype {dtype}" + (f", scale type {scale}" if scale else "")
-    return [Finding("IDESC-TYPES-TABLE39", "error", field, dtype if field == "dtype" else scale, "; ".join(legal),
-                    f"Table 39 does not list {given_text} for .kind::{p.kind}", "Table 39; Table 55")]
-
-
 def type_names(field: str) -> tuple[str, ...]:
     """Every member name of an idesc enum field (``atype``, ``btype``, ``dtype``, ``scale_type``)
     over all kinds, in kind order then code order, from the tables."""
@@ -143,6 +127,12 @@ def encode_idesc(
     a_sf_id: int = 0,
     b_sf_id: int = 0,
     k: int | None = None,
+    cta_group: int | None = None,
+    ws: bool | None = None,
+    sp: bool | None = None,
+    scale_vec: str | None = None,
+    a_tmem: bool | None = None,
+    arch: str | None = None,
     check: bool = True,
 ) -> int:
     """Encode a 32-bit ``tcgen05.mma`` instruction descriptor.
@@ -169,15 +159,20 @@ def encode_idesc(
         a_sf_id, b_sf_id: scale factor A/B IDs, 0-3 (bits 29-30 / 4-5, mx kinds only).
         k: the MMA's K, optional. For mxf4/mxf4nvf4, ``k=96`` sets bit 31 (dense only); any other
             kind's K is fixed by Table 39 and only that value (or None) is accepted.
+        cta_group, ws, sp, scale_vec, a_tmem, arch: the instruction's context, optional (see
+            :func:`descgen.validate_idesc`). Without it, M, N and the types must be legal under
+            some context (Table 39, Table 50, Table 52); with it, under that one.
         check: when False, values that break a rule but still fit their bits are encoded anyway;
             the result is a :class:`descgen.Word` (an int) with the findings in ``.findings``.
+
+    Every rule :func:`descgen.validate_idesc` checks runs; an error-severity finding raises.
 
     Returns:
         The descriptor as an unsigned 32-bit integer.
 
     Raises:
-        UsageError: unknown kind.
-        EncodeError: a value breaks its field's rule, or an argument is given that the kind's
+        UsageError: unknown kind, or a context value that is not one.
+        EncodeError: a value breaks a PTX rule, or an argument is given that the kind's
             layout has no field for (with every finding attached).
     """
     p, absent, ks, combos, implied_dtype = _PLANS.get(kind) or _compiled(kind)
@@ -211,28 +206,53 @@ def encode_idesc(
         if values[name] not in allowed:
             break
     else:
-        try:
-            legal = values["k_dim"] is not None and (atype, btype, values["dtype"] or implied_dtype, scale_type) in combos
-        except TypeError:  # an unhashable argument: the field checks name it
-            legal = True
-        if legal:
-            return p.encode(values, check=check)
-    # Values with no bits to hold them (a field the kind lacks, a K it cannot have) always raise;
-    # a type combination Table 39 lacks still fits its bits, so check=False encodes it anyway.
+        if values["k_dim"] is not None:
+            word = p.encode(values, check=check)
+            if sp is None and scale_vec is None and arch is None:
+                # Table 39/50/52 and the type combinations as sets (descgen.validate builds them
+                # from the tables): a legal configuration costs three lookups.
+                fast = _FAST.get((kind, cta_group, ws, a_tmem)) or _fast(kind, cta_group, ws, a_tmem)
+                try:
+                    b8 = fast[1].get((atype, a_major, btype, b_major))
+                    if (b8 is not None and (m, n, sparse, values["k_dim"], b8) in fast[0]
+                            and (atype, btype, values["dtype"] or implied_dtype, scale_type) in combos):
+                        return word
+                except TypeError:  # unhashable: the field checks have named it
+                    pass
+            return _rules_checked(p, word, values, check, cta_group=cta_group, ws=ws, sp=sp, scale_vec=scale_vec,
+                                  a_tmem=a_tmem, arch=arch)
+    # Values with no bits to hold them (a field the kind lacks, a K it cannot have) always raise.
     problems = [_absent(p, name, values[name], allowed) for name, allowed in absent if values[name] not in allowed]
     if values["k_dim"] is None:
         problems.append(_bad_k(p, k, sparse, ks))
-    combo = _combo(p, combos, atype, btype, values["dtype"] or implied_dtype, scale_type)
-    if problems or (combo and check):
-        try:  # report the field checks' findings too
-            p.encode(values, check=check)
-        except EncodeError as err:
-            problems += err.findings
-        raise EncodeError(problems + combo, p.context)
-    if combo:
-        word = p.encode(values, check=False)
-        return Word(word, combo + list(getattr(word, "findings", ())))
-    return p.encode(values, check=check)
+    try:  # report the field checks' findings too
+        p.encode(values, check=check)
+    except EncodeError as err:
+        problems += err.findings
+    raise EncodeError(problems, p.context)
+
+
+_FAST: dict[tuple[Any, ...], tuple[frozenset[Any], dict[Any, bool]]] = {}
+
+
+def _fast(kind: str, cta_group: Any, ws: Any, a_tmem: Any) -> tuple[frozenset[Any], dict[Any, bool]]:
+    from .rules import context
+    from .validate import major_keys, shape_keys
+
+    ctx = context(cta_group=cta_group, ws=ws, a_tmem=a_tmem)  # raises on a bad context value
+    hit = _FAST[(kind, cta_group, ws, a_tmem)] = (
+        shape_keys(normalize_kind(kind), ctx["cta_group"], ctx["ws"]),
+        major_keys(normalize_kind(kind), ctx["a_tmem"]),
+    )
+    return hit
+
+
+def _rules_checked(p: Plan, word: int, values: dict[str, Any], check: bool, **ctx: Any) -> int:
+    """Run every idesc rule over the encoder's values; raise on an error (see validate.enforce)."""
+    from .rules import context
+    from .validate import enforce, idesc_findings
+
+    return enforce(word, idesc_findings(p.kind, values, context(**ctx))[0], check, p.context)
 
 
 def _k_member(p: Plan, k: Any, sparse: bool, ks: tuple[int, ...]) -> str | None:
@@ -258,32 +278,37 @@ def _bad_k(p: Plan, k: Any, sparse: bool, ks: tuple[int, ...]) -> Finding:
                    "Table 39; Table 44, bit 31")
 
 
+def decode_fields(word: int, kind: str) -> Decoded:
+    """Decode under ``kind`` with the field checks only (no cross-field rules), and the derived
+    K and implied dtype. :func:`decode_idesc` adds the rules; :func:`descgen.validate_idesc` the
+    context rules too."""
+    p = _compiled(kind)[0]
+    result = p.decode(word)
+    sparse = bool(result["sparse"].raw)
+    k96 = "k_dim" in p.layout.by_name and result["k_dim"].value == "96"
+    derived: list[tuple[str, Any, str]] = [("k", mma_k(p.kind, sparse, k96 and not sparse), "elements")]
+    derived += [(name, value, "") for name, value in p.layout.implied.items()]
+    return result.extended((), tuple(derived))
+
+
 def decode_idesc(word: int, kind: str) -> Decoded:
     """Decode a 32-bit instruction descriptor under ``kind`` (Tables 42-44).
 
-    Total: every unsigned 32-bit integer decodes. Reserved bits set, unknown type codes, values
-    Table 39 does not allow (M, N, type combinations) and K = 96 with sparsity come back as
-    ``.findings``. ``.derived`` holds the MMA's K (Table 39; Table 44 bit 31) and, for the
-    block-scaled kinds, the implied dtype.
+    Total: every unsigned 32-bit integer decodes. Reserved bits set, unknown type codes, and every
+    rule that needs no instruction context come back as ``.findings``: M and N that no Table 39
+    row allows, type combinations Table 39 lacks, MN-major 4-/6-bit types (Table 52), Table 50's
+    N for transposed 8-bit B, K = 96 with sparsity. ``.derived`` holds the MMA's K (Table 39;
+    Table 44 bit 31) and, for the block-scaled kinds, the implied dtype.
+    :func:`descgen.validate_idesc` adds the rules that need context.
 
     Raises:
         UsageError: unknown kind.
         WordError: ``word`` is negative or wider than 32 bits.
     """
-    p, _, _, combos, implied_dtype = _compiled(kind)
-    result = p.decode(word)
-    values = result.values()
-    sparse = bool(values["sparse"])
-    k96 = values.get("k_dim") == "96"
-    findings = []
-    if k96 and sparse:
-        f = p.layout.by_name["k_dim"]
-        findings.append(Finding("IDESC-K-VALUE", "error", "k_dim", "96", "64/128 (K = 128 when sparse)",
-                                "K = 96 is dense only (sparse mxf4 K is 128)", f.source))
-    findings += _combo(p, combos, values["atype"], values["btype"], values.get("dtype", implied_dtype), values.get("scale_type"))
-    derived: list[tuple[str, Any, str]] = [("k", mma_k(p.kind, sparse, k96 and not sparse), "elements")]
-    derived += [(name, value, "") for name, value in p.layout.implied.items()]
-    return result.extended(tuple(findings), tuple(derived))
+    from .validate import word_findings
+
+    d = decode_fields(word, kind)
+    return d.extended(tuple(word_findings(d.kind, d.values())), d.derived)
 
 
 def decode_idesc_all(word: int) -> dict[str, Decoded]:

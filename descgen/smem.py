@@ -20,6 +20,8 @@ def encode_smem(
     swizzle: str,
     base_offset: int = 0,
     lbo_mode: str = "relative",
+    arch: str | None = None,
+    pattern_start: int | None = None,
     check: bool = True,
 ) -> int:
     """Encode a 64-bit shared memory descriptor (Table 40).
@@ -36,28 +38,37 @@ def encode_smem(
         base_offset: 0-7 (bits 49-51): 0 when the swizzle pattern starts on its Table 41
             boundary (1024/512/256 bytes for 128B/64B/32B), else ``(pattern start >> 7) & 7``.
         lbo_mode: ``"relative"`` (byte offset) or ``"absolute"`` (byte address, sm_103a) (bit 52).
+        arch: the target, optional (absolute LBO mode needs ``sm_103a``).
+        pattern_start: byte address where the swizzle pattern starts, optional; with it the base
+            offset must be the one Table 41 gives (see :func:`descgen.validate_smem`).
         check: when False, values that break a rule but still fit their bits are encoded anyway;
             the result is a :class:`descgen.Word` (an int) with the findings in ``.findings``.
 
+    Every rule :func:`descgen.validate_smem` checks runs; an error-severity finding raises.
     Bits 46-48 get the fixed constant 0b001; bits 14-15, 30-31 and 53-60 are 0.
 
     Returns:
         The descriptor as an unsigned 64-bit integer.
 
     Raises:
-        EncodeError: a value is misaligned, out of range or not a known mode (all findings attached).
+        EncodeError: a value is misaligned, out of range or not a known mode, or breaks a rule
+            such as absolute LBO mode without 128B swizzling (all findings attached).
+        UsageError: a context value that is not one.
     """
-    return plan("smem_desc").encode(
-        {
-            "start_address": start_address,
-            "lbo": lbo,
-            "sbo": sbo,
-            "swizzle": swizzle,
-            "base_offset": base_offset,
-            "lbo_mode": lbo_mode,
-        },
-        check=check,
-    )
+    from .rules import context
+    from .validate import enforce, smem_findings
+
+    p = plan("smem_desc")
+    values = {
+        "start_address": start_address,
+        "lbo": lbo,
+        "sbo": sbo,
+        "swizzle": swizzle,
+        "base_offset": base_offset,
+        "lbo_mode": lbo_mode,
+    }
+    word = p.encode(values, check=check)
+    return enforce(word, smem_findings(values, context(arch=arch, pattern_start=pattern_start))[0], check, p.context)
 
 
 def decode_smem(word: int) -> Decoded:
@@ -65,12 +76,21 @@ def decode_smem(word: int) -> Decoded:
 
     Addresses and offsets come back in bytes. Findings: non-zero bits 14-15/30-31 (not in
     Table 40), a wrong fixed constant in bits 46-48 (warning: some kernels leave bit 46 at 0)
-    or 53-60, and swizzle codes 3, 5, 7. ``.derived`` holds the swizzle span and its Table 41
+    or 53-60, swizzle codes 3, 5, 7, and every rule that needs no context (absolute LBO mode
+    restrictions, base offset warnings); :func:`descgen.validate_smem` adds the context rules. ``.derived`` holds the swizzle span and its Table 41
     pattern boundary, in bytes.
 
     Raises:
         WordError: ``word`` is negative or wider than 64 bits.
     """
+    from .validate import NO_CONTEXT, smem_findings
+
+    d = decode_fields(word)
+    return d.extended(tuple(smem_findings(d.values(), NO_CONTEXT)[0]), d.derived)
+
+
+def decode_fields(word: int) -> Decoded:
+    """Decode with the field checks only, plus the derived swizzle span and pattern boundary."""
     p = plan("smem_desc")
     result = p.decode(word)
     swizzle = result.value("swizzle")

@@ -31,6 +31,9 @@ def encode_zcm(
     skip_span: int,
     use_span: int,
     column_shift: int = 0,
+    m: int | None = None,
+    n: int | None = None,
+    ws: bool | None = None,
     check: bool = True,
 ) -> int:
     """Encode a 64-bit zero-column mask descriptor (Table 45).
@@ -46,6 +49,8 @@ def encode_zcm(
         use_span: run length of used columns (mask bits 0), a **count** 1-256 (stored - 1,
             bits 48-55).
         column_shift: columns of B to shift by, 0-32 (16 at most for M = 32; bits 56-61).
+        m, n, ws: the MMA's M and N and whether it is ``.ws``, optional (see
+            :func:`descgen.validate_zcm`): the column shift limit and sub-mask use depend on M.
         check: when False, values that break a rule but still fit their bits are encoded anyway;
             the result is a :class:`descgen.Word` (an int) with the findings in ``.findings``.
 
@@ -53,16 +58,21 @@ def encode_zcm(
         The descriptor as an unsigned 64-bit integer.
 
     Raises:
-        EncodeError: a value is out of range (all findings attached).
-        UsageError: start_count / first_span do not have four entries.
+        EncodeError: a value is out of range, or breaks a rule for the given M (all findings attached).
+        UsageError: start_count / first_span do not have four entries; a bad context value.
     """
+    from .rules import context
+    from .validate import enforce, zcm_findings
+
     values = {"nonzero_mask": nonzero_mask, "skip_span": skip_span, "use_span": use_span, "column_shift": column_shift}
     for name, seq in (("start_count", start_count), ("first_span", first_span)):
         if isinstance(seq, (str, bytes)) or not isinstance(seq, Sequence) or len(seq) != 4:
             raise UsageError((Finding(f"ZCM-{name.upper().replace('_', '-')}-LENGTH", "error", name, seq,
                                       "four integers (sub-masks 0-3)", "Table 45 has one per sub-mask", "Table 45"),))
         values.update({f"{name}_{i}": v for i, v in enumerate(seq)})
-    return plan("zcm_desc").encode(values, check=check)
+    p = plan("zcm_desc")
+    word = p.encode(values, check=check)
+    return enforce(word, zcm_findings(values, context(m=m, n=n, ws=ws))[0], check, p.context)
 
 
 def decode_zcm(word: int) -> Decoded:
@@ -74,7 +84,10 @@ def decode_zcm(word: int) -> Decoded:
     Raises:
         WordError: ``word`` is negative or wider than 64 bits.
     """
-    return plan("zcm_desc").decode(word)
+    from .validate import NO_CONTEXT, zcm_findings
+
+    d = plan("zcm_desc").decode(word)
+    return d.extended(tuple(zcm_findings(d.values(), NO_CONTEXT)[0]), d.derived)
 
 
 def zcm_submasks(word: int, m: int, n: int) -> tuple[int, ...]:
@@ -97,7 +110,7 @@ def zcm_submasks(word: int, m: int, n: int) -> tuple[int, ...]:
         raise UsageError((Finding("ZCM-N-RANGE", "error", "n", n, f"1..256, a multiple of {count}",
                                   f"M = {m} splits the N-bit mask into {count} equal sub-masks", "§9.7.16.4.3"),))
     width = n // count
-    v = decode_zcm(word).values()
+    v = plan("zcm_desc").decode(word).values()
     if not v["nonzero_mask"]:
         return (0,) * count
     use, skip = v["use_span"], v["skip_span"]

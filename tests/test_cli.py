@@ -156,7 +156,7 @@ def test_zcm_round_trip_with_mask():
 
 def test_encode_json_then_decode_json_agree():
     enc = run_json("smem", "--start-address", "0x1_0000", "--lbo", "0x80", "--sbo", "1024", "--swizzle", "128B",
-                   "--base-offset", "3", "--lbo-mode", "absolute")
+                   "--lbo-mode", "absolute")
     dec = run_json("decode", enc["result"]["word"], "--as", "smem")
     assert fields(dec["result"]) == fields(enc["result"])
     assert fields(dec["result"])["start_address"] == 0x10000

@@ -557,13 +557,16 @@ def test_e18_transpose_per_kind_table_49():
         assert decode_idesc(w, kind).ok
 
 
-@pytest.mark.xfail(strict=True, reason="E18: Table 52's type-size x major-ness rule is a cross-field rule of "
-                   "the validation layer (issue 3), not checked by the core encoder yet")
-def test_e18_type_size_rule_not_yet_checked():
+def test_e18_type_size_rule():
     # Table 52 (and CUTLASS) exclude MN-major for 4-/6-bit types.
     for kind, t in (("f8f6f4", "e2m1"), ("mxf8f6f4", "e3m2"), ("f8f6f4", "e2m3")):
-        with pytest.raises(EncodeError):
+        with pytest.raises(EncodeError) as exc:
             encode_idesc(kind, 128, 128, atype=t, btype=t, a_major="mn", b_major="mn")
+        assert [(f.code, f.field) for f in exc.value.findings] == [("IDESC-MAJOR-TYPE-SIZE", "a_major"),
+                                                                    ("IDESC-MAJOR-TYPE-SIZE", "b_major")]
+        # K-major is fine, and one 8-bit operand may be MN-major beside a 4-bit K-major one
+        assert decode_idesc(encode_idesc(kind, 128, 128, atype=t, btype=t), kind).ok
+        encode_idesc(kind, 128, 128, atype=t, btype="e4m3", b_major="mn")
 
 # ---------------------------------------------------------------------------------------------
 # E19: Table 39's dtype x atype/btype rows

@@ -639,27 +639,29 @@ def test_decode_flags_sparse_k96(kind):
     assert d.value("k") != 96
 
 
-@pytest.mark.xfail(strict=True, reason="gap: Table 39/50 combinations that no context allows are not checked; each "
-                   "field is checked alone against the union of Table 39 rows (docs/spec-errata.md E11, E16, E18: "
-                   "the validation layer, issue 3)")
 @pytest.mark.parametrize(
-    "kind, m, n, kwargs",
+    "kind, m, n, kwargs, code",
     [
         # M = 256 exists only with cta_group::2, where N steps by 16 (Table 39)
-        pytest.param("f16", 256, 8, {}, id="f16-M256-N8"),
+        pytest.param("f16", 256, 8, {}, "IDESC-N-SHAPE", id="f16-M256-N8"),
         # M = 32 exists only with .ws, where N is 64, 128 or 256
-        pytest.param("f16", 32, 8, {}, id="f16-M32-N8"),
+        pytest.param("f16", 32, 8, {}, "IDESC-N-SHAPE", id="f16-M32-N8"),
         # K1 = 96 exists only as 256xNxK1 (cta_group::2)
-        pytest.param("mxf4", 128, 64, {"k": 96}, id="mxf4-K96-M128"),
+        pytest.param("mxf4", 128, 64, {"k": 96}, "IDESC-M-SHAPE", id="mxf4-K96-M128"),
         # K1 = 96 rows step N by 16
-        pytest.param("mxf4nvf4", 256, 8, {"k": 96}, id="mxf4nvf4-K96-N8"),
+        pytest.param("mxf4nvf4", 256, 8, {"k": 96}, "IDESC-N-SHAPE", id="mxf4nvf4-K96-N8"),
         # Table 50: 8-bit transposed B needs N in steps of 16 (cta_group::1) or 32 (cta_group::2)
-        pytest.param("i8", 128, 8, {"b_major": "mn"}, id="i8-transposed-B-N8"),
+        pytest.param("i8", 128, 8, {"b_major": "mn"}, "IDESC-N-TRANSPOSE-8BIT", id="i8-transposed-B-N8"),
     ],
 )
-def test_table39_combinations_rejected(kind, m, n, kwargs):
-    with pytest.raises(EncodeError):
+def test_table39_combinations_rejected(kind, m, n, kwargs, code):
+    """No context makes these legal, so the encoder refuses them without being told the context."""
+    with pytest.raises(EncodeError) as exc:
         encode_idesc(kind, m, n, **kwargs)
+    assert [f.code for f in exc.value.findings] == [code]
+    word = encode_idesc(kind, m, n, **kwargs, check=False)
+    assert [f.code for f in word.findings] == [code]
+    assert [f.code for f in decode_idesc(word, kind).errors] == [code]
 
 
 @pytest.mark.parametrize("atype, btype", [("bf16", "bf16"), ("bf16", "f16"), ("f16", "bf16")])

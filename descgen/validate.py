@@ -1,0 +1,640 @@
+"""Validation: every PTX rule for tcgen05 descriptors, as findings with stable codes.
+
+A word is checked in two layers. Its fields are checked one by one by the generic engine (codes
+generated from the layout tables). Then the rules of ``tables/rules.toml`` run: rules within one
+word (Table 39 shapes, Table 52 type size x major-ness), rules that need the instruction's context
+(``cta_group``, ``.ws``, ``.sp``, the scale vector size, A in tensor memory, the target), and, in
+:func:`check_mma`, rules that tie the instruction descriptor to the shared memory and zero-column
+mask descriptors. A rule whose context is not given is listed as not checked, never guessed.
+
+Each rule here is a function registered under its catalog code; what it reads (Table 39, Tables
+50-55, the target notes) is data in ``tables/``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import Any, Callable, Iterable, Mapping
+
+from .engine import Decoded, Word, plan
+from .errors import EncodeError, Finding, UsageError
+from .idesc import KIND_LAYOUTS, _compiled, decode_fields, mma_k, normalize_kind
+from .loader import shapes
+from .rules import SCALE_VECS, Constraints, NotChecked, Report, Rule, catalog, constraints, context
+from .zcm import submask_counts
+
+__all__ = ["validate_idesc", "validate_smem", "validate_zcm", "check_mma", "shape_keys", "major_keys"]
+
+_Facts = dict[str, Any]
+_Impl = Callable[[Rule, _Facts, Constraints], Iterable[Finding]]
+_IMPLS: dict[str, _Impl] = {}
+_MX = ("mxf8f6f4", "mxf4", "mxf4nvf4")
+#: The context with nothing given (what the decode_* functions check with).
+NO_CONTEXT: Mapping[str, Any] = context()
+
+
+def _impl(code: str) -> Callable[[_Impl], _Impl]:
+    def register(fn: _Impl) -> _Impl:
+        _IMPLS[code] = fn
+        return fn
+    return register
+
+
+def implemented() -> frozenset[str]:
+    """Codes with an implementation (a test checks this equals the catalog)."""
+    return frozenset(_IMPLS)
+
+
+@functools.cache
+def _plan(applies: str, given: frozenset[str]) -> tuple[tuple[tuple[Rule, _Impl], ...], tuple[NotChecked, ...]]:
+    """For one kind of word and the context names given: the rules that can run (catalog order)
+    and those that cannot (their context is missing), or only partly (``uses``)."""
+    runnable, skipped = [], []
+    for rule in catalog().values():
+        if rule.applies != applies:
+            continue
+        missing = tuple(n for n in rule.needs if n not in given)
+        if missing:
+            skipped.append(NotChecked(rule.code, missing, rule.rule, rule.source))
+            continue
+        runnable.append((rule, _IMPLS[rule.code]))
+        partial = tuple(n for n in rule.uses if n not in given)
+        if partial:
+            skipped.append(NotChecked(rule.code, partial, "checked against every case; " + rule.rule, rule.source))
+    return tuple(runnable), tuple(skipped)
+
+
+def _run(applies: str, facts: _Facts, ctx: Mapping[str, Any]) -> tuple[list[Finding], tuple[NotChecked, ...]]:
+    """Every rule of one kind of word: findings, and the rules whose context was missing."""
+    c = constraints()
+    runnable, skipped = _plan(applies, frozenset(name for name, value in ctx.items() if value is not None))
+    found: list[Finding] = []
+    for rule, fn in runnable:
+        found.extend(fn(rule, facts, c))
+    return found, skipped
+
+
+def _ints(values: Iterable[int]) -> str:
+    """``8..256 step 8``, or the values listed."""
+    v = sorted(values)
+    if len(v) > 3:
+        step = v[1] - v[0]
+        if all(b - a == step for a, b in zip(v, v[1:])):
+            return f"{v[0]}..{v[-1]} step {step}"
+    return ", ".join(map(str, v)) or "none"
+
+
+# --------------------------------------------------------------------------------------------
+# Instruction descriptor.
+
+
+@functools.cache
+def shape_keys(kind: str, cta_group: int | None, ws: bool | None) -> frozenset[tuple[int, int, bool, str, bool]]:
+    """Table 39 (with Table 50) as a set: every legal ``(M, N, sparse, k_dim, transposed 8-bit B)``
+    for ``kind`` under the given ``cta_group`` / ``.ws`` (None: any). ``k_dim`` is Table 44's K
+    member (``"64/128"`` for every kind's standard K, ``"96"`` for K1)."""
+    t50 = constraints().transpose_b_8bit
+    out = set()
+    for r in _rows(kind, cta_group, ws):
+        k_dim = "96" if r.k == 96 else "64/128"
+        for m in r.m:
+            for n in r.n:
+                out.add((m, n, r.sparse, k_dim, False))
+                if n in t50[r.cta_group]:
+                    out.add((m, n, r.sparse, k_dim, True))
+    return frozenset(out)
+
+
+def _rows(kind: str, cta_group: int | None, ws: bool | None) -> tuple[Any, ...]:
+    return tuple(r for r in shapes().for_kind(kind)
+                 if (cta_group is None or r.cta_group == cta_group) and (ws is None or r.ws == ws))
+
+
+@functools.cache
+def major_keys(kind: str, a_tmem: bool | None = None) -> dict[tuple[Any, str, Any, str], bool]:
+    """Table 52's type size x major-ness (and Table 51 for A in tensor memory) as a map: every legal
+    ``(atype, a_major, btype, b_major)`` for ``kind`` -> whether B is a transposed 8-bit type
+    (the key Table 50 adds to :func:`shape_keys`)."""
+    c = constraints()
+    p = _compiled(kind)[0]
+    by = p.layout.by_name
+    types = {op: tuple(by[f"{op}type"].codes(kind)) for op in "ab"}
+    majors = {op: tuple(by[f"{op}_major"].codes(kind)) for op in "ab"}
+    if a_tmem:
+        majors["a"] = tuple(m for m in majors["a"] if m == c.a_tmem["a_major"])
+
+    def ok(t: str, major: str) -> bool:
+        return major == "k" or bool(c.swizzles_for(c.type_bits[t], major))
+
+    return {(a, am, b, bm): bm == "mn" and c.type_bits[b] == 8
+            for a in types["a"] for am in majors["a"] for b in types["b"] for bm in majors["b"]
+            if ok(a, am) and ok(b, bm)}
+
+
+@_impl("IDESC-TYPES-TABLE39")
+def _types(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+    combos = _compiled(v["kind"])[3]
+    given = (v["atype"], v["btype"], v.get("dtype") or v["implied_dtype"], v.get("scale_type"))
+    # Reported only when each type is itself legal for the kind (the field checks report the others).
+    if given in combos or any(x not in {cmb[i] for cmb in combos} for i, x in enumerate(given)):
+        return ()
+    legal = sorted({f"{cmb[2]} <- {cmb[0]}" + (f" x {cmb[3]}" if cmb[3] else "") for cmb in combos if cmb[0] == cmb[1]})
+    field = "scale_type" if v["kind"] in _MX else "dtype"
+    text = f"atype {given[0]}, btype {given[1]}, dtype {given[2]}" + (f", scale type {given[3]}" if given[3] else "")
+    return (rule.finding(field, given[2] if field == "dtype" else given[3], "; ".join(legal),
+                         f"Table 39 does not list {text} for .kind::{v['kind']}"),)
+
+
+@_impl("IDESC-K-VALUE")
+def _k_value(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+    if v.get("k_dim") == "96" and v["sparse"]:
+        return (rule.finding("k_dim", "96", "64/128 (sparse K = 128)", "K = 96 with Sparsity = 1"),)
+    return ()
+
+
+def _shape_case(v: _Facts) -> tuple[Any, ...] | None:
+    """The rows of Table 39 that apply (kind, context, sparsity, K), or None when the context
+    itself has no row (MMA-WS-* report that) or K is illegal (IDESC-K-VALUE reports that)."""
+    if v.get("k_dim") == "96" and v["sparse"]:
+        return None
+    k = mma_k(v["kind"], v["sparse"], v.get("k_dim") == "96")
+    rows = tuple(r for r in _rows(v["kind"], v["cta_group"], v["ws"]) if r.sparse == v["sparse"] and r.k == k)
+    return rows or None
+
+
+@functools.cache
+def _union(kind: str, name: str) -> frozenset[int]:
+    """Every M (or N) Table 39 has for the kind in some row: what the field check allows."""
+    return shapes().m_values(kind) if name == "m" else shapes().n_values(kind)
+
+
+def _where(v: _Facts) -> str:
+    parts = [f".kind::{v['kind']}", "sparse" if v["sparse"] else "dense",
+             f"K = {mma_k(v['kind'], v['sparse'], v.get('k_dim') == '96')}"]
+    parts.append(f"cta_group::{v['cta_group']}" if v["cta_group"] else "any cta_group")
+    parts.append("any .ws" if v["ws"] is None else (".ws" if v["ws"] else "no .ws"))
+    return ", ".join(parts)
+
+
+@_impl("IDESC-M-SHAPE")
+def _m_shape(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+    rows = _shape_case(v)
+    if rows is None or any(v["m"] in r.m for r in rows) or v["m"] not in _union(v["kind"], "m"):
+        return ()  # (an M no row has at all is the field check's IDESC-M-RANGE)
+    return (rule.finding("m", v["m"], _ints({m for r in rows for m in r.m}), f"M = {v['m']} with {_where(v)}"),)
+
+
+@_impl("IDESC-N-SHAPE")
+def _n_shape(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+    rows = _shape_case(v)
+    if rows is None:
+        return ()
+    rows = tuple(r for r in rows if v["m"] in r.m)
+    if not rows or any(v["n"] in r.n for r in rows) or v["n"] not in _union(v["kind"], "n"):
+        return ()
+    return (rule.finding("n", v["n"], _ints({n for r in rows for n in r.n}), f"N = {v['n']} with M = {v['m']}, {_where(v)}"),)
+
+
+@_impl("IDESC-N-TRANSPOSE-8BIT")
+def _n_t50(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+    if v["b_major"] != "mn" or c.type_bits.get(v["btype"]) != 8:
+        return ()
+    rows = _shape_case(v)
+    rows = tuple(r for r in rows or () if v["m"] in r.m and v["n"] in r.n)
+    if not rows or any(v["n"] in c.transpose_b_8bit[r.cta_group] for r in rows):
+        return ()
+    allowed = "; ".join(f"cta_group::{g}: {_ints(c.transpose_b_8bit[g])}" for g in sorted({r.cta_group for r in rows}))
+    return (rule.finding("n", v["n"], allowed, f"N = {v['n']} with B {v['btype']} MN-major"),)
+
+
+@_impl("IDESC-MAJOR-TYPE-SIZE")
+def _major_type(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+    out = []
+    for op in "ab":
+        t, major = v[f"{op}type"], v[f"{op}_major"]
+        if major == "mn" and t in c.type_bits and not c.swizzles_for(c.type_bits[t], "mn"):
+            legal = sorted({b for row in c.major_swizzle if row["major"] == "mn" for b in row["bits"]})
+            out.append(rule.finding(f"{op}_major", major, "k" , f"{op.upper()} is {t} ({c.type_bits[t]}-bit); "
+                                    f"MN-major needs {', '.join(map(str, legal))}-bit elements"))
+    return out
+
+
+@_impl("IDESC-A-MAJOR-TMEM")
+def _a_tmem(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+    want = c.a_tmem["a_major"]
+    if v["a_tmem"] and v["a_major"] not in (want, None):
+        return (rule.finding("a_major", v["a_major"], want, "A is read from tensor memory"),)
+    return ()
+
+
+@_impl("IDESC-SPARSITY-SELECTOR-DENSE")
+def _selector_dense(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+    if v.get("sparsity_selector") and not v["sparse"]:
+        return (rule.finding("sparsity_selector", v["sparsity_selector"], "0 when dense", "Sparsity = 0"),)
+    return ()
+
+
+@_impl("IDESC-MAX-SHIFT-WS")
+def _max_shift(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+    if v.get("max_shift") and v["ws"] is False:
+        return (rule.finding("max_shift", v["max_shift"], "0 without .ws", "the instruction is not .ws"),)
+    return ()
+
+
+@_impl("IDESC-SPARSE-SP")
+def _sparse_sp(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+    if v["sp"] != v["sparse"]:
+        want = "true (tcgen05.mma.sp)" if v["sp"] else "false (not .sp)"
+        return (rule.finding("sparse", v["sparse"], want, "the instruction is " + ("" if v["sp"] else "not ") + ".sp"),)
+    return ()
+
+
+@_impl("MMA-WS-CTA-GROUP")
+def _ws_cta(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+    if v["ws"] and v["cta_group"] == 2:
+        return (rule.finding("cta_group", 2, "1 with .ws", "tcgen05.mma.ws.cta_group::2"),)
+    return ()
+
+
+@_impl("MMA-WS-KIND")
+def _ws_kind(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+    if v["ws"] and not _rows(v["kind"], None, True):
+        kinds = sorted({r.kind for r in shapes().rows if r.ws}, key=list(KIND_LAYOUTS).index)
+        return (rule.finding("ws", True, f".ws kinds: {', '.join(kinds)}", f"tcgen05.mma.ws.kind::{v['kind']}"),)
+    return ()
+
+
+def _scale_rows(v: _Facts, c: Constraints) -> tuple[tuple[Mapping[str, Any], ...], Mapping[str, Any] | None]:
+    """Table 54 rows for the scale vector size and kind, and the one that matches K (or None)."""
+    rows = tuple(r for r in c.scale_vec if r["name"] == v["scale_vec"] and v["kind"] in r["kinds"])
+    k = mma_k(v["kind"], v["sparse"], v.get("k_dim") == "96") if v["kind"] in _MX else None
+    return rows, next((r for r in rows if k in r["k"]), None)
+
+
+@_impl("IDESC-SCALE-VEC-KIND")
+def _sv_kind(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+    rows, _ = _scale_rows(v, c)
+    if rows:
+        return ()
+    names = [n for n in SCALE_VECS if any(r["name"] == n and v["kind"] in r["kinds"] for r in c.scale_vec)]
+    return (rule.finding("scale_vec", v["scale_vec"], ", ".join(names) or "none (not a block-scaled kind)",
+                         f".kind::{v['kind']} with {v['scale_vec']}"),)
+
+
+@_impl("IDESC-SCALE-VEC-K")
+def _sv_k(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+    rows, row = _scale_rows(v, c)
+    if not rows or row is not None:
+        return ()
+    k = mma_k(v["kind"], v["sparse"], v.get("k_dim") == "96")
+    legal = [n for n in SCALE_VECS if any(r["name"] == n and v["kind"] in r["kinds"] and k in r["k"] for r in c.scale_vec)]
+    return (rule.finding("scale_vec", v["scale_vec"], ", ".join(legal), f"K = {k} with {v['scale_vec']}"),)
+
+
+@_impl("IDESC-SCALE-VEC-TYPE")
+def _sv_type(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+    _, row = _scale_rows(v, c)
+    st = v.get("scale_type")
+    if row is None or st is None or st in row["scale_types"]:
+        return ()
+    return (rule.finding("scale_type", st, ", ".join(row["scale_types"]), f"{v['scale_vec']} with scale type {st}"),)
+
+
+def _sf_id(op: str) -> _Impl:
+    def check(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+        _, row = _scale_rows(v, c)
+        sf = v.get(f"{op}_sf_id")
+        if row is None or sf is None or sf in row["sf_ids"]:
+            return ()
+        return (rule.finding(f"{op}_sf_id", sf, ", ".join(map(str, row["sf_ids"])),
+                             f"{v['scale_vec']} with K = {mma_k(v['kind'], v['sparse'], v.get('k_dim') == '96')}"),)
+    return check
+
+
+_impl("IDESC-A-SF-ID-SCALE-VEC")(_sf_id("a"))
+_impl("IDESC-B-SF-ID-SCALE-VEC")(_sf_id("b"))
+
+
+def _arch(feature: str, applies: Callable[[_Facts], bool]) -> _Impl:
+    """A Target ISA note: when ``applies``, the target must meet ``feature``'s [[requires]] row."""
+    def check(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+        if not applies(v) or c.supports(v["arch"], feature):
+            return ()
+        return (rule.finding("arch", v["arch"], ", ".join(c.requires[feature]), f"the target is {v['arch']}"),)
+    return check
+
+
+_impl("IDESC-KIND-ARCH")(_arch("kind_i8", lambda v: v["kind"] == "i8"))
+_impl("IDESC-SPARSE-ARCH")(_arch("sparse_mxf4", lambda v: v["sparse"] and v["kind"] in ("mxf4", "mxf4nvf4")))
+_impl("IDESC-K96-ARCH")(_arch("k96", lambda v: v.get("k_dim") == "96"))
+_scale_vec_nx = _arch("scale_vec_nx", lambda v: v["scale_vec"] in ("1X", "2X", "4X"))
+_scale_vec_block = _arch("scale_vec_block", lambda v: v["scale_vec"] in ("block16", "block32"))
+_impl("IDESC-SCALE-VEC-ARCH")(lambda rule, v, c: (*_scale_vec_nx(rule, v, c), *_scale_vec_block(rule, v, c)))
+
+
+def _idesc_facts(kind: str, values: Mapping[str, Any], ctx: Mapping[str, Any]) -> _Facts:
+    return {**ctx, **values, "kind": kind, "implied_dtype": _compiled(kind)[4]}
+
+
+def idesc_findings(kind: str, values: Mapping[str, Any], ctx: Mapping[str, Any]) -> tuple[list[Finding], list[NotChecked]]:
+    """The catalog's idesc rules over logical values (decoded, or an encoder's arguments)."""
+    return _run("idesc", _idesc_facts(kind, values, ctx), ctx)
+
+
+def validate_idesc(word: int, kind: str, *, cta_group: int | None = None, ws: bool | None = None, sp: bool | None = None,
+                   scale_vec: str | None = None, a_tmem: bool | None = None, arch: str | None = None) -> Report:
+    """Check a 32-bit instruction descriptor against every rule that applies to it.
+
+    Args:
+        word: the descriptor (unsigned 32-bit).
+        kind: the MMA kind (``f16``, ``kind::f16``...); it selects Table 42, 43 or 44.
+        cta_group: 1 or 2 (Table 39 rows; Table 50).
+        ws: the instruction is ``tcgen05.mma.ws`` (Table 39 rows; max shift).
+        sp: the instruction is ``tcgen05.mma.sp`` (must match the Sparsity bit).
+        scale_vec: ``"1X"``, ``"2X"``, ``"4X"``, ``"block16"`` or ``"block32"`` (Tables 54/55,
+            scale factor IDs §9.7.16.10.7.2-3).
+        a_tmem: A is read from tensor memory (Table 51: K-major only).
+        arch: the target, e.g. ``"sm_100a"`` (Target ISA notes).
+
+    Context left as None is not guessed: rules that need it are listed in ``.not_checked``.
+
+    Returns:
+        A :class:`descgen.Report`: the findings (every check runs), the rules not checked and the
+        decoded word (``report.decoded["idesc"]``).
+
+    Raises:
+        UsageError: unknown kind, or a context value that is not one.
+        WordError: ``word`` is not an unsigned 32-bit integer.
+    """
+    ctx = context(cta_group=cta_group, ws=ws, sp=sp, scale_vec=scale_vec, a_tmem=a_tmem, arch=arch)
+    d = decode_fields(word, kind)
+    found, skipped = idesc_findings(d.kind, d.values(), ctx)
+    d = d.extended(tuple(found), d.derived)
+    return Report(d.findings, tuple(skipped), {"idesc": d}, ctx)
+
+
+def word_findings(kind: str, values: Mapping[str, Any]) -> list[Finding]:
+    """The idesc rules that need no context, over decoded values (what :func:`descgen.decode_idesc`
+    reports beyond the field checks)."""
+    return _run("idesc", _idesc_facts(kind, values, NO_CONTEXT), NO_CONTEXT)[0]
+
+
+# --------------------------------------------------------------------------------------------
+# Shared memory descriptor.
+
+
+def _boundary(swizzle: Any) -> int:
+    attrs = plan("smem_desc").layout.field("swizzle").member_attrs.get(swizzle, {})
+    return attrs.get("boundary", 0)
+
+
+@_impl("SMEM-LBO-MODE-SWIZZLE")
+def _abs_swizzle(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+    allowed = c.absolute_lbo["swizzles"]
+    if v["lbo_mode"] == "absolute" and v["swizzle"] is not None and v["swizzle"] not in allowed:
+        return (rule.finding("swizzle", v["swizzle"], ", ".join(allowed), "lbo_mode = absolute"),)
+    return ()
+
+
+@_impl("SMEM-LBO-MODE-BASE-OFFSET")
+def _abs_base(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+    want = c.absolute_lbo["base_offset"]
+    if v["lbo_mode"] == "absolute" and v["base_offset"] != want:
+        return (rule.finding("base_offset", v["base_offset"], str(want), "lbo_mode = absolute"),)
+    return ()
+
+
+_impl("SMEM-LBO-MODE-ARCH")(_arch("lbo_absolute", lambda v: v["lbo_mode"] == "absolute"))
+
+
+@_impl("SMEM-BASE-OFFSET-IGNORED")
+def _base_ignored(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+    if v["swizzle"] == "none" and v["base_offset"]:
+        return (rule.finding("base_offset", v["base_offset"], "0 without swizzling", "swizzle = none"),)
+    return ()
+
+
+@_impl("SMEM-BASE-OFFSET-BOUNDARY")
+def _base_boundary(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+    boundary = _boundary(v["swizzle"])
+    if not boundary or v["base_offset"] or v["pattern_start"] is not None:
+        return ()
+    rows = (v["start_address"] % boundary) >> 7
+    if not rows:
+        return ()
+    return (rule.finding("base_offset", 0, f"0 (pattern on absolute addresses) or {(v['start_address'] >> 7) & 7} (pattern starts here)",
+                         f"start address {v['start_address']:#x} is {rows} x 128 bytes past its {boundary}-byte boundary"),)
+
+
+@_impl("SMEM-BASE-OFFSET-TABLE41")
+def _base_table41(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+    boundary = _boundary(v["swizzle"])
+    if not boundary:
+        return ()
+    ps = v["pattern_start"]
+    want = 0 if ps % boundary == 0 else (ps >> 7) & 7
+    if v["base_offset"] == want:
+        return ()
+    return (rule.finding("base_offset", v["base_offset"], str(want), f"pattern start {ps:#x}, {v['swizzle']} ({boundary}-byte boundary)"),)
+
+
+def smem_findings(values: Mapping[str, Any], ctx: Mapping[str, Any]) -> tuple[list[Finding], list[NotChecked]]:
+    """The catalog's smem rules over logical values."""
+    return _run("smem", {**values, **ctx}, ctx)
+
+
+def validate_smem(word: int, *, arch: str | None = None, pattern_start: int | None = None, **more: Any) -> Report:
+    """Check a 64-bit shared memory descriptor against every rule that applies to it.
+
+    Args:
+        word: the descriptor (unsigned 64-bit).
+        arch: the target (absolute LBO mode needs ``sm_103a``).
+        pattern_start: byte address where the operand's swizzle pattern starts; with it the base
+            offset is checked exactly against Table 41.
+        more: other context names are accepted (``cta_group``...) and ignored: no smem rule uses them.
+
+    Returns:
+        A :class:`descgen.Report` (``report.decoded["smem"]``).
+
+    Raises:
+        UsageError: a context value that is not one. WordError: not an unsigned 64-bit integer.
+    """
+    from .smem import decode_fields
+
+    ctx = context(arch=arch, pattern_start=pattern_start, **more)
+    d = decode_fields(word)
+    found, skipped = smem_findings(d.values(), ctx)
+    d = d.extended(tuple(found), d.derived)
+    return Report(d.findings, tuple(skipped), {"smem": d}, ctx)
+
+
+# --------------------------------------------------------------------------------------------
+# Zero-column mask descriptor.
+
+
+@_impl("ZCM-WS")
+def _zcm_ws(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+    if v["ws"] is False:
+        return (rule.finding("ws", False, "true (tcgen05.mma.ws)", "the instruction is not .ws"),)
+    return ()
+
+
+@_impl("ZCM-M")
+def _zcm_m(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+    if v["m"] not in c.zcm["ms"]:
+        return (rule.finding("m", v["m"], ", ".join(map(str, c.zcm["ms"])), f"M = {v['m']}"),)
+    return ()
+
+
+@_impl("ZCM-COLUMN-SHIFT-M")
+def _zcm_shift(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+    limit = c.zcm["max_column_shift"].get(v["m"])
+    if limit is not None and v["column_shift"] > limit:
+        return (rule.finding("column_shift", v["column_shift"], f"0..{limit}", f"M = {v['m']}"),)
+    return ()
+
+
+@_impl("ZCM-SUBMASK-UNUSED")
+def _zcm_unused(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+    count = submask_counts().get(v["m"])
+    if count is None:
+        return ()
+    return tuple(rule.finding(f"{name}_{i}", v[f"{name}_{i}"], "0", f"M = {v['m']} uses {count} sub-mask(s)")
+                 for i in range(count, 4) for name in ("start_count", "first_span") if v[f"{name}_{i}"])
+
+
+def zcm_findings(values: Mapping[str, Any], ctx: Mapping[str, Any]) -> tuple[list[Finding], list[NotChecked]]:
+    """The catalog's zcm rules over logical values."""
+    return _run("zcm", {**values, **ctx}, ctx)
+
+
+def validate_zcm(word: int, *, m: int | None = None, n: int | None = None, ws: bool | None = None, **more: Any) -> Report:
+    """Check a 64-bit zero-column mask descriptor against every rule that applies to it.
+
+    Args:
+        word: the descriptor (unsigned 64-bit).
+        m, n: the instruction descriptor's M and N (sub-mask break-up, column shift limit).
+        ws: the instruction is ``tcgen05.mma.ws`` (the only one that takes this operand).
+        more: other context names are accepted and ignored.
+
+    Returns:
+        A :class:`descgen.Report` (``report.decoded["zcm"]``).
+
+    Raises:
+        UsageError: a context value that is not one. WordError: not an unsigned 64-bit integer.
+    """
+    ctx = context(m=m, n=n, ws=ws, **more)
+    d = plan("zcm_desc").decode(word)
+    found, skipped = zcm_findings(d.values(), ctx)
+    d = d.extended(tuple(found), d.derived)
+    return Report(d.findings, tuple(skipped), {"zcm": d}, ctx)
+
+
+# --------------------------------------------------------------------------------------------
+# One instruction: the rules that tie the words together.
+
+
+def _operands(v: _Facts) -> Iterable[tuple[str, Mapping[str, Any], Any, Any]]:
+    """(operand, its smem descriptor's values, its type, its major-ness), for A (unless in tensor
+    memory) and B."""
+    for op in "ab":
+        desc = v.get(f"{op}_desc")
+        if desc is not None:
+            yield op, desc, v["idesc"][f"{op}type"], v["idesc"][f"{op}_major"]
+
+
+@_impl("MMA-SWIZZLE-TABLE52")
+def _swizzle_t52(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+    out = []
+    for op, desc, t, major in _operands(v):
+        if t not in c.type_bits or major is None or desc["swizzle"] is None:
+            continue
+        allowed = c.swizzles_for(c.type_bits[t], major)
+        if allowed and desc["swizzle"] not in allowed:  # none allowed: IDESC-MAJOR-TYPE-SIZE says so
+            out.append(rule.finding(f"{op}_desc.swizzle", desc["swizzle"], ", ".join(allowed),
+                                    f"{op.upper()} is {t} ({c.type_bits[t]}-bit), {major.upper()}-major"))
+    return out
+
+
+@_impl("MMA-LBO-MODE-MAJOR")
+def _abs_major(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+    want = c.absolute_lbo["major"]
+    return [rule.finding(f"{op}_desc.lbo_mode", "absolute", f"relative (or {want.upper()}-major)", f"{op.upper()} is {major.upper()}-major")
+            for op, desc, _, major in _operands(v) if desc["lbo_mode"] == "absolute" and major not in (want, None)]
+
+
+@_impl("MMA-LBO-IGNORED")
+def _lbo_ignored(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+    return [rule.finding(f"{op}_desc.lbo", desc["lbo"], "0 or 16 (encodes 0 or 1)", f"{op.upper()} is K-major, {desc['swizzle']}")
+            for op, desc, _, major in _operands(v)
+            if major == "k" and desc["swizzle"] not in ("none", None) and desc["lbo_mode"] == "relative" and desc["lbo"] not in (0, 16)]
+
+
+def enforce(word: int, found: Iterable[Finding], check: bool, where: str) -> int:
+    """What an encoder returns once the rules have run: raise :class:`EncodeError` on an error
+    finding, or with ``check=False`` return the word as a :class:`descgen.Word` carrying them."""
+    found = [*getattr(word, "findings", ()), *found]
+    errors = [f for f in found if f.severity == "error"]
+    if errors and check:
+        raise EncodeError(errors, where)
+    return Word(word, found) if errors else word
+
+
+def _prefixed(role: str, findings: Iterable[Finding]) -> tuple[Finding, ...]:
+    return tuple(dataclasses.replace(f, field=f"{role}.{f.field}") for f in findings)
+
+
+def check_mma(*, idesc: int, kind: str, b_desc: int, a_desc: int | None = None, zcm: int | None = None,
+              a_tmem: bool | None = None, cta_group: int | None = None, ws: bool | None = None, sp: bool | None = None,
+              scale_vec: str | None = None, arch: str | None = None) -> Report:
+    """Check one ``tcgen05.mma`` instruction as a whole: each word's rules plus the rules that tie
+    them together (Table 52 swizzle vs the idesc's major-ness and types, absolute LBO only K-major,
+    the K-major swizzled LBO that is ignored, the zero-column mask limits for the idesc's M).
+
+    Args:
+        idesc: the 32-bit instruction descriptor. kind: the MMA kind.
+        b_desc: B's 64-bit shared memory descriptor.
+        a_desc: A's shared memory descriptor, or None with ``a_tmem=True`` (A in tensor memory).
+        zcm: the 64-bit zero-column mask descriptor (``.ws`` only), if any.
+        a_tmem, cta_group, ws, sp, scale_vec, arch: the instruction's context, as
+            :func:`validate_idesc`. ``a_tmem`` defaults to ``a_desc is None``.
+
+    Findings from a shared memory or zcm word name their field as ``a_desc.swizzle``,
+    ``b_desc.lbo``, ``zcm.column_shift``.
+
+    Returns:
+        A :class:`descgen.Report`; ``.decoded`` has ``idesc``, ``a_desc``, ``b_desc``, ``zcm``.
+
+    Raises:
+        UsageError: neither or both of ``a_desc`` and ``a_tmem=True``; bad context; unknown kind.
+        WordError: a word of the wrong width.
+    """
+    if a_tmem is None:
+        a_tmem = a_desc is None
+    if (a_desc is None) != bool(a_tmem):
+        raise UsageError((Finding("MMA-A-OPERAND", "error", "a_desc", a_desc, "an A descriptor, or a_tmem=True without one",
+                                  "A comes from shared memory (a-desc) or tensor memory ([a-tmem]), exactly one",
+                                  "§9.7.16.10.9.1 (tcgen05.mma syntax)"),))
+    kind = normalize_kind(kind)
+    report = validate_idesc(idesc, kind, cta_group=cta_group, ws=ws, sp=sp, scale_vec=scale_vec, a_tmem=a_tmem, arch=arch)
+    di = report.decoded["idesc"]
+    findings = list(report.findings)
+    skipped = list(report.not_checked)
+    decoded: dict[str, Decoded] = {"idesc": di}
+    facts: _Facts = {"idesc": {**di.values(), "kind": kind}}
+    for role, word in (("a_desc", a_desc), ("b_desc", b_desc)):
+        if word is None:
+            continue
+        sub = validate_smem(word, arch=arch)
+        decoded[role] = sub.decoded["smem"]
+        facts[role] = sub.decoded["smem"].values()
+        findings += _prefixed(role, sub.findings)
+        skipped += [n for n in sub.not_checked if n not in skipped]
+    if zcm is not None:
+        sub = validate_zcm(zcm, m=di.value("m"), n=di.value("n"), ws=ws)
+        decoded["zcm"] = sub.decoded["zcm"]
+        findings += _prefixed("zcm", sub.findings)
+        skipped += sub.not_checked
+    found, more = _run("mma", facts, report.context)
+    return Report(tuple(findings + found), (*skipped, *more), decoded, report.context)
