@@ -5,7 +5,9 @@ Three descriptor words, one generic engine driven by ``tables/`` (PTX Tables 39-
 - the 32-bit instruction descriptor: :func:`encode_idesc`, :func:`decode_idesc` (Tables 42-44);
 - the 64-bit shared memory descriptor: :func:`encode_smem`, :func:`decode_smem` (Tables 40-41);
 - the 64-bit zero-column mask descriptor: :func:`encode_zcm`, :func:`decode_zcm`,
-  :func:`zcm_mask` (Table 45).
+  :func:`zcm_mask` (Table 45);
+- validation against every PTX rule, with the instruction's context: :func:`validate_idesc`,
+  :func:`validate_smem`, :func:`validate_zcm`, and :func:`check_mma` for one instruction.
 
 Encoders are strict and raise :class:`DescgenError` subclasses; decoders are total and report
 problems as :class:`Finding` records on the result. ``import descgen`` loads the standard library
@@ -31,6 +33,8 @@ from .idesc import KIND_LAYOUTS, consistent_kinds, decode_idesc, decode_idesc_al
 from .smem import LBO_MODES, SWIZZLES, decode_smem, encode_smem
 from .loader import KINDS
 from .zcm import decode_zcm, encode_zcm, submask_counts, zcm_mask, zcm_submasks
+from .rules import SCALE_VECS, NotChecked, Report, Rule
+from .validate import check_mma, validate_idesc, validate_smem, validate_zcm
 
 __version__ = "0.1.0"
 
@@ -61,6 +65,15 @@ __all__ = [
     "zcm_mask",
     "zcm_submasks",
     "submask_counts",
+    # validation: every PTX rule, with the instruction's context
+    "validate_idesc",
+    "validate_smem",
+    "validate_zcm",
+    "check_mma",
+    "SCALE_VECS",
+    "Report",
+    "NotChecked",
+    "Rule",
     # results and errors
     "Decoded",
     "DecodedField",
