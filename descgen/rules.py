@@ -51,7 +51,7 @@ CONTEXT_NAMES: dict[str, str] = {
 SCALE_VECS = ("1X", "2X", "4X", "block16", "block32")
 
 _APPLIES = ("idesc", "smem", "zcm", "mma")
-_RULE_KEYS = {"code", "severity", "applies", "fields", "needs", "uses", "rule", "source", "legal", "illegal"}
+_RULE_KEYS = {"code", "severity", "applies", "kinds", "fields", "needs", "uses", "rule", "source", "legal", "illegal"}
 _TOP_KEYS = {"table", "type_bits", "major_swizzle", "transpose_b_8bit", "scale_vec", "a_tmem", "absolute_lbo", "zcm",
              "targets", "requires", "rule"}
 
@@ -69,6 +69,8 @@ class Rule:
         uses: context that narrows it when given (otherwise every case is allowed for).
         rule: the rule in one sentence. source: PTX table / section.
         legal, illegal: examples (see ``tables/rules.toml``); None for generated field codes.
+        kinds: the MMA kinds the rule concerns (empty: all); for the others, missing context
+            is not reported as not checked.
     """
 
     code: str
@@ -81,6 +83,7 @@ class Rule:
     source: str
     legal: Mapping[str, Any] | None = None
     illegal: Mapping[str, Any] | None = None
+    kinds: tuple[str, ...] = ()
 
     def finding(self, field: str, value: Any, allowed: str, detail: str = "") -> Finding:
         """A finding of this rule; ``detail`` says what was found, after the rule sentence."""
@@ -90,7 +93,8 @@ class Rule:
     def as_dict(self) -> dict[str, Any]:
         return {
             "code": self.code, "severity": self.severity, "applies": self.applies, "fields": list(self.fields),
-            "needs": list(self.needs), "uses": list(self.uses), "rule": self.rule, "source": self.source,
+            "needs": list(self.needs), "uses": list(self.uses), "kinds": list(self.kinds), "rule": self.rule,
+            "source": self.source,
         }
 
 
@@ -328,7 +332,9 @@ def parse_rules(data: Mapping[str, Any], path: str) -> tuple[dict[str, Rule], Co
                 raise TableError(path, where, f"'{key}' example needs as = one of {', '.join(_APPLIES)}")
         rules[row["code"]] = Rule(row["code"], row["severity"], row["applies"], tuple(row["fields"]),
                                   tuple(row.get("needs", ())), tuple(row.get("uses", ())), row["rule"], row["source"],
-                                  row["legal"], row["illegal"])
+                                  row["legal"], row["illegal"], tuple(row.get("kinds", ())))
+        if any(k not in KINDS for k in rules[row["code"]].kinds):
+            raise TableError(path, where, f"unknown kind in {row['kinds']}; known: {', '.join(KINDS)}")
 
     return rules, Constraints(
         type_bits=type_bits,

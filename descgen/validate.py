@@ -47,16 +47,17 @@ def implemented() -> frozenset[str]:
 
 
 @functools.cache
-def _plan(applies: str, given: frozenset[str]) -> tuple[tuple[tuple[Rule, _Impl], ...], tuple[NotChecked, ...]]:
-    """For one kind of word and the context names given: the rules that can run (catalog order)
-    and those that cannot (their context is missing), or only partly (``uses``)."""
+def _plan(applies: str, given: frozenset[str], kind: str | None) -> tuple[tuple[tuple[Rule, _Impl], ...], tuple[NotChecked, ...]]:
+    """For one kind of word, the context names given and the MMA kind: the rules that can run
+    (catalog order) and those that cannot (their context is missing), or only partly (``uses``)."""
     runnable, skipped = [], []
     for rule in catalog().values():
         if rule.applies != applies:
             continue
         missing = tuple(n for n in rule.needs if n not in given)
         if missing:
-            skipped.append(NotChecked(rule.code, missing, rule.rule, rule.source))
+            if not rule.kinds or kind in rule.kinds:
+                skipped.append(NotChecked(rule.code, missing, rule.rule, rule.source))
             continue
         runnable.append((rule, _IMPLS[rule.code]))
         partial = tuple(n for n in rule.uses if n not in given)
@@ -68,7 +69,7 @@ def _plan(applies: str, given: frozenset[str]) -> tuple[tuple[tuple[Rule, _Impl]
 def _run(applies: str, facts: _Facts, ctx: Mapping[str, Any]) -> tuple[list[Finding], tuple[NotChecked, ...]]:
     """Every rule of one kind of word: findings, and the rules whose context was missing."""
     c = constraints()
-    runnable, skipped = _plan(applies, frozenset(name for name, value in ctx.items() if value is not None))
+    runnable, skipped = _plan(applies, frozenset(name for name, value in ctx.items() if value is not None), facts.get("kind"))
     found: list[Finding] = []
     for rule, fn in runnable:
         found.extend(fn(rule, facts, c))
@@ -106,6 +107,7 @@ def shape_keys(kind: str, cta_group: int | None, ws: bool | None) -> frozenset[t
     return frozenset(out)
 
 
+@functools.cache
 def _rows(kind: str, cta_group: int | None, ws: bool | None) -> tuple[Any, ...]:
     return tuple(r for r in shapes().for_kind(kind)
                  if (cta_group is None or r.cta_group == cta_group) and (ws is None or r.ws == ws))
@@ -156,11 +158,14 @@ def _k_value(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
 def _shape_case(v: _Facts) -> tuple[Any, ...] | None:
     """The rows of Table 39 that apply (kind, context, sparsity, K), or None when the context
     itself has no row (MMA-WS-* report that) or K is illegal (IDESC-K-VALUE reports that)."""
-    if v.get("k_dim") == "96" and v["sparse"]:
+    if v["k"] is None:
         return None
-    k = mma_k(v["kind"], v["sparse"], v.get("k_dim") == "96")
-    rows = tuple(r for r in _rows(v["kind"], v["cta_group"], v["ws"]) if r.sparse == v["sparse"] and r.k == k)
-    return rows or None
+    return _case(v["kind"], v["cta_group"], v["ws"], v["sparse"], v["k"])
+
+
+@functools.cache
+def _case(kind: str, cta_group: int | None, ws: bool | None, sparse: bool, k: int) -> tuple[Any, ...] | None:
+    return tuple(r for r in _rows(kind, cta_group, ws) if r.sparse == sparse and r.k == k) or None
 
 
 @functools.cache
@@ -170,8 +175,7 @@ def _union(kind: str, name: str) -> frozenset[int]:
 
 
 def _where(v: _Facts) -> str:
-    parts = [f".kind::{v['kind']}", "sparse" if v["sparse"] else "dense",
-             f"K = {mma_k(v['kind'], v['sparse'], v.get('k_dim') == '96')}"]
+    parts = [f".kind::{v['kind']}", "sparse" if v["sparse"] else "dense", f"K = {v['k']}"]
     parts.append(f"cta_group::{v['cta_group']}" if v["cta_group"] else "any cta_group")
     parts.append("any .ws" if v["ws"] is None else (".ws" if v["ws"] else "no .ws"))
     return ", ".join(parts)
@@ -267,8 +271,12 @@ def _ws_kind(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
 
 def _scale_rows(v: _Facts, c: Constraints) -> tuple[tuple[Mapping[str, Any], ...], Mapping[str, Any] | None]:
     """Table 54 rows for the scale vector size and kind, and the one that matches K (or None)."""
-    rows = tuple(r for r in c.scale_vec if r["name"] == v["scale_vec"] and v["kind"] in r["kinds"])
-    k = mma_k(v["kind"], v["sparse"], v.get("k_dim") == "96") if v["kind"] in _MX else None
+    return _scale_case(v["scale_vec"], v["kind"], v["k"])
+
+
+@functools.cache
+def _scale_case(scale_vec: str, kind: str, k: int | None) -> tuple[tuple[Mapping[str, Any], ...], Mapping[str, Any] | None]:
+    rows = tuple(r for r in constraints().scale_vec if r["name"] == scale_vec and kind in r["kinds"])
     return rows, next((r for r in rows if k in r["k"]), None)
 
 
@@ -287,7 +295,7 @@ def _sv_k(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
     rows, row = _scale_rows(v, c)
     if not rows or row is not None:
         return ()
-    k = mma_k(v["kind"], v["sparse"], v.get("k_dim") == "96")
+    k = v["k"]
     legal = [n for n in SCALE_VECS if any(r["name"] == n and v["kind"] in r["kinds"] and k in r["k"] for r in c.scale_vec)]
     return (rule.finding("scale_vec", v["scale_vec"], ", ".join(legal), f"K = {k} with {v['scale_vec']}"),)
 
@@ -308,7 +316,7 @@ def _sf_id(op: str) -> _Impl:
         if row is None or sf is None or sf in row["sf_ids"]:
             return ()
         return (rule.finding(f"{op}_sf_id", sf, ", ".join(map(str, row["sf_ids"])),
-                             f"{v['scale_vec']} with K = {mma_k(v['kind'], v['sparse'], v.get('k_dim') == '96')}"),)
+                             f"{v['scale_vec']} with K = {v['k']}"),)
     return check
 
 
@@ -334,7 +342,10 @@ _impl("IDESC-SCALE-VEC-ARCH")(lambda rule, v, c: (*_scale_vec_nx(rule, v, c), *_
 
 
 def _idesc_facts(kind: str, values: Mapping[str, Any], ctx: Mapping[str, Any]) -> _Facts:
-    return {**ctx, **values, "kind": kind, "implied_dtype": _compiled(kind)[4]}
+    """Values and context for the rules, plus the MMA's K (None for K = 96 with sparsity)."""
+    k96, sparse = values.get("k_dim") == "96", values["sparse"]
+    return {**ctx, **values, "kind": kind, "implied_dtype": _compiled(kind)[4],
+            "k": None if k96 and sparse else mma_k(kind, sparse, k96)}
 
 
 def idesc_findings(kind: str, values: Mapping[str, Any], ctx: Mapping[str, Any]) -> tuple[list[Finding], list[NotChecked]]:
@@ -598,7 +609,7 @@ def check_mma(*, idesc: int, kind: str, b_desc: int, a_desc: int | None = None, 
         a_desc: A's shared memory descriptor, or None with ``a_tmem=True`` (A in tensor memory).
         zcm: the 64-bit zero-column mask descriptor (``.ws`` only), if any.
         a_tmem, cta_group, ws, sp, scale_vec, arch: the instruction's context, as
-            :func:`validate_idesc`. ``a_tmem`` defaults to ``a_desc is None``.
+            :func:`validate_idesc`. Give ``a_desc`` or ``a_tmem=True``.
 
     Findings from a shared memory or zcm word name their field as ``a_desc.swizzle``,
     ``b_desc.lbo``, ``zcm.column_shift``.
@@ -610,8 +621,8 @@ def check_mma(*, idesc: int, kind: str, b_desc: int, a_desc: int | None = None, 
         UsageError: neither or both of ``a_desc`` and ``a_tmem=True``; bad context; unknown kind.
         WordError: a word of the wrong width.
     """
-    if a_tmem is None:
-        a_tmem = a_desc is None
+    if a_tmem is None and a_desc is not None:
+        a_tmem = False
     if (a_desc is None) != bool(a_tmem):
         raise UsageError((Finding("MMA-A-OPERAND", "error", "a_desc", a_desc, "an A descriptor, or a_tmem=True without one",
                                   "A comes from shared memory (a-desc) or tensor memory ([a-tmem]), exactly one",
