@@ -21,7 +21,9 @@ from descgen import (
     zcm_mask,
     zcm_submasks,
 )
+from descgen import validate_idesc, validate_smem
 from descgen.loader import shapes
+from descgen.rules import constraints
 
 MX_KINDS = ("mxf8f6f4", "mxf4", "mxf4nvf4")
 DENSE_KINDS = ("tf32", "f16", "f8f6f4", "i8")
@@ -286,13 +288,20 @@ def test_e7_sf_id_4_is_out_of_range(kind):
     assert exc.value.code == "IDESC-B-SF-ID-RANGE"
 
 
-def test_e7_context_rule_not_yet_checked():
-    # Table 44's "0 or 2" is not the field's rule: IDs 1 and 3 (legal for .block32 K = 96) encode
-    # and decode clean; the .scale_vectorsize-dependent rule belongs to the validation layer.
+def test_e7_context_rule_needs_the_scale_vector_size():
+    # Table 44's "0 or 2" is not the field's rule: IDs 1 and 3 (legal for .block32 K = 96) decode
+    # clean, and the rule that depends on .scale_vectorsize runs when it is given.
     for kind in ("mxf4", "mxf4nvf4"):
-        w = encode_idesc(kind, 128, 128, a_sf_id=1, b_sf_id=3)
+        w = encode_idesc(kind, 128, 128, a_sf_id=1, b_sf_id=3, scale_type="ue8m0")  # Table 55: 2X takes UE8M0
         d = decode_idesc(w, kind)
         assert d.ok and not d.findings
+        assert {f.code for f in validate_idesc(w, kind, scale_vec="2X")} == {"IDESC-A-SF-ID-SCALE-VEC", "IDESC-B-SF-ID-SCALE-VEC"}
+        assert "IDESC-A-SF-ID-SCALE-VEC" in {n.code for n in validate_idesc(w, kind).not_checked}
+    # .block32 with K = 96: IDs 0-3 (Figures 234-237); .block16 with K = 96: 0 or 2; 4X: 0 only
+    k96 = encode_idesc("mxf4nvf4", 256, 128, k=96, a_sf_id=3, b_sf_id=1)
+    assert validate_idesc(k96, "mxf4nvf4", scale_vec="block32").ok
+    assert validate_idesc(k96, "mxf4nvf4", scale_vec="block16").codes == ("IDESC-A-SF-ID-SCALE-VEC", "IDESC-B-SF-ID-SCALE-VEC")
+    assert not validate_idesc(encode_idesc("mxf4nvf4", 128, 128, a_sf_id=2), "mxf4nvf4", scale_vec="4X").ok
 
 
 # ---------------------------------------------------------------------------------------------
@@ -373,6 +382,15 @@ def test_e11_cta_group_2_rows_are_pair_m_and_n_step_16_or_32():
     for kind in DENSE_KINDS:
         pair = [r for r in rows if r.kind == kind]
         assert all(r.m == (128, 256) for r in pair)
+
+
+def test_e11_m256_needs_cta_group_2():
+    w = encode_idesc("f16", 256, 128)
+    assert validate_idesc(w, "f16", cta_group=2).ok
+    assert validate_idesc(w, "f16", cta_group=1).codes == ("IDESC-M-SHAPE",)
+    # i8 under cta_group::2 steps N by 32
+    assert validate_idesc(encode_idesc("i8", 128, 48), "i8", cta_group=2).codes == ("IDESC-N-SHAPE",)
+    assert validate_idesc(encode_idesc("i8", 128, 64), "i8", cta_group=2).ok
 
 
 def test_e11_encoder_m_domain_is_union_over_contexts():
@@ -591,3 +609,36 @@ def test_e19_mixed_inputs_within_a_row():
     w = encode_idesc("f8f6f4", 128, 64, atype="e2m1", btype="e5m2", dtype="f16")
     assert (bits(w, 7, 9), bits(w, 10, 12), bits(w, 4, 5)) == (5, 1, 0)
     assert decode_idesc(w, "f8f6f4").ok
+
+
+# ---------------------------------------------------------------------------------------------
+# E20-E23: validation decisions
+
+
+def test_e20_target_lists():
+    c = constraints()
+    assert c.requires["kind_i8"] == ("sm_100a", "sm_110a")
+    assert c.requires["scale_vec_nx"] == ("sm_100a",)
+    assert [a for a in c.targets if c.supports(a, "scale_vec_block")] == list(c.targets)
+    assert [a for a in c.targets if c.supports(a, "sparse_mxf4")] == ["sm_100a", "sm_103a", "sm_110a"]
+    assert [a for a in c.targets if c.supports(a, "k96")] == ["sm_103a"]
+    assert validate_idesc(encode_idesc("i8", 128, 128), "i8", arch="sm_101a").ok  # renamed sm_110a
+
+
+def test_e21_k96_block_only():
+    w = encode_idesc("mxf4", 256, 128, k=96)
+    assert validate_idesc(w, "mxf4", scale_vec="block32").ok
+    assert validate_idesc(w, "mxf4", scale_vec="2X").codes == ("IDESC-SCALE-VEC-K",)
+    assert validate_idesc(encode_idesc("mxf4", 256, 128), "mxf4", scale_vec="2X").ok
+
+
+def test_e23_k_advance_inside_a_row_is_clean():
+    base = dict(lbo=16, sbo=1024, swizzle="128B")
+    for offset in (0, 32, 64, 96):  # K = 16 f16 slices inside a 128B atom
+        assert not decode_smem(encode_smem(start_address=0x2000 + offset, **base)).findings
+    d = decode_smem(encode_smem(start_address=0x2000 + 3 * 128, **base))
+    assert [(f.code, f.severity) for f in d.findings] == [("SMEM-BASE-OFFSET-BOUNDARY", "warning")]
+    # with the pattern start given, the exact rule decides
+    w = encode_smem(start_address=0x2180, base_offset=3, **base)
+    assert validate_smem(w, pattern_start=0x2180).ok and not validate_smem(w, pattern_start=0x2180).findings
+    assert validate_smem(w, pattern_start=0x2000).codes == ("SMEM-BASE-OFFSET-TABLE41",)
