@@ -298,7 +298,7 @@ def test_e7_context_rule_needs_the_scale_vector_size():
         assert {f.code for f in validate_idesc(w, kind, scale_vec="2X")} == {"IDESC-A-SF-ID-SCALE-VEC", "IDESC-B-SF-ID-SCALE-VEC"}
         assert "IDESC-A-SF-ID-SCALE-VEC" in {n.code for n in validate_idesc(w, kind).not_checked}
     # .block32 with K = 96: IDs 0-3 (Figures 234-237); .block16 with K = 96: 0 or 2; 4X: 0 only
-    k96 = encode_idesc("mxf4nvf4", 256, 128, k=96, a_sf_id=3, b_sf_id=1)
+    k96 = encode_idesc("mxf4nvf4", 256, 128, k=96, a_sf_id=3, b_sf_id=1, scale_type="ue8m0")
     assert validate_idesc(k96, "mxf4nvf4", scale_vec="block32").ok
     assert validate_idesc(k96, "mxf4nvf4", scale_vec="block16").codes == ("IDESC-A-SF-ID-SCALE-VEC", "IDESC-B-SF-ID-SCALE-VEC")
     assert not validate_idesc(encode_idesc("mxf4nvf4", 128, 128, a_sf_id=2), "mxf4nvf4", scale_vec="4X").ok
