@@ -8,7 +8,9 @@ Measures, on this machine and in this interpreter:
    over repeated runs, as a multiple of a bare ``python -c pass`` (targets: <= 5x and <= 8x).
 2. ``descgen.encode_idesc`` over >= 10,000 distinct valid configurations against the hand-written
    shift-and-or encoder in bench/handwritten.py taking the same arguments (target: <= 3x).
-3. Per-call costs of the other entry points (decode, smem, zcm), for reference.
+3. ``descgen.validate_idesc`` with the full instruction context over the legal space (as
+   tests/test_validate.py enumerates it) against ``encode_idesc(check=False)`` (target: <= 10x).
+4. Per-call costs of the other entry points (decode, smem, zcm), for reference.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+ROOT = str(HERE.parent)
 sys.path.insert(0, str(HERE))
 
 import descgen  # noqa: E402
@@ -53,26 +56,23 @@ def cli_figures(runs: int) -> None:
     print(f"  descgen idesc ... --table   {table * 1e3:7.1f} ms   {table / base:4.1f}x   (target <= 8x){' COLUMNS=' + env_cols if env_cols else ''}")
 
 
-def configurations() -> list[tuple[str, int, int, dict]]:
-    """Distinct valid instruction-descriptor configurations, every kind."""
-    out: list[tuple[str, int, int, dict]] = []
-    majors = [("k", "k"), ("k", "mn"), ("mn", "k"), ("mn", "mn")]
-    dense = {
-        "f16": (["f16", "bf16"], ["f32"]),
-        "tf32": (["tf32"], ["f32"]),
-        "f8f6f4": (["e4m3", "e5m2", "e2m3", "e3m2", "e2m1"], ["f16", "f32"]),
-        "i8": (["s8", "u8"], ["s32"]),
-    }
-    for kind, (types, dtypes) in dense.items():
-        ns = [n for n in range(8, 257, 8) if kind != "i8" or n <= 32 or n % 16 == 0]
-        for m, n, ab, dt, (am, bm), sparse in itertools.product((64, 128, 256), ns, types, dtypes, majors, (False, True)):
-            out.append((kind, m, n, dict(atype=ab, btype=ab, dtype=dt, a_major=am, b_major=bm, sparse=sparse)))
-    for m, n, a, b, sf in itertools.product((128, 256), range(8, 257, 8), ["e4m3", "e5m2", "e2m1"], ["e4m3", "e2m3"], (0, 1, 2, 3)):
-        out.append(("mxf8f6f4", m, n, dict(atype=a, btype=b, a_sf_id=sf, b_sf_id=sf)))
-    for kind, scale in (("mxf4", "ue8m0"), ("mxf4nvf4", "ue4m3"), ("mxf4nvf4", "ue8m0")):
-        for m, n, sf in itertools.product((128, 256), range(8, 257, 8), (0, 2)):
-            out.append((kind, m, n, dict(scale_type=scale, a_sf_id=sf, b_sf_id=sf)))
-    return out
+def legal_space():
+    """The legal instruction-descriptor space as tests/test_validate.py enumerates it from the
+    spec: (kind, M, N, encode_idesc arguments, full context) for every member."""
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    from test_validate import legal_space as space  # noqa: E402
+
+    for kind in descgen.KINDS:
+        for m, n, kw, ctx in space(kind):
+            yield kind, m, n, kw, ctx
+
+
+def configurations(target: int = 12_000) -> list[tuple[str, int, int, dict]]:
+    """About ``target`` distinct valid configurations, every kind, taken evenly from the legal space
+    (Tables 39, 49, 50, 52, 54, 55)."""
+    distinct = {(kind, m, n, tuple(sorted(kw.items()))): (kind, m, n, kw) for kind, m, n, kw, _ in legal_space()}
+    members = list(distinct.values())  # one per configuration (a shape may fit several contexts)
+    return members[:: max(1, len(members) // target)]
 
 
 def per_call(fn, calls: list[tuple], repeat: int) -> float:
@@ -97,6 +97,26 @@ def encode_figures(repeat: int) -> None:
     print(f"encode_idesc over {len(calls)} distinct valid configurations (best of {repeat})")
     print(f"  hand-written shift-and-or   {hand * 1e6:6.2f} us/call")
     print(f"  descgen.encode_idesc        {ours * 1e6:6.2f} us/call   {ours / hand:4.2f}x   (target <= 3x)")
+
+
+def validate_figures(repeat: int, target: int = 20_000) -> None:
+    """validate_idesc with the full context over the legal space, against encode_idesc without checks."""
+    members = list(legal_space())
+    sample = members[:: max(1, len(members) // target)]
+    words = [(descgen.encode_idesc(kind, m, n, **kw), kind, ctx) for kind, m, n, kw, ctx in sample]
+    for word, kind, ctx in words:  # every member is clean before timing anything
+        assert not descgen.validate_idesc(word, kind, **ctx).findings
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        for word, kind, ctx in words:
+            descgen.validate_idesc(word, kind, **ctx)
+        best = min(best, (time.perf_counter() - t) / len(words))
+    raw = per_call(lambda kind, m, n, **kw: descgen.encode_idesc(kind, m, n, **kw, check=False),
+                   [(kind, m, n, kw) for kind, m, n, kw, _ in sample], repeat)
+    print(f"validate_idesc with full context over {len(words)} of {len(members)} legal-space members (best of {repeat})")
+    print(f"  encode_idesc(check=False)   {raw * 1e6:6.2f} us/call")
+    print(f"  descgen.validate_idesc      {best * 1e6:6.2f} us/call   {best / raw:4.2f}x   (target <= 10x)")
 
 
 def other_figures(repeat: int) -> None:
@@ -133,6 +153,8 @@ def main() -> None:
         cli_figures(runs)
         print()
     encode_figures(repeat)
+    print()
+    validate_figures(repeat)
     print()
     other_figures(repeat)
 
