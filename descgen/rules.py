@@ -50,7 +50,7 @@ CONTEXT_NAMES: dict[str, str] = {
 #: The scale vector sizes, as descgen names them (PTX: .scale_vec::1X ... .block32).
 SCALE_VECS = ("1X", "2X", "4X", "block16", "block32")
 
-_APPLIES = ("idesc", "smem", "zcm", "mma")
+_APPLIES = ("idesc", "smem", "zcm", "mma")  # "context" is used by the usage codes only
 _RULE_KEYS = {"code", "severity", "applies", "kinds", "fields", "needs", "uses", "rule", "source", "legal", "illegal"}
 _TOP_KEYS = {"table", "type_bits", "major_swizzle", "transpose_b_8bit", "scale_vec", "a_tmem", "absolute_lbo", "zcm",
              "targets", "requires", "rule"}
@@ -470,9 +470,42 @@ def field_codes() -> dict[str, Rule]:
     return out
 
 
+@functools.cache
+def usage_codes() -> dict[str, Rule]:
+    """Codes of calls that are wrong in themselves (a kind, an argument, a word width, a context
+    value): raised as :class:`UsageError` / :class:`EncodeError`, never found in a word."""
+    from .idesc import _NEUTRAL
+
+    def rule(code: str, applies: str, field: str, text: str, source: str) -> tuple[str, Rule]:
+        return code, Rule(code, "error", applies, (field,), (), (), text, source)
+
+    out = dict([
+        rule("IDESC-KIND", "idesc", "kind", "the MMA kind must be one PTX defines; it selects Table 42, 43 or 44",
+             "§9.7.16.4.2, Tables 42-44"),
+        rule("MMA-A-OPERAND", "mma", "a_desc", "A comes from shared memory (a-desc) or tensor memory ([a-tmem]), exactly one",
+             "§9.7.16.10.9.1 (tcgen05.mma syntax)"),
+        rule("ZCM-START-COUNT-LENGTH", "zcm", "start_count", "four start counts, one per sub-mask", "Table 45"),
+        rule("ZCM-FIRST-SPAN-LENGTH", "zcm", "first_span", "four first spans, one per sub-mask", "Table 45"),
+        rule("ZCM-M-RANGE", "zcm", "m", "the mask is generated for M = 32, 64 and 128", "§9.7.16.4.3"),
+        rule("ZCM-N-RANGE", "zcm", "n", "N must split into equal sub-masks (at most 256 columns)", "§9.7.16.4.3"),
+    ])
+    out.update(rule(f"IDESC-{arg.upper().replace('_', '-')}-ABSENT", "idesc", arg,
+                    f"{arg} is given but the kind's layout has no field for it", "Tables 42-44") for arg in _NEUTRAL)
+    for word, source in (("idesc", "§9.7.16.4.2 (32-bit)"), ("smem", "§9.7.16.4.1 (64-bit)"), ("zcm", "§9.7.16.4.3 (64-bit)")):
+        out.update([rule(f"{word.upper()}-WORD-RANGE", word, "word", f"a {word} word is an unsigned integer of its width", source)])
+    for lay in (layout(n) for n in LAYOUT_FILES):
+        for f in lay.fields:
+            if f.is_value and f.default is None and not any(f.name in d for d in lay.defaults.values()):
+                out.update([rule(f"{lay.word.upper()}-{f.name.upper().replace('_', '-')}-MISSING", lay.word, f.name,
+                                 "a value is required", f.source)])
+    out.update(rule(f"CONTEXT-{name.upper().replace('_', '-')}", "context", name, f"{name} is {text}",
+                    "§9.7.16.10.9 (tcgen05.mma syntax)") for name, text in CONTEXT_NAMES.items())
+    return out
+
+
 def all_codes() -> dict[str, Rule]:
-    """Every code descgen can report: generated field codes and the catalog, by code."""
-    return {**field_codes(), **catalog()}
+    """Every code descgen can report: generated field codes, the catalog and the usage codes."""
+    return {**field_codes(), **catalog(), **usage_codes()}
 
 
 # --------------------------------------------------------------------------------------------
@@ -578,10 +611,10 @@ def rules_markdown() -> str:
     lines += ["", "### Examples", ""]
     for r in catalog().values():
         lines += [f"- `{r.code}`", f"  - legal: `{example(r.legal).command()}`", f"  - illegal: `{example(r.illegal).command()}`"]
-    lines += ["", "## Field checks (one per field, generated from the layout tables)", "",
-              "| code | severity | rule | source |", "| --- | --- | --- | --- |"]
-    for r in field_codes().values():
-        lines.append(f"| `{r.code}` | {r.severity} | {_md(r.rule)} | {_md(r.source)} |")
+    for title, codes in (("Field checks (one per field, generated from the layout tables)", field_codes()),
+                         ("Usage errors (the call itself is wrong; raised, never found in a word)", usage_codes())):
+        lines += ["", f"## {title}", "", "| code | severity | rule | source |", "| --- | --- | --- | --- |"]
+        lines += [f"| `{r.code}` | {r.severity} | {_md(r.rule)} | {_md(r.source)} |" for r in codes.values()]
     return "\n".join(lines) + "\n"
 
 

@@ -54,7 +54,7 @@ def test_every_catalogued_rule_is_implemented_and_every_implementation_catalogue
 def test_catalog_codes_are_unique_across_field_codes_and_well_formed():
     assert not set(CATALOG) & set(field_codes())
     for code, rule in all_codes().items():
-        assert code == code.upper() and code.split("-")[0] in ("IDESC", "SMEM", "ZCM", "MMA"), code
+        assert code == code.upper() and code.split("-")[0] in ("IDESC", "SMEM", "ZCM", "MMA", "CONTEXT"), code
         assert rule.severity in ("error", "warning", "info")
         assert rule.source and rule.rule, code
     for rule in CATALOG.values():
@@ -112,7 +112,7 @@ def test_rules_page_lists_every_code():
 def test_bad_context_is_a_usage_error(kwargs, code):
     with pytest.raises(UsageError) as exc:
         validate_idesc(0x08400010, "f16", **kwargs)
-    assert exc.value.code == code
+    assert exc.value.code == code and code in all_codes()
     with pytest.raises(UsageError):
         encode_idesc("f16", 128, 256, **kwargs)
 
@@ -297,6 +297,7 @@ def test_random_idesc_word_findings_name_what_the_word_holds(word, kind, ctx):
     """A random word validates clean, or every error names a field of the layout (or of the
     context) and carries the value the word (or the context) holds there."""
     report = validate_idesc(word, kind, **ctx)
+    assert set(report.codes) <= set(all_codes())
     d = report.decoded["idesc"]
     values = {f.name: (f.value if f.type in ("uint", "flag", "enum") else f.raw) for f in d.fields}
     for f in report.errors:
@@ -319,6 +320,7 @@ def test_random_idesc_word_findings_name_what_the_word_holds(word, kind, ctx):
        pattern_start=st.sampled_from((None, 0, 0x80, 0x580, 0x400)))
 def test_random_smem_word_validates_totally(word, arch, pattern_start):
     report = validate_smem(word, arch=arch, pattern_start=pattern_start)
+    assert set(report.codes) <= set(all_codes())
     values = report.decoded["smem"].values()
     for f in report.errors:
         assert f.field in values or f.field.startswith("reserved") or f.field in ("version", "fixed_53", "arch"), f
