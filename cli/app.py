@@ -1,4 +1,5 @@
-"""The click application: ``descgen idesc | smem | zcm | decode``.
+"""The click application: ``descgen idesc | smem | zcm | decode`` (the validation commands
+``validate | check | explain | rules`` are in :mod:`descgen.cli.validation`).
 
 Startup imports click and descgen only; rich and bitstring are imported by
 :mod:`descgen.cli.render`, which is imported only when a table is drawn.
@@ -28,16 +29,25 @@ from .output import (
     plain_mask,
     write_json,
 )
+from .context import APPLIES, check_applies, context_options
 from .params import UINT, WORD, KindType, LazyChoice, UIntList
 
 __all__ = ["cli", "main"]
 
 EPILOG = """\b
+Instruction context (validate, check, decode and the encoders; each command takes the
+options its words' rules use; not given = not checked, never guessed):
+  --cta-group 1|2  --ws/--no-ws  --sp/--no-sp  --scale-vec 1X|2X|4X|block16|block32
+  --a-tmem/--no-a-tmem  --arch sm_100a|...  --pattern-start BYTES (smem)  --m/--n (zcm)
+-v lists the rules not checked for want of context. descgen rules lists every finding
+code; descgen explain CODE shows one with a legal and an illegal example.
+
+\b
 Output:
   stdout is a terminal   a table of fields, findings and a bit diagram (--table forces it)
   stdout is piped        the bare hex word (0x08400010; 16 digits for 64-bit words), so
-                         IDESC=$(descgen idesc ...) works; decode prints key=value lines
-                         (--plain forces this form)
+                         IDESC=$(descgen idesc ...) works; decode prints key=value lines,
+                         validate/check one line per finding (--plain forces this form)
   --json                 {"descgen": 1, "command": ..., "input": {...}, "result": {...}};
                          on error {"descgen": 1, ..., "error": {"type", "message", "findings"}}
 Data goes to stdout, diagnostics to stderr.
@@ -49,10 +59,11 @@ allowed (0x0840_0010). Negative numbers and numbers over 64 bits are usage error
 \b
 Exit status:
   0  success
-  1  a value breaks a PTX rule: the encoder refused it, or a decoded word has an
-     error-severity finding (the decode is still printed)
-  2  usage error: unknown command, option or choice, malformed integer, unknown kind,
-     word too wide for its descriptor
+  1  a value breaks a PTX rule: the encoder refused it, or a decoded, validated or
+     checked word has an error-severity finding (the output is still printed;
+     validate and check take --exit-zero for scripts)
+  2  usage error: unknown command, option, choice, kind, target or code, malformed
+     integer, word too wide for its descriptor, context that does not apply
   3  internal error (a bug or a broken tables/ install; rerun with --traceback)
 """
 
@@ -121,6 +132,9 @@ def cli(traceback: bool) -> None:
       descgen smem --start-address 0x400 --lbo 2048 --sbo 128 --swizzle none
       descgen zcm --skip-span 1 --use-span 13 --start-count 1,3,5,7 --m 32 --n 64
       descgen decode 0x08400010                         which kinds is this word valid for?
+      descgen validate 0x08020010 --kind f16 --cta-group 2 -v
+      descgen check --idesc 0x08200010 --adesc 0x4000404000010040 --bdesc 0x4000404000010440 --kind f16
+      descgen explain IDESC-N-SHAPE                     a finding code: rule, source, examples
     """
 
 
@@ -164,7 +178,8 @@ def output_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 def _mn_options(f: Callable[..., Any]) -> Callable[..., Any]:
     f = click.option("--n", "mask_n", type=UINT, metavar="N", help="With --m: the MMA's N, to show the N-bit mask.")(f)
-    f = click.option("--m", "mask_m", type=UINT, metavar="M", help="With --n: the MMA's M (32, 64, 128), to show the mask.")(f)
+    f = click.option("--m", "mask_m", type=UINT, metavar="M",
+                     help="With --n: the MMA's M (32, 64, 128), to show the mask and check the rules for that M.")(f)
     return f
 
 
@@ -208,17 +223,21 @@ _TYPE_HELP = "Default: the kind's ({})."
 @click.option("--a-sf-id", type=UINT, default=0, show_default=True, metavar="N", help="Scale factor A ID 0-3 (mx kinds).")
 @click.option("--b-sf-id", type=UINT, default=0, show_default=True, metavar="N", help="Scale factor B ID 0-3 (mx kinds).")
 @click.option("--k", "k", type=UINT, metavar="K", help="The MMA's K; only mxf4/mxf4nvf4 dense can choose (96). Default: Table 39's.")
+@context_options(*APPLIES["idesc"])
 @output_options
 def idesc(out: Output, kind: str, m: int, n: int, atype: str | None, btype: str | None, dtype: str | None,
           a_major: str, b_major: str, negate_a: bool, negate_b: bool, saturate: bool, sparse: bool,
           sparsity_selector: int, max_shift: int, scale_type: str | None, a_sf_id: int, b_sf_id: int,
-          k: int | None) -> None:
+          k: int | None, context: dict[str, Any]) -> None:
     """Encode a 32-bit tcgen05.mma instruction descriptor (PTX §9.7.16.4.2, Tables 42-44).
 
-    Types left out take the kind's defaults; the table view lists the defaults applied.
+    Types left out take the kind's defaults; the table view lists the defaults applied. The
+    context options (--cta-group, --ws, --sp, --scale-vec, --a-tmem, --arch) add the rules
+    that need them: a value that breaks one is refused (exit 1).
 
     \b
       descgen idesc --kind f16 --m 128 --n 256                    -> 0x08400010
+      descgen idesc --kind f16 --m 256 --n 128 --cta-group 2      -> 0x10200010
       descgen idesc --kind f8f6f4 --m 128 --n 128 --atype e2m1 --btype e2m1
     """
     args: dict[str, Any] = dict(
@@ -227,12 +246,12 @@ def idesc(out: Output, kind: str, m: int, n: int, atype: str | None, btype: str 
         sparsity_selector=sparsity_selector, max_shift=max_shift, scale_type=scale_type,
         a_sf_id=a_sf_id, b_sf_id=b_sf_id, k=k,
     )
-    out.input = {"kind": kind, **args}
-    word = descgen.encode_idesc(kind, **args)
+    out.input = {"kind": kind, **args, **context}
+    word = descgen.encode_idesc(kind, **args, **context)
     if not (out.json or out.table):
         click.echo(hex_word(word, 32))
         return
-    d = descgen.decode_idesc(word, kind)
+    d = descgen.validate_idesc(word, kind, **context).decoded["idesc"]
     defaults = {name: value for name, value in descgen.idesc_defaults(kind).items() if args.get(name) is None}
     if out.json:
         out.emit_json(defaults=defaults, result=d.as_dict())
@@ -247,8 +266,10 @@ def idesc(out: Output, kind: str, m: int, n: int, atype: str | None, btype: str 
 @click.option("--swizzle", required=True, type=LazyChoice(descgen.SWIZZLES), help="Swizzling mode (case-insensitive).")
 @click.option("--base-offset", type=UINT, default=0, show_default=True, metavar="N", help="Matrix base offset 0-7 (Table 41).")
 @click.option("--lbo-mode", type=LazyChoice(descgen.LBO_MODES), default="relative", show_default=True, help="Leading dimension stride mode.")
+@context_options(*APPLIES["smem"])
 @output_options
-def smem(out: Output, start_address: int, lbo: int, sbo: int, swizzle: str, base_offset: int, lbo_mode: str) -> None:
+def smem(out: Output, start_address: int, lbo: int, sbo: int, swizzle: str, base_offset: int, lbo_mode: str,
+         context: dict[str, Any]) -> None:
     """Encode a 64-bit shared memory matrix descriptor (PTX §9.7.16.4.1, Tables 40-41).
 
     Addresses and offsets are in bytes; the descriptor stores them >> 4.
@@ -257,12 +278,12 @@ def smem(out: Output, start_address: int, lbo: int, sbo: int, swizzle: str, base
       descgen smem --start-address 0x8000 --lbo 16 --sbo 256 --swizzle 32B   -> 0xc000401000010800
     """
     args = dict(start_address=start_address, lbo=lbo, sbo=sbo, swizzle=swizzle, base_offset=base_offset, lbo_mode=lbo_mode)
-    out.input = dict(args)
-    word = descgen.encode_smem(**args)
+    out.input = {**args, **context}
+    word = descgen.encode_smem(**args, **context)
     if not (out.json or out.table):
         click.echo(hex_word(word, 64))
         return
-    d = descgen.decode_smem(word)
+    d = descgen.validate_smem(word, **context).decoded["smem"]
     if out.json:
         out.emit_json(result=d.as_dict())
     else:
@@ -277,13 +298,17 @@ def smem(out: Output, start_address: int, lbo: int, sbo: int, swizzle: str, base
 @click.option("--nonzero-mask/--no-nonzero-mask", default=True, show_default=True, help="--no-nonzero-mask makes the mask all zeros.")
 @click.option("--column-shift", type=UINT, default=0, show_default=True, metavar="N", help="Columns of B to shift by, 0-32 (16 for M = 32).")
 @_mn_options
+@context_options("ws")
 @output_options
 def zcm(out: Output, skip_span: int, use_span: int, start_count: tuple[int, ...], first_span: tuple[int, ...],
-        nonzero_mask: bool, column_shift: int, mask_m: int | None, mask_n: int | None) -> None:
+        nonzero_mask: bool, column_shift: int, mask_m: int | None, mask_n: int | None, context: dict[str, Any]) -> None:
     """Encode a 64-bit zero-column mask descriptor (PTX §9.7.16.4.3, Table 45).
 
     With --m and --n, also show the N-bit mask it generates (bit j = column j of B, 1 = zeroed),
-    per sub-mask in binary (MSB left) and hex. Piped output is the word only.
+    per sub-mask in binary (MSB left) and hex; they also add the rules for that M (M itself,
+    the column shift limit, unused sub-masks), and --ws/--no-ws the rule that the operand exists
+    on tcgen05.mma.ws only: a value that breaks one is refused (exit 1). Piped output is the word
+    only.
 
     \b
       descgen zcm --start-count 1,3,5,7 --skip-span 1 --use-span 13 --m 32 --n 64
@@ -291,13 +316,14 @@ def zcm(out: Output, skip_span: int, use_span: int, start_count: tuple[int, ...]
     _check_mn(mask_m, mask_n)
     args = dict(start_count=start_count, first_span=first_span, nonzero_mask=nonzero_mask,
                 skip_span=skip_span, use_span=use_span, column_shift=column_shift)
-    out.input = {**args, "start_count": list(start_count), "first_span": list(first_span), "m": mask_m, "n": mask_n}
-    word = descgen.encode_zcm(**args)
-    mask = mask_info(word, mask_m, mask_n) if mask_m is not None else None  # checks M and N
+    ctx = {"m": mask_m, "n": mask_n, "ws": context["ws"]}
+    out.input = {**args, "start_count": list(start_count), "first_span": list(first_span), **ctx}
+    word = descgen.encode_zcm(**args, **ctx)  # M breaks a rule: exit 1
+    mask = mask_info(word, mask_m, mask_n) if mask_m is not None else None  # N does not split: exit 2
     if not (out.json or out.table):
         click.echo(hex_word(word, 64))
         return
-    d = descgen.decode_zcm(word)
+    d = descgen.validate_zcm(word, **ctx).decoded["zcm"]
     if out.json:
         out.emit_json(result=d.as_dict(), **({"mask": mask} if mask else {}))
     else:
@@ -313,20 +339,30 @@ def zcm(out: Output, skip_span: int, use_span: int, start_count: tuple[int, ...]
 @click.option("--as", "as_", type=LazyChoice(("idesc", "smem", "zcm")), help="Descriptor type. Default: idesc below 2**32, else smem and zcm.")
 @click.option("--kind", type=KindType(), help="MMA kind for an idesc (implies --as idesc). Default: every kind.")
 @_mn_options
+@context_options("cta_group", "ws", "sp", "scale_vec", "a_tmem", "arch", "pattern_start")
+@click.option("-v", "--verbose", is_flag=True, help="Also list the rules not checked because their context was not given.")
 @output_options
-def decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: int | None, mask_n: int | None) -> None:
+def decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: int | None, mask_n: int | None,
+           context: dict[str, Any], verbose: bool) -> None:
     """Decode WORD and check it against the PTX tables.
 
     \b
     Which layout:
       --as idesc --kind K   the instruction descriptor under .kind::K
-      --as idesc            under every kind; says which kinds the word is consistent
-                            with (no error finding): full decode for those, the first
-                            error for the others
+      --as idesc            under every kind; says which kinds the word is consistent with
+                            (no error finding): full decode for those, the first error for
+                            the others
       --as smem | zcm       the shared memory / zero-column mask descriptor
                             (zcm: --m/--n add the generated mask)
       (no --as)             a word below 2**32 is an idesc; a wider word is decoded as
                             both smem and zcm and the consistent ones are shown, fewest findings first
+
+    \b
+    Context: the options of descgen validate (--cta-group, --ws/--no-ws, --sp/--no-sp,
+    --scale-vec, --a-tmem/--no-a-tmem, --arch for an idesc; --arch, --pattern-start for smem;
+    --m, --n, --ws/--no-ws for zcm) add the rules that need them, so that 'consistent' takes
+    the instruction into account (decode 0x08400010 --arch sm_100f). -v lists the rules not
+    checked for want of context.
 
     \b
     Piped output (or --plain): key=value lines, greppable:
@@ -336,16 +372,17 @@ def decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: in
                                fields; ? for an unknown code
       derived.NAME=VALUE       values implied by the fields (derived.k=16)
       finding=SEVERITY CODE: FIELD = VALUE: rule (allowed: ...) [PTX source]
+      not_checked=CODE needs=NAME,...: rule [source]   (with -v)
       mask=0x...  mask.submask_I=0x...   (zcm with --m/--n)
     When several layouts are tried, every line starts with the kind or descriptor
     (f16.n=256); 'consistent=' lists the consistent ones and KIND.first_error= gives
-    the first error of each other one.
+    the first error of each other one. --json adds "not_checked" to each result.
 
     Exits 1 (after printing) when the decode has an error finding, or when no kind /
     descriptor is consistent.
     """
     _check_mn(mask_m, mask_n)
-    out.input = {"word": None, "as": as_, "kind": kind, "m": mask_m, "n": mask_n}
+    out.input = {"word": None, "as": as_, "kind": kind, "m": mask_m, "n": mask_n, **context}
     if kind is not None:
         if as_ not in (None, "idesc"):
             raise click.UsageError(f"--kind applies to instruction descriptors, not --as {as_}")
@@ -357,48 +394,76 @@ def decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: in
         chosen = "idesc" if word < 1 << 32 else "smem+zcm"
         if chosen == "idesc" and mask_m is not None:
             raise click.UsageError("a word below 2**32 decodes as an idesc; add --as zcm to see its mask")
+    hint = "; a word below 2**32 decodes as an idesc, add --as smem or --as zcm" if as_ is None and chosen == "idesc" else ""
+    check_applies(context, ("smem", "zcm") if chosen == "smem+zcm" else chosen, hint=hint)
     width = 32 if word < 1 << 32 and chosen == "idesc" else 64
     out.input["word"] = hex_word(word, width)
+    ctx = {**context, "m": mask_m, "n": mask_n}
+
+    def args(what: str) -> dict[str, Any]:
+        return {name: ctx[name] for name in APPLIES[what]}
 
     if chosen == "idesc" and kind is not None:
-        _show_one(out, descgen.decode_idesc(word, kind))
+        _show_one(out, descgen.validate_idesc(word, kind, **args("idesc")), "idesc", verbose)
     elif chosen == "idesc":
-        _show_many(out, word, "kind", descgen.decode_idesc_all(word), full_when_none=False)
+        reports = {k: descgen.validate_idesc(word, k, **args("idesc")) for k in descgen.KINDS}
+        _show_many(out, word, "kind", reports, "idesc", verbose, full_when_none=False)
     elif chosen == "smem":
-        _show_one(out, descgen.decode_smem(word))
+        _show_one(out, descgen.validate_smem(word, **args("smem")), "smem", verbose)
     elif chosen == "zcm":
-        mask = mask_info(word, mask_m, mask_n) if mask_m is not None else None
-        _show_one(out, descgen.decode_zcm(word), mask)
+        report = descgen.validate_zcm(word, **args("zcm"))
+        _show_one(out, report, "zcm", verbose, _mask(word, mask_m, mask_n, report))
     else:
-        mask = mask_info(word, mask_m, mask_n) if mask_m is not None else None
-        results = {"smem": descgen.decode_smem(word), "zcm": descgen.decode_zcm(word)}
-        _show_many(out, word, "descriptor", results, full_when_none=True, mask=mask)
+        report = descgen.validate_zcm(word, **args("zcm"))
+        reports = {"smem": descgen.validate_smem(word, **args("smem")), "zcm": report}
+        _show_many(out, word, "descriptor", reports, None, verbose, full_when_none=True,
+                   mask=_mask(word, mask_m, mask_n, report))
 
 
-def _show_one(out: Output, d: descgen.Decoded, mask: dict[str, Any] | None = None) -> None:
+def _mask(word: int, m: int | None, n: int | None, report: descgen.Report) -> dict[str, Any] | None:
+    """The mask for --m/--n, or None when M itself breaks a rule (the finding says so)."""
+    if m is None or any(f.code == "ZCM-M" for f in report.findings):
+        return None
+    return mask_info(word, m, n)  # N that does not split into the sub-masks: usage error
+
+
+def _result(d: descgen.Decoded, report: descgen.Report) -> dict[str, Any]:
+    return {**d.as_dict(), "not_checked": [n.as_dict() for n in report.not_checked]}
+
+
+def _plain_not_checked(report: descgen.Report, prefix: str = "") -> list[str]:
+    return [f"{prefix}not_checked={n.code} needs={','.join(n.missing)}: {n.rule} [{n.source}]" for n in report.not_checked]
+
+
+def _show_one(out: Output, report: descgen.Report, role: str, verbose: bool, mask: dict[str, Any] | None = None) -> None:
+    d = report.decoded[role]
     if out.json:
-        out.emit_json(result=d.as_dict(), **({"mask": mask} if mask else {}))
+        out.emit_json(result=_result(d, report), **({"mask": mask} if mask else {}))
     elif out.table:
-        _render().decoded(d, mask=mask)
+        _render().decoded(d, mask=mask, not_checked=report.not_checked if verbose else None)
     else:
         out.lines(plain_decoded(d))
+        if verbose:
+            out.lines(_plain_not_checked(report))
         if mask:
             out.lines(plain_mask(mask))
     if not d.ok:
         click.get_current_context().exit(EXIT_RULE)
 
 
-def _show_many(out: Output, word: int, label: str, results: dict[str, descgen.Decoded], *, full_when_none: bool,
-               mask: dict[str, Any] | None = None) -> None:
+def _show_many(out: Output, word: int, label: str, reports: dict[str, descgen.Report], role: str | None, verbose: bool,
+               *, full_when_none: bool, mask: dict[str, Any] | None = None) -> None:
+    results = {name: r.decoded[role or name] for name, r in reports.items()}
     # Best first: no error, then fewest findings (a zcm word also passes as smem, with a
     # warning on the smem's fixed bits 46-48, so it is listed after zcm).
     consistent = sorted((name for name, d in results.items() if d.ok), key=lambda name: len(results[name].findings))
     full = consistent or (list(results) if full_when_none else [])
     if out.json:
-        out.emit_json(consistent=consistent, results={name: d.as_dict() for name, d in results.items()},
+        out.emit_json(consistent=consistent, results={name: _result(d, reports[name]) for name, d in results.items()},
                       **({"mask": mask} if mask else {}))
     elif out.table:
-        _render().decoded_many(word, label, results, consistent, full, mask=mask)
+        not_checked = {name: r.not_checked for name, r in reports.items()} if verbose else None
+        _render().decoded_many(word, label, results, consistent, full, mask=mask, not_checked=not_checked)
     else:
         width = next(iter(results.values())).width
         lines = [f"word={hex_word(word, width)}", f"consistent={','.join(consistent)}"]
@@ -406,6 +471,8 @@ def _show_many(out: Output, word: int, label: str, results: dict[str, descgen.De
             d = results[name]
             if name in full:
                 lines += plain_decoded(d, prefix=f"{name}.")
+                if verbose:
+                    lines += _plain_not_checked(reports[name], prefix=f"{name}.")
             else:
                 lines.append(f"{name}.first_error={d.errors[0]}")
         out.lines(lines)

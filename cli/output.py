@@ -27,6 +27,7 @@ __all__ = [
     "EXIT_USAGE",
     "EXIT_INTERNAL",
     "Output",
+    "ROLES",
     "binary_runs",
     "error_dict",
     "exit_code_for",
@@ -34,7 +35,10 @@ __all__ = [
     "hex_word",
     "mask_info",
     "plain_decoded",
+    "plain_finding",
     "plain_mask",
+    "plain_not_checked",
+    "role_of",
     "plain_value",
     "write_json",
 ]
@@ -139,6 +143,27 @@ def plain_decoded(d: descgen.Decoded, prefix: str = "") -> list[str]:
     lines += [f"{p}derived.{name}={plain_value(value)}" for name, value, _ in d.derived]
     lines += [f"{p}finding={finding}" for finding in d.findings]
     return lines
+
+
+def plain_finding(f: descgen.Finding) -> str:
+    """One finding on one line: ``SEVERITY CODE FIELD=VALUE: rule [source]`` (validate, check)."""
+    return f"{f.severity} {f.code} {f.field}={plain_value(f.value)}: {f.rule} [{f.source}]"
+
+
+def plain_not_checked(n: descgen.NotChecked) -> str:
+    """A rule that did not run: ``not-checked CODE needs=NAME,NAME: rule [source]``."""
+    return f"not-checked {n.code} needs={','.join(n.missing)}: {n.rule} [{n.source}]"
+
+
+#: The words of one instruction (descgen check), in the order they are shown.
+ROLES = ("idesc", "a_desc", "b_desc", "zcm")
+
+
+def role_of(f: descgen.Finding) -> str:
+    """The word a finding of :func:`descgen.check_mma` is about: its field's prefix
+    (``a_desc.swizzle`` -> ``a_desc``), else the instruction descriptor."""
+    head = f.field.split(".", 1)[0]
+    return head if "." in f.field and head in ROLES else "idesc"
 
 
 def plain_mask(info: dict[str, Any]) -> list[str]:

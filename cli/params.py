@@ -11,8 +11,9 @@ from typing import Any, Callable, Iterable
 import click
 
 import descgen
+from descgen.rules import SCALE_VECS, constraints, normalize_arch, normalize_scale_vec
 
-__all__ = ["UInt", "UIntList", "LazyChoice", "KindType", "UINT", "WORD"]
+__all__ = ["UInt", "UIntList", "LazyChoice", "KindType", "ScaleVecType", "ArchType", "UINT", "WORD"]
 
 _DIGITS = {"0x": ("0123456789abcdef", 16, "hex"), "0b": ("01", 2, "binary")}
 _FORMATS = "decimal, 0x hex or 0b binary, '_' separators allowed"
@@ -164,3 +165,47 @@ class KindType(LazyChoice):
 UINT = UInt(64, "INT")
 #: A descriptor word (up to 64 bits).
 WORD = UInt(64, "WORD")
+
+
+class ScaleVecType(LazyChoice):
+    """A scale vector size: ``1X``, ``2X``, ``4X``, ``block16``, ``block32``; PTX spellings such as
+    ``scale_vec::2X``, ``.scale_vec::4X`` and ``.block16`` are accepted (``normalize_scale_vec``)."""
+
+    name = "scale vector size"
+
+    def __init__(self) -> None:
+        super().__init__(SCALE_VECS)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        try:
+            name = normalize_scale_vec(str(value))
+        except descgen.UsageError:
+            name = None
+        if name is None:
+            self.fail(f"{value!r} is not a scale vector size; one of {', '.join(self.choices)} "
+                      "(optionally spelled scale_vec::2X, .scale_vec::2X or .block16)", param, ctx)
+        return name
+
+
+class ArchType(click.ParamType):
+    """A target: ``sm_100a`` ... (``normalize_arch``; ``sm_101a``/``sm_101f`` are read as
+    ``sm_110a``/``sm_110f``). The known targets come from ``tables/rules.toml`` on first use."""
+
+    name = "target"
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:  # click 8.1 has no ctx
+        return "TARGET"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        try:
+            arch = normalize_arch(str(value))
+        except descgen.UsageError as e:
+            self.fail(f"{value!r} is not a target descgen knows; one of {e.allowed}", param, ctx)
+        assert arch is not None
+        return arch
+
+    def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+        from click.shell_completion import CompletionItem
+
+        names = constraints().targets
+        return [CompletionItem(t) for t in names if t.startswith(incomplete.lower())]

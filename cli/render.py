@@ -14,6 +14,7 @@ from typing import Any
 from bitstring import Bits
 from rich import box
 from rich.console import Console, Group
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
@@ -22,7 +23,8 @@ from descgen.loader import layout as _layout
 
 from .output import hex_word, plain_value
 
-__all__ = ["encoded", "decoded", "decoded_many", "bit_diagram", "field_styles"]
+__all__ = ["encoded", "decoded", "decoded_many", "validated", "checked", "explained", "rules_table", "bit_diagram",
+           "field_styles", "findings_text", "not_checked_view"]
 
 #: Colours cycled over the value fields (red and yellow are kept for findings).
 PALETTE = ("cyan", "magenta", "green", "blue", "bright_cyan", "bright_magenta", "bright_green", "bright_blue")
@@ -50,14 +52,14 @@ def encoded(d: descgen.Decoded, *, defaults: dict[str, Any] | None = None, mask:
     _block(console, d, defaults=defaults or {}, mask=mask, verb="encoded")
 
 
-def decoded(d: descgen.Decoded, *, mask: dict[str, Any] | None = None) -> None:
-    """One decoded word."""
+def decoded(d: descgen.Decoded, *, mask: dict[str, Any] | None = None, not_checked: Any = None) -> None:
+    """One decoded word (``not_checked``: the rules that did not run, shown with -v)."""
     console = _console()
-    _block(console, d, defaults={}, mask=mask, verb="decoded")
+    _block(console, d, defaults={}, mask=mask, verb="decoded", not_checked=not_checked)
 
 
 def decoded_many(word: int, label: str, results: dict[str, descgen.Decoded], consistent: list[str], full: list[str],
-                 *, mask: dict[str, Any] | None = None) -> None:
+                 *, mask: dict[str, Any] | None = None, not_checked: dict[str, Any] | None = None) -> None:
     """One word tried under several layouts (every idesc kind, or smem and zcm)."""
     console = _console()
     g = _glyphs(console)
@@ -90,7 +92,8 @@ def decoded_many(word: int, label: str, results: dict[str, descgen.Decoded], con
         console.print(Text("use --kind KIND to see the full decode under one kind", style="dim"))
     for n in full:
         console.print()
-        _block(console, results[n], defaults={}, mask=mask if n == "zcm" else None, verb="decoded")
+        _block(console, results[n], defaults={}, mask=mask if n == "zcm" else None, verb="decoded",
+               not_checked=not_checked.get(n) if not_checked is not None else None)
 
 
 def _name(label: str, name: str) -> str:
@@ -101,7 +104,8 @@ def _name(label: str, name: str) -> str:
 # One word.
 
 
-def _block(console: Console, d: descgen.Decoded, *, defaults: dict[str, Any], mask: dict[str, Any] | None, verb: str) -> None:
+def _block(console: Console, d: descgen.Decoded, *, defaults: dict[str, Any], mask: dict[str, Any] | None, verb: str,
+           not_checked: Any = None) -> None:
     styles = field_styles(d)
     lay = _layout(d.layout)
     title = Text()
@@ -117,6 +121,9 @@ def _block(console: Console, d: descgen.Decoded, *, defaults: dict[str, Any], ma
     if derived is not None:
         console.print(derived)
     console.print(findings_view(d, _glyphs(console)))
+    if not_checked is not None:
+        console.print()
+        console.print(not_checked_view(not_checked, _glyphs(console)))
     console.print()
     for line in bit_diagram(d, styles, console.width, _glyphs(console)):
         console.print(line, no_wrap=True, overflow="ellipsis")
@@ -200,20 +207,28 @@ def derived_line(d: descgen.Decoded, defaults: dict[str, Any]) -> Text | None:
     return text
 
 
-def findings_view(d: descgen.Decoded, g: dict[str, str]) -> Text:
-    if not d.findings:
-        return Text(f"{g['ok']} no findings: every field follows its PTX rule", style="green")
-    text = Text()
-    for i, f in enumerate(d.findings):
-        style = SEVERITY_STYLE.get(f.severity, "")
-        if i:
-            text.append("\n")
-        text.append(f"{g.get(f.severity, '?')} {f.severity} {f.code}", style=style)
-        text.append(f"  {f.field} = {_show(f.value)}\n", style="bold")
-        text.append(f"    rule:    {f.rule}\n")
-        text.append(f"    allowed: {f.allowed}\n")
-        text.append(f"    source:  {f.source}", style="dim")
-    return text
+def findings_view(d: descgen.Decoded, g: dict[str, str]) -> Text | Group:
+    return findings_text(d.findings, g)
+
+
+def findings_text(findings: Any, g: dict[str, str], *, indent: int = 0,
+                  empty: str = "no findings: every field follows its PTX rule") -> Text | Group:
+    """Each finding as a block: severity, code, field = value, then rule, allowed and source
+    (wrapped lines stay indented)."""
+    if not findings:
+        return Text(f"{' ' * indent}{g['ok']} {empty}", style="green")
+    parts: list[Any] = []
+    for f in findings:
+        head = Text(f"{' ' * indent}{g.get(f.severity, '?')} {f.severity} {f.code}", style=SEVERITY_STYLE.get(f.severity, ""))
+        head.append(f"  {f.field} = {_show(f.value)}", style="bold")
+        body = Table.grid(padding=(0, 1))
+        body.add_column(no_wrap=True)
+        body.add_column()
+        body.add_row("rule:", f.rule)
+        body.add_row("allowed:", f.allowed)
+        body.add_row("source:", Text(f.source, style="dim"))
+        parts += [head, Padding(body, (0, 0, 0, indent + 4))]
+    return Group(*parts)
 
 
 def _show(value: Any) -> str:
@@ -334,3 +349,194 @@ def mask_view(info: dict[str, Any]) -> Group:
         lo, hi = s["columns"]
         t.add_row(f"mask{s['index']}", f"{lo}-{hi}", s["binary"], s["hex"])
     return Group(head, t)
+
+
+# --------------------------------------------------------------------------------------------
+# Validation: descgen validate, check, explain, rules.
+
+_WORD_TITLE = {"idesc": "instruction descriptor", "smem": "shared memory descriptor",
+               "zcm": "zero-column mask descriptor", "a_desc": "A's shared memory descriptor",
+               "b_desc": "B's shared memory descriptor"}
+
+
+def not_checked_view(items: Any, g: dict[str, str], elsewhere: dict[str, str] | None = None) -> Table | Text | Group:
+    """The rules that did not run (or ran against every case) for want of context.
+
+    ``elsewhere``: context names the command has no option for -> where to give them instead
+    (marked ``*`` with a footnote)."""
+    if not items:
+        return Text(f"{g['ok']} every rule was checked: no context missing", style="green")
+    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, title_justify="left",
+              title=f"Not checked: context missing ({len(items)}; descgen explain CODE for the source)")
+    t.add_column("code", no_wrap=True)
+    t.add_column("needs", no_wrap=True)
+    t.add_column("rule")
+    elsewhere = elsewhere or {}
+    notes: dict[str, str] = {}
+    for n in items:
+        needs = []
+        for m in n.missing:
+            needs.append("--" + m.replace("_", "-") + ("*" if m in elsewhere else ""))
+            if m in elsewhere:
+                notes[m] = elsewhere[m]
+        t.add_row(n.code, ", ".join(needs), n.rule)
+    if not notes:
+        return t
+    return Group(t, *(Text(f"* --{m.replace('_', '-')}: {text}", style="dim") for m, text in notes.items()))
+
+
+def _context_text(context: dict[str, Any]) -> str:
+    given = {k: v for k, v in context.items() if v is not None}
+    if not given:
+        return "context: none given"
+    return "context: " + ", ".join(f"{k} = {_ctx_value(k, v)}" for k, v in given.items())
+
+
+def _ctx_value(name: str, value: Any) -> str:
+    if name == "pattern_start" and isinstance(value, int):
+        return f"{value:#x}"
+    return plain_value(value)
+
+
+def _summary(findings: Any, not_checked: Any, verbose: bool, g: dict[str, str]) -> Text:
+    errors = sum(f.severity == "error" for f in findings)
+    warnings = sum(f.severity == "warning" for f in findings)
+    text = Text()
+    if errors:
+        text.append(f"{g['error']} {errors} error{'s' * (errors != 1)}", style="bold red")
+        text.append(f", {warnings} warning{'s' * (warnings != 1)}")
+    elif warnings:
+        text.append(f"{g['ok']} no errors", style="bold green")
+        text.append(f" ({warnings} warning{'s' * (warnings != 1)})", style="yellow")
+    else:
+        text.append(f"{g['ok']} clean: no findings", style="bold green")
+    if not_checked and not verbose:
+        count = len(not_checked)
+        text.append(f"; {count} rule{'s' * (count != 1)} not checked for missing context (-v lists them)", style="dim")
+    return text
+
+
+def validated(report: descgen.Report, role: str, context: dict[str, Any], *, verbose: bool) -> None:
+    """``descgen validate``: the word, its findings, and with ``verbose`` the rules not checked."""
+    console = _console()
+    g = _glyphs(console)
+    d = report.decoded[role]
+    title = Text()
+    title.append(d.descriptor, style="bold")
+    if d.kind:
+        title.append(f" .kind::{d.kind}", style="bold")
+    title.append("  ")
+    title.append(d.hex, style="bold")
+    title.append(f"  {_context_text(context)}", style="dim")
+    console.print(title)
+    console.print(findings_text(report.findings, g, empty="no findings: the word follows every rule checked"))
+    if verbose:
+        console.print()
+        console.print(not_checked_view(report.not_checked, g))
+    console.print(_summary(report.findings, report.not_checked, verbose, g))
+
+
+def checked(report: descgen.Report, kind: str, context: dict[str, Any], groups: dict[str, list[Any]], *,
+            verbose: bool, elsewhere: dict[str, str] | None = None) -> None:
+    """``descgen check``: per word of the instruction, its findings."""
+    console = _console()
+    g = _glyphs(console)
+    title = Text()
+    title.append(f"tcgen05.mma .kind::{kind}", style="bold")
+    title.append(f"  {_context_text(context)}", style="dim")
+    console.print(title)
+    for role, findings in groups.items():
+        d = report.decoded.get(role)
+        head = Text()
+        head.append(f"{role:<7}", style="bold")
+        if d is None:
+            head.append("A in tensor memory (--a-tmem): no descriptor", style="dim")
+            console.print(head)
+            continue
+        head.append(f"{d.hex}  ", style="bold")
+        head.append(_WORD_TITLE.get(role, role), style="dim")
+        console.print(head)
+        console.print(findings_text(findings, g, indent=2, empty="no findings"))
+    if verbose:
+        console.print()
+        console.print(not_checked_view(report.not_checked, g, elsewhere))
+    console.print(_summary(report.findings, report.not_checked, verbose, g))
+
+
+def explained(info: dict[str, Any]) -> None:
+    """``descgen explain CODE``."""
+    console = _console()
+    g = _glyphs(console)
+    head = Text()
+    head.append(info["code"], style="bold")
+    head.append(f"  {info['severity']}", style=SEVERITY_STYLE.get(info["severity"], ""))
+    origin = {"catalog": "catalog rule (tables/rules.toml)",
+              "field": "the field's own check, generated from its layout table",
+              "usage": "a usage error: the call itself is wrong (raised, exit 2; never found in a word)"}[info["origin"]]
+    head.append(f"  applies to {info['applies']}; {origin}", style="dim")
+    console.print(head)
+    t = Table(box=None, show_header=False, pad_edge=False)
+    t.add_column(style="bold", no_wrap=True)
+    t.add_column()
+    t.add_row("rule", info["rule"])
+    t.add_row("source", Text(info["source"], style="dim"))
+    t.add_row("fields", ", ".join(info["fields"]))
+    if info["origin"] == "catalog":
+        t.add_row("kinds", ", ".join(info.get("kinds") or ()) or "every kind")
+        t.add_row("needs", ", ".join("--" + n.replace("_", "-") for n in info["needs"]) or
+                  "no context (always checked)")
+        if info["uses"]:
+            t.add_row("uses", ", ".join("--" + n.replace("_", "-") for n in info["uses"]) +
+                      " (narrows the rule; without it every case is allowed for)")
+    for where in info.get("layouts", ()):
+        domains = "; ".join(f"{k}: {v}" if k else v for k, v in where["domains"].items())
+        t.add_row("where", f"{where['source']} ({where['layout']}), bits {where['bits']}: {domains}")
+    console.print(t)
+    for which in ("legal", "illegal"):
+        ex = info.get("examples", {}).get(which)
+        if ex is None:
+            continue
+        console.print()
+        console.print(Text(f"{which.capitalize()} example", style="bold"))
+        console.print(Text(f"  $ {ex['command']}"), soft_wrap=True)  # one line, to copy whole
+        if not ex["findings"]:
+            console.print(Text(f"  {g['ok']} clean: no findings", style="green"))
+        for f in ex["findings"]:
+            style = SEVERITY_STYLE.get(f["severity"], "")
+            line = Text(f"  {g.get(f['severity'], '?')} {f['severity']} {f['code']}", style=style)
+            line.append(f"  {f['field']} = {plain_value(f['value'])}", style="bold")
+            console.print(line)
+
+
+def rules_table(rows: list[dict[str, Any]], *, width: int = 160) -> None:
+    """``descgen rules``: every code, catalog rules first, then the generated field checks. Two
+    columns, so that it reads on an 80-column terminal: the code with its severity, what it
+    applies to and the context it needs / uses; the rule (shortened) with its source."""
+    console = _console()
+    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, show_lines=True)
+    t.add_column("code", no_wrap=True)
+    t.add_column("rule / source")
+    for r in rows:
+        cell = Text(r["code"], style="bold")
+        cell.append("\n")
+        cell.append(r["severity"], style=SEVERITY_STYLE.get(r["severity"], ""))
+        cell.append(f", {r['applies']}" + {"field": " (field check)", "usage": " (usage error)"}.get(r["origin"], ""),
+                    style="dim")
+        if r["needs"]:
+            cell.append("\nneeds " + ", ".join(r["needs"]), style="dim")
+        if r["uses"]:
+            cell.append("\nuses " + ", ".join(r["uses"]), style="dim")
+        rule = Text(_shorten(r["rule"], width))
+        rule.append("\n" + r["source"], style="dim")
+        t.add_row(cell, rule)
+    count = {o: sum(r["origin"] == o for r in rows) for o in ("catalog", "field", "usage")}
+    console.print(Text(f"{len(rows)} codes: {count['catalog']} catalog rules, {count['field']} field checks, "
+                       f"{count['usage']} usage errors (descgen explain CODE for one)", style="bold"))
+    console.print(t)
+
+
+def _shorten(text: str, width: int) -> str:
+    if len(text) <= width:
+        return text
+    cut = text[: width - 1].rsplit(" ", 1)[0]
+    return cut.rstrip(",;:") + "…"

@@ -134,7 +134,8 @@ def test_idesc_round_trip(args, word, expect):
     assert doc["result"]["ok"] is True
     got = fields(doc["result"])
     assert {k: got[k] for k in ("m", "n", "atype", "btype", "dtype")} == expect
-    assert doc["input"] == {"word": word, "as": None, "kind": kind, "m": None, "n": None}
+    context = dict.fromkeys(("cta_group", "ws", "sp", "scale_vec", "a_tmem", "arch", "pattern_start"))
+    assert doc["input"] == {"word": word, "as": None, "kind": kind, "m": None, "n": None, **context}
 
 
 @pytest.mark.parametrize("args, word, expect", SMEM_CASES)
@@ -224,6 +225,8 @@ def test_decode_plain_mask_lines():
     (["idesc", "--kind", "tf32", "--m", "128", "--n", "256", "--atype", "bf16"], ["atype", "bf16", "tf32", "IDESC-ATYPE-CODE"]),
     (["idesc", "--kind", "mxf4", "--m", "128", "--n", "256", "--max-shift", "8"], ["max_shift", "IDESC-MAX-SHIFT-ABSENT"]),
     (["zcm", "--skip-span", "0", "--use-span", "1"], ["skip_span", "ZCM-SKIP-SPAN-RANGE"]),
+    # M is the instruction's context for the zcm rules (catalog rule ZCM-M), not a usage error.
+    (["zcm", "--skip-span", "1", "--use-span", "1", "--m", "48", "--n", "64"], ["m = 48", "M = 32, 64 and 128", "ZCM-M"]),
 ])
 def test_rule_violations_exit_1(args, words):
     result = run(*args, code=1)
@@ -258,7 +261,7 @@ def test_rule_violation_json_envelope():
     (["smem", "--start-address", "0", "--lbo", "16", "--sbo", "16", "--swizzle", "16B"], ["'16B' is not one of"]),
     (["idesc", "--kind", "f16", "--n", "256"], ["Missing option", "--m"]),
     (["zcm", "--skip-span", "1", "--use-span", "1", "--start-count", "1,2,3"], ["exactly 4"]),
-    (["zcm", "--skip-span", "1", "--use-span", "1", "--m", "48", "--n", "64"], ["M = 32, 64 and 128"]),
+    (["zcm", "--skip-span", "1", "--use-span", "1", "--m", "32", "--n", "30"], ["multiple of 4"]),
     (["zcm", "--skip-span", "1", "--use-span", "1", "--m", "32"], ["--m and --n go together"]),
     (["decode", "0x100000000", "--as", "idesc"], ["32-bit"]),
     (["decode", "0x08400010", "--as", "smem", "--kind", "f16"], ["--kind"]),
@@ -282,9 +285,9 @@ def test_usage_error_json_envelope():
 
 
 def test_library_usage_error_json_envelope():
-    doc = run_json("zcm", "--skip-span", "1", "--use-span", "1", "--m", "48", "--n", "64", code=2)
+    doc = run_json("zcm", "--skip-span", "1", "--use-span", "1", "--m", "32", "--n", "30", code=2)
     assert doc["error"]["type"] == "UsageError"
-    assert doc["error"]["findings"][0]["code"] == "ZCM-M-RANGE"
+    assert doc["error"]["findings"][0]["code"] == "ZCM-N-RANGE"
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,0 +1,323 @@
+"""The validation commands: ``descgen validate | check | explain | rules``.
+
+Registered on the group of :mod:`descgen.cli.app` when :mod:`descgen.cli` is imported. Like the
+rest of the CLI, they import click and descgen only; rich loads when a table is drawn.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+import descgen
+from descgen.rules import all_codes, catalog, example, field_codes, rules_markdown, usage_codes
+
+from .app import _render, cli, output_options
+from .context import APPLIES, check_applies, context_options
+from .output import EXIT_RULE, ROLES, Output, hex_word, plain_finding, plain_not_checked, role_of
+from .params import WORD, KindType, LazyChoice
+
+__all__ = ["validate", "check", "explain", "rules", "verbose_options"]
+
+
+def verbose_options(f: Any) -> Any:
+    """``-v/--verbose`` and ``--exit-zero`` for the commands that validate."""
+    f = click.option("--exit-zero", is_flag=True,
+                     help="Exit 0 even when an error finding is present (usage errors still exit 2).")(f)
+    f = click.option("-v", "--verbose", is_flag=True,
+                     help="Also list the rules not checked because their context was not given.")(f)
+    return f
+
+
+def _finish(report: descgen.Report, exit_zero: bool) -> None:
+    if not report.ok and not exit_zero:
+        click.get_current_context().exit(EXIT_RULE)
+
+
+# --------------------------------------------------------------------------------------------
+# validate
+
+
+@cli.command(short_help="Check one descriptor word against every PTX rule, with the instruction's context.")
+@click.argument("word", type=WORD)
+@click.option("--as", "as_", type=LazyChoice(("idesc", "smem", "zcm")),
+              help="Descriptor type. Default: idesc for a word below 2**32 (needs --kind); a wider word needs --as.")
+@click.option("--kind", type=KindType(), help="MMA kind of an instruction descriptor (implies --as idesc).")
+@context_options()
+@verbose_options
+@output_options
+def validate(out: Output, word: int, as_: str | None, kind: str | None, context: dict[str, Any], verbose: bool,
+             exit_zero: bool) -> None:
+    """Validate WORD: every rule of its descriptor type, with the context given.
+
+    \b
+    Which descriptor:
+      --kind K (--as idesc)  an instruction descriptor under .kind::K; required for an
+                             idesc, whose rules depend on the kind (descgen decode WORD
+                             lists the kinds a word is consistent with)
+      --as smem | zcm        a shared memory / zero-column mask descriptor
+      (no --as)              a word below 2**32 is an idesc; a wider word must say
+                             --as smem or --as zcm
+
+    \b
+    Context (each option applies to the words whose rules use it):
+      idesc  --cta-group --ws/--no-ws --sp/--no-sp --scale-vec --a-tmem/--no-a-tmem --arch
+      smem   --arch --pattern-start
+      zcm    --m --n --ws/--no-ws
+    A rule whose context is not given is not guessed: -v lists it as not checked.
+
+    \b
+    Output:
+      terminal (--table)   each finding: severity, code, field = value, rule, allowed,
+                           source; then a summary (and with -v the rules not checked)
+      piped (--plain)      one line per finding, nothing when clean:
+                             SEVERITY CODE FIELD=VALUE: rule [source]
+                           with -v also: not-checked CODE needs=NAME,...: rule [source]
+      --json               the envelope; "result" holds ok, context, findings,
+                           not_checked and the decoded word
+
+    \b
+    Exits 1 when a finding is an error (after printing), unless --exit-zero.
+
+    \b
+      descgen validate 0x08020010 --kind f16 --cta-group 2
+      descgen validate 0x4000404000010058 --as smem --pattern-start 0x580 -v
+    """
+    as_ = _resolve_as(word, as_, kind)
+    check_applies(context, as_)
+    width = 32 if as_ == "idesc" and word < 1 << 32 else 64
+    out.input = {"word": hex_word(word, width), "as": as_, "kind": kind, **context}
+    ctx = {name: context[name] for name in APPLIES[as_]}
+    if as_ == "idesc":
+        report = descgen.validate_idesc(word, kind, **ctx)
+    elif as_ == "smem":
+        report = descgen.validate_smem(word, **ctx)
+    else:
+        report = descgen.validate_zcm(word, **ctx)
+    if out.json:
+        out.emit_json(result=report.as_dict())
+    elif out.table:
+        _render().validated(report, as_, ctx, verbose=verbose)
+    else:
+        out.lines(plain_finding(f) for f in report.findings)
+        if verbose:
+            out.lines(plain_not_checked(n) for n in report.not_checked)
+    _finish(report, exit_zero)
+
+
+def _resolve_as(word: int, as_: str | None, kind: str | None) -> str:
+    if kind is not None:
+        if as_ not in (None, "idesc"):
+            raise click.UsageError(f"--kind applies to instruction descriptors, not --as {as_}")
+        return "idesc"
+    if as_ is None and word >= 1 << 32:
+        raise click.UsageError("a word wider than 32 bits is a shared memory or zero-column mask descriptor: "
+                               "add --as smem or --as zcm (descgen decode WORD tries both)")
+    if as_ in (None, "idesc"):
+        raise click.UsageError("an instruction descriptor needs --kind: its rules depend on the MMA kind "
+                               "(descgen decode WORD lists the kinds the word is consistent with)")
+    return as_
+
+
+# --------------------------------------------------------------------------------------------
+# check
+
+#: Context the shared memory rules use that check_mma does not take (it is per operand).
+_ELSEWHERE = {"pattern_start": "not an option of check (each operand has its own); "
+                               "use descgen validate WORD --as smem --pattern-start BYTES"}
+
+
+@cli.command(short_help="Check one tcgen05.mma instruction: its descriptor words together.")
+@click.option("--idesc", "idesc_word", required=True, type=WORD, metavar="WORD", help="The 32-bit instruction descriptor.")
+@click.option("--kind", required=True, type=KindType(), help="The MMA kind (kind::f16 and .kind::f16 accepted).")
+@click.option("--adesc", "a_word", type=WORD, metavar="WORD", help="A's shared memory descriptor (or --a-tmem).")
+@click.option("--bdesc", "b_word", required=True, type=WORD, metavar="WORD", help="B's shared memory descriptor.")
+@click.option("--zcm", "zcm_word", type=WORD, metavar="WORD",
+              help="The zero-column mask descriptor (tcgen05.mma.ws only); M and N come from the idesc.")
+@context_options(*APPLIES["mma"])
+@verbose_options
+@output_options
+def check(out: Output, idesc_word: int, kind: str, a_word: int | None, b_word: int, zcm_word: int | None,
+          context: dict[str, Any], verbose: bool, exit_zero: bool) -> None:
+    """Check one tcgen05.mma instruction as a whole: each word's own rules plus the rules that
+    tie them together (Table 52 swizzle vs the idesc's types and major-ness, absolute LBO mode
+    only K-major, an ignored LBO, the zero-column mask limits for the idesc's M).
+
+    A comes from shared memory (--adesc WORD) or tensor memory (--a-tmem): exactly one.
+    Findings on the shared memory and zcm words name their field a_desc.FIELD, b_desc.FIELD,
+    zcm.FIELD; output and exit status are those of descgen validate, findings grouped by word.
+
+    \b
+      descgen check --idesc 0x08200010 --adesc 0x4000404000010040 \\
+                    --bdesc 0x4000404000010440 --kind f16 --arch sm_100a
+    """
+    if a_word is not None and context["a_tmem"]:
+        raise click.UsageError("--adesc and --a-tmem exclude each other: A is read from shared memory "
+                               "(--adesc WORD) or from tensor memory (--a-tmem), not both")
+    if a_word is None and not context["a_tmem"]:
+        raise click.UsageError("where is A? give --adesc WORD (A in shared memory) or --a-tmem (A in tensor memory)")
+    out.input = {
+        "idesc": hex_word(idesc_word, 32 if idesc_word < 1 << 32 else 64),
+        "adesc": None if a_word is None else hex_word(a_word, 64),
+        "bdesc": hex_word(b_word, 64),
+        "zcm": None if zcm_word is None else hex_word(zcm_word, 64),
+        "kind": kind,
+        **context,
+    }
+    report = descgen.check_mma(idesc=idesc_word, kind=kind, a_desc=a_word, b_desc=b_word, zcm=zcm_word, **context)
+    roles = [r for r in ROLES if r in report.decoded or (r == "a_desc" and a_word is None)]
+    groups: dict[str, list[Any]] = {r: [f for f in report.findings if role_of(f) == r] for r in roles}
+    if out.json:
+        out.emit_json(result=report.as_dict())
+    elif out.table:
+        _render().checked(report, kind, context, groups, verbose=verbose, elsewhere=_ELSEWHERE)
+    else:
+        out.lines(plain_finding(f) for r in roles for f in groups[r])
+        if verbose:
+            out.lines(plain_not_checked(n) for n in report.not_checked)
+    _finish(report, exit_zero)
+
+
+# --------------------------------------------------------------------------------------------
+# explain
+
+
+@cli.command(short_help="Explain a finding code: the rule, its source, a legal and an illegal example.")
+@click.argument("code")
+@output_options
+def explain(out: Output, code: str) -> None:
+    """Explain CODE (case-insensitive): severity, what it applies to, the fields and context it
+    reads, the rule and its PTX source.
+
+    For a catalog rule, also a legal and an illegal example: the command that shows each, and
+    what validating it reports. For a field's own check (IDESC-N-RANGE, SMEM-RESERVED-14...),
+    where the field sits and its domain. descgen rules lists every code.
+
+    \b
+      descgen explain IDESC-N-SHAPE
+      descgen explain smem-reserved-14
+    """
+    codes = all_codes()
+    key = code.strip().upper()
+    out.input = {"code": key}
+    if key not in codes:
+        import difflib
+
+        close = difflib.get_close_matches(key, list(codes), n=5, cutoff=0.6)
+        hint = f"; did you mean {', '.join(close)}?" if close else "; descgen rules lists every code"
+        raise click.UsageError(f"unknown code {code.strip()!r}{hint}")
+    info = explain_info(key)
+    if out.json:
+        out.emit_json(result=info)
+    elif out.table:
+        _render().explained(info)
+    else:
+        out.lines(_plain_explain(info))
+
+
+def _origins() -> tuple[tuple[str, dict[str, Any]], ...]:
+    """Every code by where it comes from: the catalog (tables/rules.toml), the fields' own checks
+    (generated from the layout tables), the usage errors (a call that is wrong in itself)."""
+    return (("catalog", catalog()), ("field", field_codes()), ("usage", usage_codes()))
+
+
+def explain_info(code: str) -> dict[str, Any]:
+    """Everything ``descgen explain`` shows, JSON-ready."""
+    rule = all_codes()[code]
+    origin = next((name for name, table in _origins() if code in table), "usage")
+    info: dict[str, Any] = {**rule.as_dict(), "origin": origin}
+    if origin == "catalog":
+        info["examples"] = {}
+        for which in ("legal", "illegal"):
+            ex = example(getattr(rule, which))
+            report = ex.run()
+            info["examples"][which] = {
+                "command": ex.command(),
+                "ok": report.ok,
+                "shows": code in report.codes,
+                "findings": [f.as_dict() for f in report.findings],
+            }
+    elif origin == "field":
+        info["layouts"] = _field_places(code)
+    return info
+
+
+def _field_places(code: str) -> list[dict[str, Any]]:
+    """Where a generated field code comes from: per layout, the field's bits and its domain
+    (per kind, kinds with the same domain together)."""
+    from descgen.engine import finding_code
+    from descgen.loader import layouts
+
+    check = code.rsplit("-", 1)[-1]
+    out = []
+    for lay in layouts():
+        for f in lay.fields:
+            if finding_code(lay.word, f, check) != code:
+                continue
+            by_text: dict[str, list[str]] = {}
+            for kind in lay.kinds or (None,):
+                by_text.setdefault(f.domain(kind).describe(), []).append(kind or "")
+            domains = {", ".join(k for k in kinds if k): text for text, kinds in by_text.items()}
+            if len(domains) == 1:
+                domains = {"": next(iter(domains.values()))}
+            out.append({"layout": lay.name, "source": lay.source.replace("PTX ISA 9.1 ", ""), "field": f.name,
+                        "bits": f.bits, "domains": domains})
+    return out
+
+
+def _plain_explain(info: dict[str, Any]) -> list[str]:
+    lines = [f"code={info['code']}", f"severity={info['severity']}", f"applies={info['applies']}",
+             f"origin={info['origin']}", f"fields={','.join(info['fields'])}"]
+    if info["origin"] == "catalog":
+        lines += [f"kinds={','.join(info.get('kinds') or ())}", f"needs={','.join(info['needs'])}",
+                  f"uses={','.join(info['uses'])}"]
+    lines += [f"rule={info['rule']}", f"source={info['source']}"]
+    for where in info.get("layouts", ()):
+        domains = "; ".join(f"{k}: {v}" if k else v for k, v in where["domains"].items())
+        lines.append(f"where={where['layout']} bits {where['bits']}: {domains}")
+    for which, ex in info.get("examples", {}).items():
+        found = ", ".join(f"{f['severity']} {f['code']}" for f in ex["findings"]) or "clean"
+        lines += [f"{which}={ex['command']}", f"{which}.reports={found}"]
+    return lines
+
+
+# --------------------------------------------------------------------------------------------
+# rules
+
+
+@cli.command(short_help="List every finding code descgen can report.")
+@click.option("--applies", type=LazyChoice(("idesc", "smem", "zcm", "mma", "context")),
+              help="Only the codes of one word (mma: the rules between the words of one instruction; "
+                   "context: bad context values).")
+@click.option("--markdown", is_flag=True, help="Print the rules page (docs/rules.md) as Markdown, verbatim.")
+@output_options
+def rules(out: Output, applies: str | None, markdown: bool) -> None:
+    """List every code: the catalog's rules (between fields, words and the instruction), each
+    field's own checks, then the usage errors (a call wrong in itself: raised, never found in a
+    word), with severity, what it applies to, the context it needs, the rule and its source.
+
+    \b
+    Piped (--plain): one line per code:
+      CODE SEVERITY APPLIES needs=NAME,...: rule [source]
+    descgen explain CODE shows one code with examples.
+    """
+    params = click.get_current_context().params
+    if markdown and (params.get("as_json") or params.get("table") or params.get("plain")):
+        raise click.UsageError("--markdown prints the rules page; it does not combine with --json, --table or --plain")
+    if markdown and applies:
+        raise click.UsageError("--markdown prints the whole rules page; it does not combine with --applies")
+    out.input = {"applies": applies, "markdown": markdown}
+    if markdown:
+        click.echo(rules_markdown(), nl=False)
+        return
+    rows = [{**r.as_dict(), "origin": origin} for origin, table in _origins()
+            for r in table.values() if applies is None or r.applies == applies]
+    if out.json:
+        out.emit_json(result={"rules": rows})
+    elif out.table:
+        _render().rules_table(rows)
+    else:
+        out.lines(f"{r['code']} {r['severity']} {r['applies']} needs={','.join(r['needs'])}: {r['rule']} [{r['source']}]"
+                  for r in rows)
+
