@@ -5,7 +5,9 @@ Three descriptor words, one generic engine driven by ``tables/`` (PTX Tables 39-
 - the 32-bit instruction descriptor: :func:`encode_idesc`, :func:`decode_idesc` (Tables 42-44);
 - the 64-bit shared memory descriptor: :func:`encode_smem`, :func:`decode_smem` (Tables 40-41);
 - the 64-bit zero-column mask descriptor: :func:`encode_zcm`, :func:`decode_zcm`,
-  :func:`zcm_mask` (Table 45).
+  :func:`zcm_mask` (Table 45);
+- shared memory layouts (§9.7.16.3, Tables 52-53): :func:`smem_for_tile` (tile -> descriptor and
+  why), :func:`smem_layout` (descriptor -> the address of every element read), :func:`advance_smem`.
 
 Encoders are strict and raise :class:`DescgenError` subclasses; decoders are total and report
 problems as :class:`Finding` records on the result. ``import descgen`` loads the standard library
@@ -30,6 +32,7 @@ from .errors import DescgenError, EncodeError, Finding, TableError, UsageError, 
 from .idesc import KIND_LAYOUTS, consistent_kinds, decode_idesc, decode_idesc_all, encode_idesc, idesc_defaults, mma_k, normalize_kind, type_names
 from .smem import LBO_MODES, SWIZZLES, decode_smem, encode_smem
 from .loader import KINDS
+from .layout import ATOM_ORDERS, MAJORS, SmemLayout, SwizzleAtom, TileDescriptor, advance_smem, smem_for_tile, smem_layout, swizzle_atom
 from .zcm import decode_zcm, encode_zcm, submask_counts, zcm_mask, zcm_submasks
 
 __version__ = "0.1.0"
@@ -55,6 +58,16 @@ __all__ = [
     "LBO_MODES",
     "encode_smem",
     "decode_smem",
+    # shared memory layouts
+    "MAJORS",
+    "ATOM_ORDERS",
+    "smem_for_tile",
+    "smem_layout",
+    "advance_smem",
+    "swizzle_atom",
+    "TileDescriptor",
+    "SmemLayout",
+    "SwizzleAtom",
     # zero-column mask descriptor
     "encode_zcm",
     "decode_zcm",
