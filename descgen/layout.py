@@ -471,7 +471,8 @@ def smem_for_tile(
         major: ``"k"`` or ``"mn"``.
         swizzle: ``none``, ``128B_base32B``, ``128B``, ``64B`` or ``32B``.
         mn, k: the tile in **elements**; multiples of the atom's MN and K extents.
-        start_address: the tile's first byte in shared memory (16-byte aligned, below 256 KiB).
+        start_address: the tile's first byte in shared memory (16-byte aligned, below 256 KiB;
+            swizzled: a multiple of the atom row, 32/64/128 bytes).
         pattern_start: byte address where the repeating swizzle pattern starts (a multiple of
             128). None: the data is swizzled on absolute addresses (TMA, CuTe): base offset 0.
         atom_order: ``"mn_first"`` or ``"k_first"``.
@@ -485,6 +486,7 @@ def smem_for_tile(
         EncodeError: ``LAYOUT-TABLE52`` (type size x major-ness x swizzle not in Table 52),
             ``LAYOUT-SWIZZLE-MAJOR`` (no Table 53 atom), ``LAYOUT-MN-ATOM``/``LAYOUT-K-ATOM``
             (tile not a whole number of atoms), ``LAYOUT-TILE-RANGE`` (tile past 256 KiB),
+            ``LAYOUT-START-ROW`` (a swizzled tile starting inside an atom row),
             ``LAYOUT-PATTERN-START-ALIGN``, ``LAYOUT-ATOM-ORDER-CODE``, ``LAYOUT-DTYPE-*``,
             ``SMEM-*`` from :func:`descgen.encode_smem` (misaligned start, stride too large).
         UsageError: unknown kind; ``LAYOUT-KIND-REQUIRED``.
@@ -501,6 +503,11 @@ def smem_for_tile(
             _raise(EncodeError, f"LAYOUT-{name.upper()}-ATOM", name, extent, f"a multiple of {unit}",
                    f"the tile is made of whole {atom.mn} x {atom.k} ({atom.swizzle}, {major.upper()}-major) atoms",
                    atom.source)
+    if atom.swizzled and isinstance(start_address, int) and start_address % CHUNK == 0 and start_address % atom.row_bytes:
+        _raise(EncodeError, "LAYOUT-START-ROW", "start_address", start_address, f"a multiple of {atom.row_bytes}",
+               f"a {atom.swizzle} tile is made of {atom.row_bytes}-byte swizzle rows; one starting "
+               f"{start_address % atom.row_bytes} bytes into a row cannot be told from a descriptor advanced inside an "
+               "atom, and reads past its row end", f"Table 53; {_SRC_CANON}")
     n_mn, n_k = mn // atom.mn, k // atom.k
     mn_step, k_step = (atom.bytes, atom.bytes * n_mn) if atom_order == "mn_first" else (atom.bytes * n_k, atom.bytes)
     total = atom.bytes * n_mn * n_k
