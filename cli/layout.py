@@ -77,19 +77,19 @@ def layout(out: Output, word: int, dtype: str, major: str, tile: tuple[int, int]
 
 def chunk_label(elements: list[tuple[int, int]]) -> str:
     """The elements of one chunk, in bit order, as runs: ``3,8-15`` (i = 3, j = 8..15), ``0-7,2``
-    (i = 0..7, j = 2), ``5,1``; runs separated by spaces (more than one only when elements
-    collide or a chunk mixes rows)."""
+    (i = 0..7, j = 2), ``5,1``. Several runs, separated by spaces, only when elements collide
+    (``0,8-11 1,0-3``: two elements at each address) or a chunk mixes rows."""
     runs: list[list[tuple[int, int]]] = []
     for e in elements:
-        run = runs[-1] if runs else None
-        if run is not None:
+        for run in runs:
             (i0, j0), (i1, j1) = run[0], run[-1]
-            along_k = i1 == e[0] == i0 and e[1] == j1 + 1 and (len(run) == 1 or j1 == run[-2][1] + 1)
-            along_mn = j1 == e[1] == j0 and e[0] == i1 + 1 and (len(run) == 1 or i1 == run[-2][0] + 1)
-            if along_k or along_mn:
+            along_k = i0 == i1 == e[0] and e[1] == j1 + 1
+            along_mn = j0 == j1 == e[1] and e[0] == i1 + 1
+            if along_k and (len(run) == 1 or j0 != j1) or along_mn and (len(run) == 1 or i0 != i1):
                 run.append(e)
-                continue
-        runs.append([e])
+                break
+        else:
+            runs.append([e])
     return " ".join(_run_text(run) for run in runs)
 
 
@@ -171,11 +171,11 @@ def show_layout(lay: descgen.SmemLayout) -> None:
     t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
               caption=f"row = {row_bytes(lay)} bytes; cell = a 16-byte chunk and its elements (i along MN, j along "
                       f"K); shared = the i or j of the whole row; colour = {lay.atom.mn}x{lay.atom.k} atom", caption_justify="left")
-    t.add_column("address", justify="right", no_wrap=True, style="dim")
+    t.add_column("address", justify="right", no_wrap=True, style="dim", min_width=7)
     t.add_column("shared", no_wrap=True, style="bold")
     width = row_bytes(lay)
     for c in range(0, width, 16):
-        t.add_column(f"+{c:#04x}", no_wrap=True)
+        t.add_column(f"+{c:#04x}", overflow="fold")
     previous = None
     for row, chunks in _rows(lay):
         if previous is not None and row != previous + width:
