@@ -245,10 +245,21 @@ def test_table53_atom_shapes(dtype, kind, major, swizzle):
     assert a.source.startswith("Table 53")
 
 
-def test_table53_text_example_tf32_mn_128b_is_32x8():
+def test_e33_table53_tf32_example_is_32x8_but_table52_refuses_it():
     """"128B MN major swizzle atom would have a shape of (8*(128/32))x8 = 32x8 for tf32"."""
     a = swizzle_atom(dtype="tf32", major="mn", swizzle="128B")
     assert (a.mn, a.k) == (32, 8)
+    with pytest.raises(EncodeError) as err:
+        smem_for_tile(dtype="tf32", major="mn", swizzle="128B", mn=32, k=8, start_address=0)
+    assert err.value.code == "LAYOUT-TABLE52"
+
+
+def test_e33_k_major_128b_base32b_has_no_atom():
+    """Table 52 says K-major takes all swizzle modes; Table 53 has "–" (and CUTLASS refuses)."""
+    for dtype in ("bf16", "tf32", "e4m3"):
+        with pytest.raises(EncodeError) as err:
+            smem_for_tile(dtype=dtype, major="k", swizzle="128B_base32B", mn=8, k=64, start_address=0)
+        assert err.value.code == "LAYOUT-SWIZZLE-MAJOR" and "E33" in err.value.rule
 
 
 @pytest.mark.parametrize("dtype, kind", PAIRS)
@@ -427,7 +438,7 @@ def test_unused_stride_is_zero_like_cutlass():
 
 
 @pytest.mark.parametrize("order, lbo, sbo", [("mn_first", 2048, 128), ("k_first", 128, 1024)])
-def test_mn_major_interleave_lbo_is_k_stride_sbo_is_mn_stride(order, lbo, sbo):
+def test_e34_mn_major_interleave_lbo_is_k_stride_sbo_is_mn_stride(order, lbo, sbo):
     """E34: without swizzle, MN-major LBO steps along K and SBO along MN (Figure 190)."""
     td = smem_for_tile(dtype="bf16", major="mn", swizzle="none", mn=128, k=64, start_address=0x400, atom_order=order)
     assert (td.lbo, td.sbo) == (lbo, sbo)
@@ -476,7 +487,7 @@ def test_base_offset_at_and_off_table41_boundaries(swizzle, pattern_start, base_
         [pattern_start + 16 * c for c in range(td.atom.columns if major == "k" else 1)]
 
 
-def test_base_offset_absolute_pattern_swizzles_by_address():
+def test_e35_no_pattern_start_means_absolute_swizzle_base_offset_0():
     """pattern_start=None: swizzled on absolute address bits (TMA, CuTe), base offset 0. A tile at
     0x1180 sits on row 3 of the 1024-byte pattern: its element (0, 0) is in chunk 0 ^ 3."""
     td = smem_for_tile(dtype="bf16", major="k", swizzle="128B", mn=8, k=64, start_address=0x1180)
@@ -534,7 +545,7 @@ def test_advance_moves_in_16_byte_steps(nbytes):
     assert err.value.code == "SMEM-START-ADDRESS-ALIGN"
 
 
-def test_advance_keeps_every_other_bit_and_the_base_offset():
+def test_e35_advance_keeps_the_base_offset_and_every_other_bit():
     w = encode_smem(start_address=0x1180, lbo=0x12340, sbo=0x2ABC0, swizzle="64B", base_offset=3, lbo_mode="absolute")
     w |= 1 << 14 | 1 << 60  # even bits that are wrong stay as they are
     moved = advance_smem(w, 0x1000)  # across a 1024-byte boundary

@@ -224,3 +224,45 @@ def test_help_lists_layout():
     assert "--tile" in run("smem", "--help").stdout
     assert json.loads(run("layout", BF16_K_WORD, "--dtype", "bf16", "--major", "k", "--tile", "8x8",
                           "--json").stdout)["descgen"] == 1
+
+
+# --------------------------------------------------------------------------------------------
+# Docs: the README sample, docs/layouts.md commands, errata E30-E35 pins.
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
+
+
+def test_readme_layout_sample_is_current():
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = "descgen layout 0x4000404000010040 --dtype bf16 --major k --tile 8x16"
+    sample = re.search(re.escape(command) + r"\n```\n\n```text\n(.*?)```", readme, flags=re.S).group(1)
+    got = run(*command.split()[1:]).stdout
+    assert [line.rstrip() for line in got.splitlines()] == [line.rstrip() for line in sample.splitlines()]
+
+
+def test_docs_layouts_commands_run():
+    import re
+    import shlex
+
+    text = (ROOT / "docs" / "layouts.md").read_text(encoding="utf-8")
+    commands = [shlex.split(line.split("  #")[0])[1:] for block in re.findall(r"```sh\n(.*?)```", text, flags=re.S)
+                for line in block.splitlines() if line.startswith("descgen ")]
+    assert len(commands) == 3
+    for args in commands:
+        run(*args)
+
+
+def test_errata_e30_to_e35_are_pinned_by_tests_that_exist():
+    import re
+
+    errata = (ROOT / "docs" / "spec-errata.md").read_text(encoding="utf-8")
+    sources = "".join((ROOT / "tests" / name).read_text(encoding="utf-8")
+                      for name in ("test_layout.py", "test_layout_cli.py"))
+    for n in range(30, 36):
+        section = errata.split(f'<a id="e{n}"></a>')[1].split("<a id=")[0]
+        pins = re.findall(r"`(test_\w+)", section.split("**Pinned by**")[1])
+        assert pins, n
+        for name in pins:
+            assert f"def {name}(" in sources, (n, name)
