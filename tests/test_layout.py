@@ -376,13 +376,19 @@ def tiles(draw):
     return dtype, kind, major, swizzle, mn, k, start, order, pattern_start
 
 
+def built_and_modelled(tile):
+    """(the TileDescriptor smem_for_tile builds for ``tile``, the independent model's bit addresses)."""
+    dtype, kind, major, swizzle, mn, k, start, order, pattern_start = tile
+    td = smem_for_tile(dtype=dtype, kind=kind, major=major, swizzle=swizzle, mn=mn, k=k, start_address=start,
+                       atom_order=order, pattern_start=pattern_start)
+    return td, tile_model(dtype, kind, major, swizzle, mn, k, start, order, pattern_start)
+
+
 @settings(max_examples=80)
 @given(tiles())
 def test_round_trip_layout_of_the_word_is_the_tile(tile):
     dtype, kind, major, swizzle, mn, k, start, order, pattern_start = tile
-    td = smem_for_tile(dtype=dtype, kind=kind, major=major, swizzle=swizzle, mn=mn, k=k, start_address=start,
-                       atom_order=order, pattern_start=pattern_start)
-    want = tile_model(dtype, kind, major, swizzle, mn, k, start, order, pattern_start)
+    td, want = built_and_modelled(tile)
     span = td.descriptor_k
     assert span == (k if major == "mn" or swizzle == "none" else atom_elements(dtype, kind, major, swizzle)[1])
     for j0 in range(0, k, span):
@@ -401,10 +407,8 @@ def test_round_trip_layout_of_the_word_is_the_tile(tile):
 @given(tiles())
 def test_round_trip_per_mma_step_inside_an_atom(tile):
     """Kernels advance by one MMA's K at a time: every K-block of 32 bytes reads back its slice."""
-    dtype, kind, major, swizzle, mn, k, start, order, pattern_start = tile
-    td = smem_for_tile(dtype=dtype, kind=kind, major=major, swizzle=swizzle, mn=mn, k=k, start_address=start,
-                       atom_order=order, pattern_start=pattern_start)
-    want = tile_model(dtype, kind, major, swizzle, mn, k, start, order, pattern_start)
+    dtype, kind, major, _, mn, k, *_ = tile
+    td, want = built_and_modelled(tile)
     step = td.mma_k
     unit = td.atom.per_chunk if major == "k" else td.atom.k
     assert step % unit == 0

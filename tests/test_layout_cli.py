@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 import descgen
 
-from test_cli import run, run_json
+from test_cli import run, run_json, run_module_piped
 
 BF16_K = ["--tile", "128x64", "--dtype", "bf16", "--major", "k", "--swizzle", "128B", "--addr", "0x400"]
 BF16_K_WORD = "0x4000404000010040"  # LBO 16 (assumed 1), SBO 1024, start 0x400
@@ -204,19 +202,9 @@ def test_layout_rule_errors_exit_1():
 
 
 def test_layout_piped_never_imports_rich():
-    code = (
-        "import sys, runpy\n"
-        f"sys.argv = ['descgen', 'layout', '{BF16_K_WORD}', '--dtype', 'bf16', '--major', 'k', '--tile', '8x64']\n"
-        "try:\n"
-        "    runpy.run_module('descgen.cli', run_name='__main__')\n"
-        "except SystemExit as e:\n"
-        "    assert e.code in (0, None), e.code\n"
-        "print('heavy:', sorted(m for m in sys.modules if m.split('.')[0] in ('rich', 'bitstring')))\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines()[-1] == "heavy: []"
-    assert "ok=true" in proc.stdout
+    lines = run_module_piped("layout", BF16_K_WORD, "--dtype", "bf16", "--major", "k", "--tile", "8x64")
+    assert lines[-1] == "heavy: []"
+    assert "ok=true" in lines
 
 
 def test_help_lists_layout():
