@@ -20,8 +20,8 @@ The data (Table 53 atoms, Table 52, storage rules) is ``tables/smem_atoms.toml``
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass
-from typing import Any, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Iterator, NoReturn
 
 from .errors import EncodeError, Finding, UsageError
 from .idesc import mma_k, normalize_kind
@@ -53,7 +53,7 @@ def _finding(code: str, field: str, value: Any, allowed: str, rule: str, source:
     return Finding(code, severity, field, value, allowed, rule, source)
 
 
-def _raise(cls: type, code: str, field: str, value: Any, allowed: str, rule: str, source: str) -> None:
+def _raise(cls: type, code: str, field: str, value: Any, allowed: str, rule: str, source: str) -> NoReturn:
     raise cls((_finding(code, field, value, allowed, rule, source),))
 
 
@@ -222,6 +222,14 @@ def _strides(atom: SwizzleAtom, lbo: int, sbo: int) -> tuple[int, int]:
     return (sbo, lbo) if not atom.swizzled else (lbo, sbo)
 
 
+def _fields(atom: SwizzleAtom, mn_stride: int, k_stride: int) -> tuple[int, int]:
+    """(LBO, SBO) for strides along MN and K: the inverse of :func:`_strides`; K-major swizzled
+    layouts get LBO 16 bytes, "assumed to be 1" (errata E8)."""
+    if atom.major == "k":
+        return (k_stride if not atom.swizzled else CHUNK), mn_stride
+    return (k_stride, mn_stride) if not atom.swizzled else (mn_stride, k_stride)
+
+
 def _canonical(atom: SwizzleAtom) -> str:
     """§9.7.16.3.3's canonical layout for the atom's mode, in its notation."""
     s, r = atom.columns, atom.rows
@@ -269,7 +277,8 @@ def _atom_findings(atom: SwizzleAtom, start: int, lbo: int, sbo: int, base_offse
     if (origin - base_offset * 128) % period:
         row = (origin - base_offset * 128) % period // w
         found.append(_finding(
-            "LAYOUT-ATOM-PHASE", "start_address", start, f"an atom row starting at pattern row 0: (start - base_offset * 128) % {period} < {w}",
+            "LAYOUT-ATOM-PHASE", "start_address", start,
+            f"an address whose atom row is row 0 of the pattern: (start - 128 * base_offset) mod {period} < {w}",
             f"the first atom starts at row {row} of the {period}-byte {atom.swizzle} pattern (base offset {base_offset}), "
             "so its rows are not swizzled as Table 53's atom: data written with the same absolute swizzle (TMA) still "
             "reads back, data swizzled relative to the tile does not; align the tile or set the base offset from "
@@ -516,15 +525,8 @@ def smem_for_tile(
                f"the {total}-byte tile would end past the 256 KiB a descriptor can address", "Table 40, bits 0-13")
     bo, bo_why = _base_offset(atom, pattern_start)
 
-    # Which stride is which (§9.7.16.3.1-2): see _strides. A stride the tile never takes is 0.
-    mn_used, k_used = (mn_step if n_mn > 1 else 0), (k_step if n_k > 1 else 0)
-    if major == "k":
-        sbo = mn_used
-        lbo = k_used if not atom.swizzled else CHUNK
-    elif not atom.swizzled:
-        sbo, lbo = mn_used, k_used
-    else:
-        lbo, sbo = mn_used, k_used
+    # A stride the tile never takes is 0.
+    lbo, sbo = _fields(atom, mn_step if n_mn > 1 else 0, k_step if n_k > 1 else 0)
     word = encode_smem(start_address=start_address, lbo=lbo, sbo=sbo, swizzle=swizzle, base_offset=bo)
 
     descriptor_k = atom.k if (major == "k" and atom.swizzled) else k
@@ -649,7 +651,7 @@ class SmemLayout:
     atom: SwizzleAtom
     buffer: tuple[int, int] | None
     findings: tuple[Finding, ...]
-    _bits: tuple[tuple[int, ...], ...]
+    _bits: tuple[tuple[int, ...], ...] = field(repr=False)
 
     def _at(self, i: int, j: int) -> int:
         if not (isinstance(i, int) and isinstance(j, int) and 0 <= i < self.mn and 0 <= j < self.k):

@@ -452,17 +452,17 @@ def _row(raw: Any, required: Mapping[str, type], optional: Mapping[str, type], p
     if not isinstance(raw, dict):
         raise TableError(path, where, "must be a table")
     _keys(raw, set(required) | set(optional), path, where)
-    for key, kind in {**optional, **required}.items():
+    for key, expected in {**optional, **required}.items():
         if key not in raw:
             if key in required:
                 raise TableError(path, where, f"missing key '{key}'" + (" (every entry cites its PTX source)" if key == "source" else ""))
             continue
         value = raw[key]
-        items = value if kind is list else [value]
-        if kind is list and (not isinstance(value, list) or not value):
+        items = value if expected is list else [value]
+        if expected is list and (not isinstance(value, list) or not value):
             raise TableError(path, where, f"'{key}' must be a non-empty list")
         for item in items:
-            want = (int, str) if kind is list else kind
+            want = (int, str) if expected is list else expected
             if isinstance(item, bool) or not isinstance(item, want) or (isinstance(item, int) and item < 0):
                 raise TableError(path, where, f"'{key}' has a bad value {item!r}")
     if not raw["source"].strip():
