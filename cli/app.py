@@ -1,4 +1,4 @@
-"""The click application: ``descgen idesc | smem | zcm | decode``.
+"""The click application: ``descgen idesc | smem | zcm | decode | layout``.
 
 Startup imports click and descgen only; rich and bitstring are imported by
 :mod:`descgen.cli.render`, which is imported only when a table is drawn.
@@ -121,6 +121,8 @@ def cli(traceback: bool) -> None:
       descgen smem --start-address 0x400 --lbo 2048 --sbo 128 --swizzle none
       descgen zcm --skip-span 1 --use-span 13 --start-count 1,3,5,7 --m 32 --n 64
       descgen decode 0x08400010                         which kinds is this word valid for?
+      descgen smem --tile 128x64 --dtype bf16 --major k --swizzle 128B --addr 0x400
+      descgen layout 0x4000404000010040 --dtype bf16 --major k --tile 128x16
     """
 
 

@@ -42,8 +42,9 @@ def layout(out: Output, word: int, dtype: str, major: str, tile: tuple[int, int]
 
     Element (i, j) is i along MN (rows of A, columns of B) and j along K. Each 16-byte chunk
     read shows the elements it holds ("3,8-15": i = 3, j = 8..15); colours mark the swizzle
-    atoms; rows are 128 bytes. Findings: two elements at one address, reads outside the
-    buffer, reads past an atom row (errors); atoms off the swizzle pattern (warnings).
+    atoms; a row is one swizzle atom row (32, 64 or 128 bytes; 128 without swizzle). Findings:
+    two elements at one address, reads outside the buffer, reads past an atom row (errors);
+    atoms off the swizzle pattern (warnings). How it is computed: docs/layouts.md.
 
     \b
     Piped output (or --plain): key=value lines (word=, dtype=, ..., finding=, ok=), then the
