@@ -270,7 +270,7 @@ _TILE_ONLY = ("dtype", "major", "pattern_start", "atom_order", "kind")
 @click.option("--major", type=MAJOR, help="With --tile: k (K-major) or mn (MN-major).")
 @click.option("--pattern-start", type=UINT, metavar="BYTES", help="With --tile: where the repeating swizzle pattern "
               "starts (Table 41). Default: absolute address bits (TMA, CuTe), base offset 0.")
-@click.option("--atom-order", type=LazyChoice(descgen.ATOM_ORDERS), help="With --tile: which neighbour follows an "
+@click.option("--atom-order", type=LazyChoice(lambda: descgen.ATOM_ORDERS), help="With --tile: which neighbour follows an "
               "atom in memory: mn_first (default; CuTe tile_to_shape Step<_1,_2>) or k_first.")
 @click.option("--kind", type=KindType(), help="With --tile: MMA kind; needed for e2m1.")
 @output_options

@@ -162,7 +162,7 @@ class KindType(LazyChoice):
 
 
 _NUMBER = r"(0[xX][0-9a-fA-F_]+|0[bB][01_]+|[0-9_]+)"
-_TILE = re.compile(rf"^\s*{_NUMBER}\s*[xX]\s*{_NUMBER}\s*$")
+_TILE = rf"^\s*{_NUMBER}\s*[xX]\s*{_NUMBER}\s*$"  # compiled (and cached by re) on first use
 
 
 class TileShape(click.ParamType):
@@ -177,7 +177,7 @@ class TileShape(click.ParamType):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> tuple[int, int]:
         if isinstance(value, tuple):
             return value
-        match = _TILE.match(str(value))
+        match = re.match(_TILE, str(value))
         if match is None:
             self.fail(f"{str(value).strip()!r} is not MNxK (two integers joined by 'x', e.g. 128x64)", param, ctx)
         mn, k = (UInt(32).convert(part, param, ctx) for part in match.groups())

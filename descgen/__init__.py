@@ -31,11 +31,30 @@ from .engine import Decoded, DecodedField, Word, decode, encode
 from .errors import DescgenError, EncodeError, Finding, TableError, UsageError, WordError
 from .idesc import KIND_LAYOUTS, consistent_kinds, decode_idesc, decode_idesc_all, encode_idesc, idesc_defaults, mma_k, normalize_kind, type_names
 from .smem import LBO_MODES, SWIZZLES, decode_smem, encode_smem
-from .loader import KINDS
-from .layout import ATOM_ORDERS, MAJORS, SmemLayout, SwizzleAtom, TileDescriptor, advance_smem, smem_for_tile, smem_layout, swizzle_atom
+from .loader import KINDS, MAJORS
 from .zcm import decode_zcm, encode_zcm, submask_counts, zcm_mask, zcm_submasks
 
 __version__ = "0.1.0"
+
+#: The layout helpers (descgen/layout.py) load on first use: defining their result classes costs
+#: more at ``import descgen`` than most callers ever need.
+_LAZY = ("ATOM_ORDERS", "SmemLayout", "SwizzleAtom", "TileDescriptor", "advance_smem", "smem_for_tile", "smem_layout",
+         "swizzle_atom")
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        from . import layout
+
+        value = getattr(layout, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'descgen' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "__version__",
