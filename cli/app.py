@@ -1,5 +1,5 @@
-"""The click application: ``descgen idesc | smem | zcm | decode`` (the validation commands
-``validate | check | explain | rules`` are in :mod:`descgen.cli.validation`).
+"""The click application: ``descgen idesc | smem | zcm | decode | layout`` (the validation
+commands ``validate | check | explain | rules`` are in :mod:`descgen.cli.validation`).
 
 Startup imports click and descgen only; rich and bitstring are imported by
 :mod:`descgen.cli.render`, which is imported only when a table is drawn.
@@ -30,7 +30,7 @@ from .output import (
     write_json,
 )
 from .context import APPLIES, check_applies, context_options
-from .params import UINT, WORD, KindType, LazyChoice, UIntList
+from .params import TILE, UINT, WORD, KindType, LazyChoice, UIntList
 
 __all__ = ["cli", "main"]
 
@@ -135,6 +135,8 @@ def cli(traceback: bool) -> None:
       descgen validate 0x08020010 --kind f16 --cta-group 2 -v
       descgen check --idesc 0x08200010 --adesc 0x4000404000010040 --bdesc 0x4000404000010440 --kind f16
       descgen explain IDESC-N-SHAPE                     a finding code: rule, source, examples
+      descgen smem --tile 128x64 --dtype bf16 --major k --swizzle 128B --addr 0x400
+      descgen layout 0x4000404000010040 --dtype bf16 --major k --tile 128x16
     """
 
 
@@ -259,33 +261,93 @@ def idesc(out: Output, kind: str, m: int, n: int, atype: str | None, btype: str 
         _render().encoded(d, defaults=defaults)
 
 
-@cli.command(short_help="Encode a 64-bit shared memory descriptor (Tables 40-41).")
-@click.option("--start-address", required=True, type=UINT, metavar="BYTES", help="Matrix start address in shared memory, bytes (16-aligned).")
-@click.option("--lbo", required=True, type=UINT, metavar="BYTES", help="Leading dimension byte offset (or address, --lbo-mode absolute).")
-@click.option("--sbo", required=True, type=UINT, metavar="BYTES", help="Stride dimension byte offset.")
+def _element_types() -> tuple[str, ...]:
+    from descgen.loader import atoms
+
+    return tuple(atoms().elements)
+
+
+#: A/B element types (tables/smem_atoms.toml) and major-ness, for the layout options.
+DTYPE = LazyChoice(_element_types)
+MAJOR = LazyChoice(descgen.MAJORS)
+_TILE_ONLY = ("dtype", "major", "atom_order", "kind")
+
+
+@cli.command(short_help="Encode a 64-bit shared memory descriptor (Tables 40-41), or derive one from a tile.")
+@click.option("--start-address", "--addr", "start_address", required=True, type=UINT, metavar="BYTES",
+              help="Matrix start address in shared memory, bytes (16-aligned).")
 @click.option("--swizzle", required=True, type=LazyChoice(descgen.SWIZZLES), help="Swizzling mode (case-insensitive).")
-@click.option("--base-offset", type=UINT, default=0, show_default=True, metavar="N", help="Matrix base offset 0-7 (Table 41).")
-@click.option("--lbo-mode", type=LazyChoice(descgen.LBO_MODES), default="relative", show_default=True, help="Leading dimension stride mode.")
-@context_options(*APPLIES["smem"])
+@click.option("--lbo", type=UINT, metavar="BYTES", help="Leading dimension byte offset (or address, --lbo-mode absolute). "
+              "Computed with --tile.")
+@click.option("--sbo", type=UINT, metavar="BYTES", help="Stride dimension byte offset. Computed with --tile.")
+@click.option("--base-offset", type=UINT, metavar="N", help="Matrix base offset 0-7 (Table 41). Default 0; with --tile "
+              "it comes from --pattern-start.")
+@click.option("--lbo-mode", type=LazyChoice(descgen.LBO_MODES), help="Leading dimension stride mode. Default relative.")
+@click.option("--tile", type=TILE, help="Derive LBO, SBO and the base offset from a tile of MN x K elements "
+              "(with --dtype and --major); prints the reasoning.")
+@click.option("--dtype", type=DTYPE, help="With --tile: A/B element type.")
+@click.option("--major", type=MAJOR, help="With --tile: k (K-major) or mn (MN-major).")
+@click.option("--pattern-start", type=UINT, metavar="BYTES", help="Where the repeating swizzle pattern starts (Table 41). "
+              "With --tile it sets the base offset (default: absolute address bits, base offset 0); else the base offset is checked against it.")
+@click.option("--atom-order", type=LazyChoice(lambda: descgen.ATOM_ORDERS), help="With --tile: which neighbour follows an "
+              "atom in memory: mn_first (default; CuTe tile_to_shape Step<_1,_2>) or k_first.")
+@click.option("--kind", type=KindType(), help="With --tile: MMA kind; needed for e2m1.")
+@context_options("arch")
 @output_options
-def smem(out: Output, start_address: int, lbo: int, sbo: int, swizzle: str, base_offset: int, lbo_mode: str,
-         context: dict[str, Any]) -> None:
+def smem(out: Output, start_address: int, swizzle: str, lbo: int | None, sbo: int | None, base_offset: int | None,
+         lbo_mode: str | None, tile: tuple[int, int] | None, context: dict[str, Any], **tile_args: Any) -> None:
     """Encode a 64-bit shared memory matrix descriptor (PTX §9.7.16.4.1, Tables 40-41).
 
-    Addresses and offsets are in bytes; the descriptor stores them >> 4.
+    Two forms. With --lbo and --sbo: the fields as given (bytes; the descriptor stores them
+    >> 4). With --tile MNxK --dtype --major: the descriptor of that operand tile stored as
+    Table 53 swizzle atoms, LBO/SBO/base offset derived, and the reasoning shown (§9.7.16.3).
+    Under cta_group::2, give each CTA's half (A: M/2 x K, B: N/2 x K).
 
     \b
       descgen smem --start-address 0x8000 --lbo 16 --sbo 256 --swizzle 32B   -> 0xc000401000010800
+      descgen smem --tile 128x64 --dtype bf16 --major k --swizzle 128B --addr 0x400
     """
-    args = dict(start_address=start_address, lbo=lbo, sbo=sbo, swizzle=swizzle, base_offset=base_offset, lbo_mode=lbo_mode)
-    out.input = {**args, **context}
-    word = descgen.encode_smem(**args, **context)
+    context = {**context, "pattern_start": tile_args["pattern_start"]}
+    given = [f"--{name.replace('_', '-')}" for name in _TILE_ONLY if tile_args[name] is not None]
+    if tile is None:
+        if given:
+            raise click.UsageError(f"{', '.join(given)} only apply with --tile")
+        missing = [opt for opt, value in (("--lbo", lbo), ("--sbo", sbo)) if value is None]
+        if missing:
+            raise click.UsageError(f"missing {' and '.join(missing)}: give --lbo and --sbo, or --tile MNxK with "
+                                   "--dtype and --major to compute them")
+        args = dict(start_address=start_address, lbo=lbo, sbo=sbo, swizzle=swizzle, base_offset=base_offset or 0,
+                    lbo_mode=lbo_mode or "relative")
+        out.input = {**args, **context}
+        word = descgen.encode_smem(**args, **context)
+        _show_smem(out, word, context)
+        return
+    clash = [opt for opt, value in (("--lbo", lbo), ("--sbo", sbo), ("--base-offset", base_offset),
+                                    ("--lbo-mode", lbo_mode)) if value is not None]
+    if clash:
+        raise click.UsageError(f"--tile computes LBO, SBO and the base offset: drop {', '.join(clash)} "
+                               "(set where the swizzle pattern starts with --pattern-start)")
+    missing = [f"--{name}" for name in ("dtype", "major") if tile_args[name] is None]
+    if missing:
+        raise click.UsageError(f"--tile needs {' and '.join(missing)}")
+    targs = dict(tile_args, atom_order=tile_args["atom_order"] or "mn_first")
+    out.input = {"tile": list(tile), "swizzle": swizzle, "start_address": start_address, **targs}
+    td = descgen.smem_for_tile(mn=tile[0], k=tile[1], swizzle=swizzle, start_address=start_address, **targs)
+    if out.table:
+        from .layout import show_tile
+
+        show_tile(td, descgen.decode_smem(td.word))
+    else:
+        _show_smem(out, td.word, context, tile=td.as_dict())
+
+
+def _show_smem(out: Output, word: int, context: dict[str, Any], **extra: Any) -> None:
     if not (out.json or out.table):
         click.echo(hex_word(word, 64))
         return
     d = descgen.validate_smem(word, **context).decoded["smem"]
     if out.json:
-        out.emit_json(result=d.as_dict())
+        out.emit_json(result=d.as_dict(), **extra)
     else:
         _render().encoded(d)
 
@@ -480,3 +542,11 @@ def _show_many(out: Output, word: int, label: str, reports: dict[str, descgen.Re
             out.lines(plain_mask(mask))
     if not consistent:
         click.get_current_context().exit(EXIT_RULE)
+
+
+# --------------------------------------------------------------------------------------------
+# Layouts (cli/layout.py imports this module, so it is registered last).
+
+from .layout import layout as _layout  # noqa: E402
+
+cli.add_command(_layout)

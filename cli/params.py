@@ -6,6 +6,7 @@ names) are computed on first use, so a command that is not given ``--atype`` nev
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, Iterable
 
 import click
@@ -13,7 +14,7 @@ import click
 import descgen
 from descgen.rules import SCALE_VECS, constraints, normalize_arch, normalize_scale_vec
 
-__all__ = ["UInt", "UIntList", "LazyChoice", "KindType", "ScaleVecType", "ArchType", "UINT", "WORD"]
+__all__ = ["UInt", "UIntList", "LazyChoice", "KindType", "TileShape", "ScaleVecType", "ArchType", "UINT", "WORD", "TILE"]
 
 _DIGITS = {"0x": ("0123456789abcdef", 16, "hex"), "0b": ("01", 2, "binary")}
 _FORMATS = "decimal, 0x hex or 0b binary, '_' separators allowed"
@@ -161,6 +162,31 @@ class KindType(LazyChoice):
                       "(optionally spelled kind::f16 or .kind::f16)", param, ctx)
 
 
+_NUMBER = r"(0[xX][0-9a-fA-F_]+|0[bB][01_]+|[0-9_]+)"
+_TILE = rf"^\s*{_NUMBER}\s*[xX]\s*{_NUMBER}\s*$"  # compiled (and cached by re) on first use
+
+
+class TileShape(click.ParamType):
+    """``MNxK``: a tile of MN x K elements, two positive integers joined by ``x`` (``128x64``,
+    ``0x80x64``)."""
+
+    name = "tile"
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
+        return "MNxK"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> tuple[int, int]:
+        if isinstance(value, tuple):
+            return value
+        match = re.match(_TILE, str(value))
+        if match is None:
+            self.fail(f"{str(value).strip()!r} is not MNxK (two integers joined by 'x', e.g. 128x64)", param, ctx)
+        mn, k = (UInt(32).convert(part, param, ctx) for part in match.groups())
+        if not mn or not k:
+            self.fail(f"{str(value).strip()!r}: both extents must be positive", param, ctx)
+        return mn, k
+
+
 #: Any unsigned integer up to 64 bits (addresses, sizes, counts).
 UINT = UInt(64, "INT")
 #: A descriptor word (up to 64 bits).
@@ -209,3 +235,5 @@ class ArchType(click.ParamType):
 
         names = constraints().targets
         return [CompletionItem(t) for t in names if t.startswith(incomplete.lower())]
+#: A tile shape, MN x K elements.
+TILE = TileShape()

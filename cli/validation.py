@@ -16,7 +16,7 @@ from descgen.rules import all_codes, catalog, example, field_codes, rules_markdo
 from .app import _render, cli, output_options
 from .context import APPLIES, check_applies, context_options
 from .output import EXIT_RULE, ROLES, Output, hex_word, plain_finding, plain_not_checked, role_of
-from .params import WORD, KindType, LazyChoice
+from .params import UINT, WORD, KindType, LazyChoice
 
 __all__ = ["validate", "check", "explain", "rules", "verbose_options"]
 
@@ -123,9 +123,8 @@ def _resolve_as(word: int, as_: str | None, kind: str | None) -> str:
 # --------------------------------------------------------------------------------------------
 # check
 
-#: Context the shared memory rules use that check_mma does not take (it is per operand).
-_ELSEWHERE = {"pattern_start": "not an option of check (each operand has its own); "
-                               "use descgen validate WORD --as smem --pattern-start BYTES"}
+#: Context the shared memory rules use that check takes per operand.
+_ELSEWHERE = {"pattern_start": "per operand: --a-pattern-start / --b-pattern-start"}
 
 
 @cli.command(short_help="Check one tcgen05.mma instruction: its descriptor words together.")
@@ -135,11 +134,14 @@ _ELSEWHERE = {"pattern_start": "not an option of check (each operand has its own
 @click.option("--bdesc", "b_word", required=True, type=WORD, metavar="WORD", help="B's shared memory descriptor.")
 @click.option("--zcm", "zcm_word", type=WORD, metavar="WORD",
               help="The zero-column mask descriptor (tcgen05.mma.ws only); M and N come from the idesc.")
+@click.option("--a-pattern-start", type=UINT, metavar="BYTES", help="Where A's swizzle pattern starts (Table 41 base offset check).")
+@click.option("--b-pattern-start", type=UINT, metavar="BYTES", help="Where B's swizzle pattern starts (Table 41 base offset check).")
 @context_options(*APPLIES["mma"])
 @verbose_options
 @output_options
 def check(out: Output, idesc_word: int, kind: str, a_word: int | None, b_word: int, zcm_word: int | None,
-          context: dict[str, Any], verbose: bool, exit_zero: bool) -> None:
+          a_pattern_start: int | None, b_pattern_start: int | None, context: dict[str, Any], verbose: bool,
+          exit_zero: bool) -> None:
     """Check one tcgen05.mma instruction as a whole: each word's own rules plus the rules that
     tie them together (Table 52 swizzle vs the idesc's types and major-ness, absolute LBO mode
     only K-major, an ignored LBO, the zero-column mask limits for the idesc's M).
@@ -163,9 +165,12 @@ def check(out: Output, idesc_word: int, kind: str, a_word: int | None, b_word: i
         "bdesc": hex_word(b_word, 64),
         "zcm": None if zcm_word is None else hex_word(zcm_word, 64),
         "kind": kind,
+        "a_pattern_start": a_pattern_start,
+        "b_pattern_start": b_pattern_start,
         **context,
     }
-    report = descgen.check_mma(idesc=idesc_word, kind=kind, a_desc=a_word, b_desc=b_word, zcm=zcm_word, **context)
+    report = descgen.check_mma(idesc=idesc_word, kind=kind, a_desc=a_word, b_desc=b_word, zcm=zcm_word,
+                               a_pattern_start=a_pattern_start, b_pattern_start=b_pattern_start, **context)
     roles = [r for r in ROLES if r in report.decoded or (r == "a_desc" and a_word is None)]
     groups: dict[str, list[Any]] = {r: [f for f in report.findings if role_of(f) == r] for r in roles}
     if out.json:

@@ -8,6 +8,8 @@ Three descriptor words, one generic engine driven by ``tables/`` (PTX Tables 39-
   :func:`zcm_mask` (Table 45);
 - validation against every PTX rule, with the instruction's context: :func:`validate_idesc`,
   :func:`validate_smem`, :func:`validate_zcm`, and :func:`check_mma` for one instruction.
+- shared memory layouts (§9.7.16.3, Tables 52-53): :func:`smem_for_tile` (tile -> descriptor and
+  why), :func:`smem_layout` (descriptor -> the address of every element read), :func:`advance_smem`.
 
 Encoders are strict and raise :class:`DescgenError` subclasses; decoders are total and report
 problems as :class:`Finding` records on the result. ``import descgen`` loads the standard library
@@ -31,12 +33,32 @@ from .engine import Decoded, DecodedField, Word, decode, encode
 from .errors import DescgenError, EncodeError, Finding, TableError, UsageError, WordError
 from .idesc import KIND_LAYOUTS, consistent_kinds, decode_idesc, decode_idesc_all, encode_idesc, idesc_defaults, mma_k, normalize_kind, type_names
 from .smem import LBO_MODES, SWIZZLES, decode_smem, encode_smem
-from .loader import KINDS
+from .loader import KINDS, MAJORS
 from .zcm import decode_zcm, encode_zcm, submask_counts, zcm_mask, zcm_submasks
 from .rules import SCALE_VECS, NotChecked, Report, Rule
 from .validate import check_mma, validate_idesc, validate_smem, validate_zcm
 
 __version__ = "0.1.0"
+
+#: The layout helpers (descgen/layout.py) load on first use: defining their result classes costs
+#: more at ``import descgen`` than most callers ever need.
+_LAZY = ("ATOM_ORDERS", "SmemLayout", "SwizzleAtom", "TileDescriptor", "advance_smem", "smem_for_tile", "smem_layout",
+         "swizzle_atom")
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        from . import layout
+
+        value = getattr(layout, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'descgen' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "__version__",
@@ -59,6 +81,16 @@ __all__ = [
     "LBO_MODES",
     "encode_smem",
     "decode_smem",
+    # shared memory layouts
+    "MAJORS",
+    "ATOM_ORDERS",
+    "smem_for_tile",
+    "smem_layout",
+    "advance_smem",
+    "swizzle_atom",
+    "TileDescriptor",
+    "SmemLayout",
+    "SwizzleAtom",
     # zero-column mask descriptor
     "encode_zcm",
     "decode_zcm",

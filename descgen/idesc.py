@@ -211,7 +211,8 @@ def encode_idesc(
             if sp is None and scale_vec is None and arch is None:
                 # Table 39/50/52 and the type combinations as sets (descgen.validate builds them
                 # from the tables): a legal configuration costs three lookups.
-                fast = _FAST.get((kind, cta_group, ws, a_tmem)) or _fast(kind, cta_group, ws, a_tmem)
+                # (cta_group's class is in the key: True == 1 must not find cta_group 1's entry)
+                fast = _FAST.get((kind, cta_group, cta_group.__class__, ws, a_tmem)) or _fast(kind, cta_group, ws, a_tmem)
                 try:
                     b8 = fast[1].get((atype, a_major, btype, b_major))
                     if (b8 is not None and (m, n, sparse, values["k_dim"], b8) in fast[0]
@@ -240,7 +241,7 @@ def _fast(kind: str, cta_group: Any, ws: Any, a_tmem: Any) -> tuple[frozenset[An
     from .validate import major_keys, shape_keys
 
     ctx = context(cta_group=cta_group, ws=ws, a_tmem=a_tmem)  # raises on a bad context value
-    hit = _FAST[(kind, cta_group, ws, a_tmem)] = (
+    hit = _FAST[(kind, cta_group, cta_group.__class__, ws, a_tmem)] = (
         shape_keys(normalize_kind(kind), ctx["cta_group"], ctx["ws"]),
         major_keys(normalize_kind(kind), ctx["a_tmem"]),
     )

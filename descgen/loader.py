@@ -12,7 +12,7 @@ import functools
 import os
 import tomllib
 from dataclasses import dataclass, field as dc_field
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, NamedTuple
 
 from .errors import TableError
 from .transforms import TRANSFORMS, Transform
@@ -23,8 +23,15 @@ __all__ = [
     "Layout",
     "Shape",
     "Shapes",
+    "Atoms",
+    "AtomShape",
+    "Combination",
+    "Storage",
+    "SwizzleFunctor",
+    "atoms",
     "layout",
     "layouts",
+    "parse_atoms",
     "shapes",
     "LAYOUT_FILES",
     "IDESC_LAYOUTS",
@@ -41,6 +48,8 @@ LAYOUT_FILES: dict[str, str] = {
 }
 IDESC_LAYOUTS = ("idesc_dense", "idesc_mxf8f6f4", "idesc_mxf4")
 SHAPES_FILE = "shapes.toml"  # Table 39
+ATOMS_FILE = "smem_atoms.toml"  # Tables 52, 53; §9.7.16.3.3; §9.7.16.10.4
+MAJORS = ("k", "mn")
 
 #: The MMA kinds, in PTX's order (Tables 42-44).
 KINDS = ("tf32", "f16", "f8f6f4", "i8", "mxf8f6f4", "mxf4", "mxf4nvf4")
@@ -368,6 +377,164 @@ def _expand_n(spec: Any, path: str, where: str) -> tuple[int, ...]:
         else:
             raise TableError(path, where, f"'n' must be integers or {{min, max, step}} ranges, got {item!r}")
     return tuple(sorted(out))
+
+
+# --------------------------------------------------------------------------------------------
+# Tables 52 and 53, §9.7.16.3.3 swizzle functors, §9.7.16.10.4 storage (tables/smem_atoms.toml).
+# Named tuples, not dataclasses: they cost a tenth as much to define at import.
+
+
+class SwizzleFunctor(NamedTuple):
+    """CuTe's ``Swizzle<B,M,S>`` for one swizzle mode, acting on byte addresses:
+    bits ``[M, M+B)`` ^= bits ``[M+S, M+S+B)``."""
+
+    name: str
+    b: int
+    m: int
+    s: int
+    source: str
+
+
+class AtomShape(NamedTuple):
+    """One row of Table 53: MN x K, the leading dimension in 128-bit elements, the other in rows."""
+
+    swizzle: str
+    major: str
+    mn: int
+    k: int
+    source: str
+
+
+class Combination(NamedTuple):
+    """One row of Table 52: these element sizes may use these swizzle modes with this major-ness."""
+
+    major: str
+    bits: tuple[int, ...]
+    swizzles: tuple[str, ...]
+    source: str
+
+
+class Storage(NamedTuple):
+    """§9.7.16.10.4 for one element size: ``per_chunk`` elements per 16-byte chunk, ``pitch``
+    bits apart; ``kinds`` empty = every kind that takes the size."""
+
+    bits: int
+    kinds: tuple[str, ...]
+    per_chunk: int
+    pitch: int
+    source: str
+
+
+class Atoms(NamedTuple):
+    """``tables/smem_atoms.toml``, checked: swizzle functors, Table 53 atoms, Table 52 rows,
+    element sizes and storage rules."""
+
+    swizzles: Mapping[str, SwizzleFunctor]
+    atoms: Mapping[tuple[str, str], AtomShape]
+    combinations: tuple[Combination, ...]
+    elements: Mapping[str, tuple[int, str]]
+    storage: tuple[Storage, ...]
+    source: str
+
+
+@functools.cache
+def atoms() -> Atoms:
+    """Tables 52 and 53 and the storage rules, loaded once."""
+    return parse_atoms(_read(ATOMS_FILE), f"tables/{ATOMS_FILE}")
+
+
+def _row(raw: Any, required: Mapping[str, type], optional: Mapping[str, type], path: str, where: str) -> dict[str, Any]:
+    """One ``[[section]]`` entry: known keys only, the required ones present, each of its type."""
+    if not isinstance(raw, dict):
+        raise TableError(path, where, "must be a table")
+    _keys(raw, set(required) | set(optional), path, where)
+    for key, expected in {**optional, **required}.items():
+        if key not in raw:
+            if key in required:
+                raise TableError(path, where, f"missing key '{key}'" + (" (every entry cites its PTX source)" if key == "source" else ""))
+            continue
+        value = raw[key]
+        items = value if expected is list else [value]
+        if expected is list and (not isinstance(value, list) or not value):
+            raise TableError(path, where, f"'{key}' must be a non-empty list")
+        for item in items:
+            want = (int, str) if expected is list else expected
+            if isinstance(item, bool) or not isinstance(item, want) or (isinstance(item, int) and item < 0):
+                raise TableError(path, where, f"'{key}' has a bad value {item!r}")
+    if not raw["source"].strip():
+        raise TableError(path, where, "empty 'source'")
+    return raw
+
+
+def parse_atoms(data: Mapping[str, Any], path: str) -> Atoms:
+    """Validate and compile ``tables/smem_atoms.toml``. Raises :class:`TableError` naming the entry."""
+    _keys(data, {"table", "swizzle", "atom", "combination", "element", "storage"}, path, "file")
+    source = data.get("table", {}).get("source", "") if isinstance(data.get("table"), dict) else ""
+    if not source:
+        raise TableError(path, "table", "missing 'source'")
+    known = tuple(layout("smem_desc").field("swizzle").codes(None))  # Table 40's swizzle modes
+
+    swizzles: dict[str, SwizzleFunctor] = {}
+    for i, raw in enumerate(data.get("swizzle", [])):
+        row = _row(raw, {"name": str, "cute": list, "source": str}, {}, path, f"swizzle #{i + 1}")
+        name, cute = row["name"], row["cute"]
+        where = f"swizzle '{name}'"
+        if name not in known or name in swizzles:
+            raise TableError(path, where, f"not a Table 40 swizzle mode, or listed twice (modes: {', '.join(known)})")
+        if len(cute) != 3 or not all(isinstance(x, int) for x in cute) or cute[1] + cute[2] != 7 or cute[0] > cute[2]:
+            raise TableError(path, where, "'cute' must be [B, M, S] with B <= S and M + S = 7 (the pattern row is "
+                                          "address bits 7 and up: Table 41's base offset is (addr >> 7) & 7)")
+        swizzles[name] = SwizzleFunctor(name, cute[0], cute[1], cute[2], row["source"])
+    missing = [name for name in known if name not in swizzles]
+    if missing:
+        raise TableError(path, "swizzle", f"no functor for {', '.join(missing)}")
+
+    shapes_: dict[tuple[str, str], AtomShape] = {}
+    for i, raw in enumerate(data.get("atom", [])):
+        row = _row(raw, {"swizzle": str, "major": str, "shape": list, "source": str}, {}, path, f"atom #{i + 1}")
+        key = (row["swizzle"], row["major"])
+        where = f"atom {key[0]}/{key[1]}"
+        if key[0] not in swizzles or key[1] not in MAJORS or key in shapes_:
+            raise TableError(path, where, f"unknown swizzle or major-ness ({', '.join(MAJORS)}), or listed twice")
+        shape = row["shape"]
+        if len(shape) != 2 or not all(isinstance(x, int) and x > 0 for x in shape):
+            raise TableError(path, where, "'shape' must be [MN, K], two positive integers")
+        shapes_[key] = AtomShape(key[0], key[1], shape[0], shape[1], row["source"])
+
+    elements: dict[str, tuple[int, str]] = {}
+    for i, raw in enumerate(data.get("element", [])):
+        row = _row(raw, {"bits": int, "types": list, "source": str}, {}, path, f"element #{i + 1}")
+        for name in row["types"]:
+            if not isinstance(name, str) or name in elements or not 0 < row["bits"] <= 32:
+                raise TableError(path, f"element #{i + 1}", f"type {name!r} listed twice, or bits not 1-32")
+            elements[name] = (row["bits"], row["source"])
+    sizes = {bits for bits, _ in elements.values()}
+
+    combinations = []
+    for i, raw in enumerate(data.get("combination", [])):
+        row = _row(raw, {"major": str, "bits": list, "swizzles": list, "source": str}, {}, path, f"combination #{i + 1}")
+        if row["major"] not in MAJORS or not set(row["bits"]) <= sizes or not set(row["swizzles"]) <= set(swizzles):
+            raise TableError(path, f"combination #{i + 1}", "unknown major-ness, element size or swizzle mode")
+        combinations.append(Combination(row["major"], tuple(row["bits"]), tuple(row["swizzles"]), row["source"]))
+
+    storage = []
+    seen: set[tuple[int, str]] = set()
+    for i, raw in enumerate(data.get("storage", [])):
+        row = _row(raw, {"bits": int, "per_chunk": int, "pitch": int, "source": str}, {"kinds": list}, path, f"storage #{i + 1}")
+        where = f"storage #{i + 1}"
+        kinds = tuple(row.get("kinds", ()))
+        if row["bits"] not in sizes or not set(kinds) <= set(KINDS):
+            raise TableError(path, where, f"unknown element size or kind (kinds: {', '.join(KINDS)})")
+        if row["pitch"] < row["bits"] or row["per_chunk"] * row["pitch"] > 128 or row["per_chunk"] & (row["per_chunk"] - 1):
+            raise TableError(path, where, "per_chunk must be a power of two and per_chunk * pitch (>= bits) fit 128 bits")
+        if any(b == row["bits"] and (not kinds or k is None or k in kinds) for b, k in seen):
+            raise TableError(path, where, f"{row['bits']}-bit storage given twice for one kind")
+        seen.update((row["bits"], kind) for kind in kinds or (None,))
+        storage.append(Storage(row["bits"], kinds, row["per_chunk"], row["pitch"], row["source"]))
+    unstored = sorted(sizes - {bits for bits, _ in seen})
+    if unstored:
+        raise TableError(path, "storage", f"no storage rule for {unstored}-bit elements")
+    return Atoms(swizzles, shapes_, tuple(combinations), elements, tuple(storage), source)
 
 
 #: Named domain providers referenced by ``domain = "..."`` in the layout tables.

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping
 
 from .errors import SEVERITIES, Finding, TableError, UsageError
-from .loader import KINDS, LAYOUT_FILES, _keys, _read, layout
+from .loader import KINDS, LAYOUT_FILES, _keys, _read, atoms, layout
 
 __all__ = [
     "RULES_FILE",
@@ -52,7 +52,7 @@ SCALE_VECS = ("1X", "2X", "4X", "block16", "block32")
 
 _APPLIES = ("idesc", "smem", "zcm", "mma")  # "context" is used by the usage codes only
 _RULE_KEYS = {"code", "severity", "applies", "kinds", "fields", "needs", "uses", "rule", "source", "legal", "illegal"}
-_TOP_KEYS = {"table", "type_bits", "major_swizzle", "transpose_b_8bit", "scale_vec", "a_tmem", "absolute_lbo", "zcm",
+_TOP_KEYS = {"table", "transpose_b_8bit", "scale_vec", "a_tmem", "absolute_lbo", "zcm",
              "targets", "requires", "rule"}
 
 
@@ -100,7 +100,8 @@ class Rule:
 
 @dataclass(frozen=True, slots=True)
 class Constraints:
-    """The constraint tables of ``tables/rules.toml`` (see the file for each one's source)."""
+    """The constraint tables of ``tables/rules.toml`` (see the file for each one's source), with
+    Table 52 and the element sizes from ``tables/smem_atoms.toml``."""
 
     type_bits: Mapping[str, int]
     major_swizzle: tuple[Mapping[str, Any], ...]
@@ -244,24 +245,12 @@ def parse_rules(data: Mapping[str, Any], path: str) -> tuple[dict[str, Rule], Co
     swizzles = tuple(layout("smem_desc").field("swizzle").codes(None))
     sources: dict[str, str] = {}
 
-    type_bits = dict(_need(data, "type_bits", path, "file"))
-    sources["type_bits"] = type_bits.pop("source", "")
-    for name, bits in type_bits.items():
-        if not isinstance(bits, int) or bits <= 0:
-            raise TableError(path, f"type_bits.{name}", f"expected a positive integer, got {bits!r}")
-
-    major_swizzle = []
-    for i, row in enumerate(_need(data, "major_swizzle", path, "file")):
-        where = f"major_swizzle #{i + 1}"
-        _keys(row, {"bits", "major", "swizzles", "source"}, path, where)
-        for key in ("bits", "major", "swizzles", "source"):
-            _need(row, key, path, where)
-        if row["major"] not in ("k", "mn"):
-            raise TableError(path, where, f"major must be 'k' or 'mn', got {row['major']!r}")
-        bad = [s for s in row["swizzles"] if s not in swizzles]
-        if bad:
-            raise TableError(path, where, f"unknown swizzle mode(s) {bad}; known: {', '.join(swizzles)}")
-        major_swizzle.append(dict(row, bits=tuple(row["bits"]), swizzles=tuple(row["swizzles"])))
+    # Table 52 and the element sizes: tables/smem_atoms.toml (one copy, beside Table 53)
+    table52 = atoms()
+    type_bits = {name: bits for name, (bits, _) in table52.elements.items()}
+    major_swizzle = [{"bits": c.bits, "major": c.major, "swizzles": c.swizzles, "source": c.source}
+                     for c in table52.combinations]
+    sources["type_bits"] = table52.source
 
     t50 = {}
     for i, row in enumerate(_need(data, "transpose_b_8bit", path, "file")):
@@ -292,6 +281,9 @@ def parse_rules(data: Mapping[str, Any], path: str) -> tuple[dict[str, Rule], Co
         for key in keys:
             _need(table, key, path, name)
         singles[name] = table
+    bad = [sw for sw in singles["absolute_lbo"]["swizzles"] if sw not in swizzles]
+    if bad:
+        raise TableError(path, "absolute_lbo", f"unknown swizzle mode(s) {bad}; known: {', '.join(swizzles)}")
     zcm = dict(singles["zcm"], max_column_shift={int(m): v for m, v in singles["zcm"]["max_column_shift"].items()})
     targets = tuple(singles["targets"]["names"])
     for t in (*targets, *singles["targets"]["aliases"].values()):

@@ -598,7 +598,8 @@ def _prefixed(role: str, findings: Iterable[Finding]) -> tuple[Finding, ...]:
 
 def check_mma(*, idesc: int, kind: str, b_desc: int, a_desc: int | None = None, zcm: int | None = None,
               a_tmem: bool | None = None, cta_group: int | None = None, ws: bool | None = None, sp: bool | None = None,
-              scale_vec: str | None = None, arch: str | None = None) -> Report:
+              scale_vec: str | None = None, arch: str | None = None, a_pattern_start: int | None = None,
+              b_pattern_start: int | None = None) -> Report:
     """Check one ``tcgen05.mma`` instruction as a whole: each word's rules plus the rules that tie
     them together (Table 52 swizzle vs the idesc's major-ness and types, absolute LBO only K-major,
     the K-major swizzled LBO that is ignored, the zero-column mask limits for the idesc's M).
@@ -610,6 +611,8 @@ def check_mma(*, idesc: int, kind: str, b_desc: int, a_desc: int | None = None, 
         zcm: the 64-bit zero-column mask descriptor (``.ws`` only), if any.
         a_tmem, cta_group, ws, sp, scale_vec, arch: the instruction's context, as
             :func:`validate_idesc`. Give ``a_desc`` or ``a_tmem=True``.
+        a_pattern_start, b_pattern_start: where A's / B's swizzle pattern starts, for the exact
+            Table 41 base offset check of each descriptor (:func:`validate_smem`).
 
     Findings from a shared memory or zcm word name their field as ``a_desc.swizzle``,
     ``b_desc.lbo``, ``zcm.column_shift``.
@@ -634,10 +637,10 @@ def check_mma(*, idesc: int, kind: str, b_desc: int, a_desc: int | None = None, 
     skipped = list(report.not_checked)
     decoded: dict[str, Decoded] = {"idesc": di}
     facts: _Facts = {"idesc": {**di.values(), "kind": kind}}
-    for role, word in (("a_desc", a_desc), ("b_desc", b_desc)):
+    for role, word, start in (("a_desc", a_desc, a_pattern_start), ("b_desc", b_desc, b_pattern_start)):
         if word is None:
             continue
-        sub = validate_smem(word, arch=arch)
+        sub = validate_smem(word, arch=arch, pattern_start=start)
         decoded[role] = sub.decoded["smem"]
         facts[role] = sub.decoded["smem"].values()
         findings += _prefixed(role, sub.findings)

@@ -414,11 +414,12 @@ def test_console_script_subprocess():
     assert proc.returncode == 2 and proc.stdout == "" and "not an integer" in proc.stderr
 
 
-def test_module_entry_point_and_lazy_imports():
-    """``python -m descgen.cli`` works, and piped output never imports rich or bitstring."""
+def run_module_piped(*args: str) -> list[str]:
+    """``python -m descgen.cli ARGS`` in a fresh interpreter, stdout piped: its lines, then
+    ``heavy: [...]``, the rich/bitstring modules it imported."""
     code = (
         "import sys, runpy\n"
-        "sys.argv = ['descgen', 'idesc', '--kind', 'f16', '--m', '128', '--n', '256']\n"
+        f"sys.argv = ['descgen', *{list(args)!r}]\n"
         "try:\n"
         "    runpy.run_module('descgen.cli', run_name='__main__')\n"
         "except SystemExit as e:\n"
@@ -428,4 +429,9 @@ def test_module_entry_point_and_lazy_imports():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines() == ["0x08400010", "heavy: []"]
+    return proc.stdout.splitlines()
+
+
+def test_module_entry_point_and_lazy_imports():
+    """``python -m descgen.cli`` works, and piped output never imports rich or bitstring."""
+    assert run_module_piped("idesc", "--kind", "f16", "--m", "128", "--n", "256") == ["0x08400010", "heavy: []"]

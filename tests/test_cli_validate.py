@@ -302,7 +302,7 @@ def test_check_verbose_points_pattern_start_elsewhere():
     assert "not-checked SMEM-BASE-OFFSET-TABLE41 needs=pattern_start" in lines
     out = run("check", "--idesc", "0x08200010", "--adesc", ADESC, "--bdesc", BDESC, "--kind", "f16", "-v",
               "--table").stdout
-    assert "--pattern-start*" in out and "descgen validate WORD --as smem --pattern-start" in " ".join(out.split())
+    assert "--pattern-start*" in out and "--a-pattern-start / --b-pattern-start" in " ".join(out.split())
 
 
 def test_check_zcm_takes_m_and_n_from_the_idesc():
@@ -518,3 +518,18 @@ def test_startup_and_piped_output_do_not_import_rich(argv):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[-1] == "heavy: []"
+
+
+def test_check_takes_a_pattern_start_per_operand():
+    """Table 41 exactly, per operand: A's pattern starts at 0x580 (base offset 3 needed), B's on
+    its boundary."""
+    a0 = "0x4000404000010058"  # start 0x580, base offset 0, 128B
+    b = "0x4000404000010440"
+    args = ("check", "--idesc", "0x08400010", "--kind", "f16", "--adesc", a0, "--bdesc", b)
+    doc = run_json(*args, "--a-pattern-start", "0x580", "--b-pattern-start", "0x4400", code=1)
+    codes = [(f["code"], f["field"]) for f in doc["result"]["findings"]]
+    assert ("SMEM-BASE-OFFSET-TABLE41", "a_desc.base_offset") in codes
+    assert not any(field.startswith("b_desc") for _, field in codes)
+    assert doc["input"]["a_pattern_start"] == 0x580
+    clean = run_json(*args, "--b-pattern-start", "0x4400", code=0)
+    assert "SMEM-BASE-OFFSET-TABLE41" not in {f["code"] for f in clean["result"]["findings"]}
