@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import os
-import tomllib
 from dataclasses import dataclass, field as dc_field
 from typing import Any, Iterable, Mapping, NamedTuple
 
@@ -309,17 +308,81 @@ def _read(name: str) -> dict[str, Any]:
 
     The package's ``__path__`` is read directly rather than through ``importlib.resources``, which
     costs a few milliseconds of imports at every CLI start; descgen is never run from a zip.
+    Parsed tables are kept in a per-user cache (see :func:`_cache_file`), keyed by each file's
+    path, size and modification time, so a CLI start reads one marshal file instead of parsing
+    TOML; any change to a table file parses it again.
     """
     path = f"tables/{name}"
     try:
         import descgen.tables as package
 
-        with open(os.path.join(list(package.__path__)[0], name), "rb") as fh:
-            return tomllib.load(fh)
+        full = os.path.join(list(package.__path__)[0], name)
+        st = os.stat(full)
+        stamp = (full, st.st_mtime_ns, st.st_size)
+        cache = _cache()
+        hit = cache.get(name)
+        if hit is not None and tuple(hit[0]) == stamp:
+            return hit[1]
+        import tomllib
+
+        with open(full, "rb") as fh:
+            data = tomllib.load(fh)
     except (OSError, ImportError, IndexError) as exc:  # pragma: no cover - packaging fault
         raise TableError(path, "file", f"cannot read the table: {exc}") from None
-    except tomllib.TOMLDecodeError as exc:
+    except ValueError as exc:  # tomllib.TOMLDecodeError
         raise TableError(path, "file", f"not valid TOML: {exc}") from None
+    cache[name] = (stamp, data)
+    _save_cache(cache)
+    return data
+
+
+_CACHE: dict[str, Any] | None = None
+
+
+def _cache_file() -> str | None:
+    """``$XDG_CACHE_HOME/descgen/tables-<python>.marshal`` (``~/.cache`` by default); None when
+    ``DESCGEN_NO_CACHE`` is set."""
+    if os.environ.get("DESCGEN_NO_CACHE"):
+        return None
+    import sys
+
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "descgen", f"tables-{sys.implementation.cache_tag}.marshal")
+
+
+def _cache() -> dict[str, Any]:
+    global _CACHE
+    if _CACHE is None:
+        _CACHE = {}
+        path = _cache_file()
+        if path is not None:
+            import marshal
+
+            try:
+                with open(path, "rb") as fh:
+                    loaded = marshal.load(fh)
+                if isinstance(loaded, dict):
+                    _CACHE = loaded
+            except (OSError, EOFError, ValueError, TypeError):
+                pass  # no cache yet, or an unreadable one: parse the tables
+    return _CACHE
+
+
+def _save_cache(cache: dict[str, Any]) -> None:
+    """Write the cache atomically; a cache that cannot be written is simply not used."""
+    path = _cache_file()
+    if path is None:
+        return
+    import marshal
+
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as fh:
+            marshal.dump(cache, fh)
+        os.replace(tmp, path)
+    except (OSError, ValueError):
+        pass
 
 
 @functools.cache

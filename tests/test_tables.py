@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import os
 
 import pytest
 
@@ -22,6 +23,7 @@ from conftest import (
     N16,
     N32,
     N_I8_CTA1,
+    REPO,
     SCALE_CODES,
     TABLE39,
     VALID_M,
@@ -508,3 +510,36 @@ def test_parse_shapes_rejects_malformed(mutate, where):
     with pytest.raises(descgen.TableError) as info:
         parse_shapes(data, "tables/shapes.toml")
     assert str(info.value).startswith(f"tables/shapes.toml: {where}: ")
+
+
+def test_parsed_tables_cache_is_keyed_by_the_file(tmp_path, monkeypatch):
+    """The per-user cache returns what tomllib parses, is rewritten when a file's stamp changes,
+    and DESCGEN_NO_CACHE turns it off."""
+    import marshal
+    import tomllib
+
+    from descgen import loader
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("DESCGEN_NO_CACHE", raising=False)
+    monkeypatch.setattr(loader, "_CACHE", None)
+    fresh = loader._read("shapes.toml")
+    with open(os.path.join(REPO, "tables", "shapes.toml"), "rb") as fh:
+        assert fresh == tomllib.load(fh)
+    cache_file = loader._cache_file()
+    with open(cache_file, "rb") as fh:
+        stored = marshal.load(fh)
+    assert stored["shapes.toml"][1] == fresh
+    # a stale stamp (the file changed) is parsed again, not served
+    stored["shapes.toml"] = (("elsewhere", 0, 0), {"bogus": True})
+    with open(cache_file, "wb") as fh:
+        marshal.dump(stored, fh)
+    monkeypatch.setattr(loader, "_CACHE", None)
+    assert loader._read("shapes.toml") == fresh
+    # a cache that cannot be read is ignored
+    with open(cache_file, "wb") as fh:
+        fh.write(b"not marshal")
+    monkeypatch.setattr(loader, "_CACHE", None)
+    assert loader._read("shapes.toml") == fresh
+    monkeypatch.setenv("DESCGEN_NO_CACHE", "1")
+    assert loader._cache_file() is None
