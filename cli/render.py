@@ -108,14 +108,7 @@ def _block(console: Console, d: descgen.Decoded, *, defaults: dict[str, Any], ma
            not_checked: Any = None) -> None:
     styles = field_styles(d)
     lay = _layout(d.layout)
-    title = Text()
-    title.append(f"{d.descriptor}", style="bold")
-    if d.kind:
-        title.append(f" .kind::{d.kind}", style="bold")
-    title.append("  ")
-    title.append(d.hex, style="bold")
-    title.append(f"  {verb} with {lay.source.replace('PTX ISA 9.1 ', '')}", style="dim")
-    console.print(title)
+    console.print(_title(d, f"{verb} with {lay.source.replace('PTX ISA 9.1 ', '')}"))
     console.print(fields_table(d, styles, defaults))
     derived = derived_line(d, defaults)
     if derived is not None:
@@ -130,6 +123,18 @@ def _block(console: Console, d: descgen.Decoded, *, defaults: dict[str, Any], ma
     if mask:
         console.print()
         console.print(mask_view(mask))
+
+
+def _title(d: descgen.Decoded, note: str) -> Text:
+    """``idesc .kind::f16  0x08400010  <note>``: the heading of one word."""
+    title = Text()
+    title.append(d.descriptor, style="bold")
+    if d.kind:
+        title.append(f" .kind::{d.kind}", style="bold")
+    title.append("  ")
+    title.append(d.hex, style="bold")
+    title.append(f"  {note}", style="dim")
+    return title
 
 
 def field_styles(d: descgen.Decoded) -> dict[str, str]:
@@ -421,14 +426,7 @@ def validated(report: descgen.Report, role: str, context: dict[str, Any], *, ver
     console = _console()
     g = _glyphs(console)
     d = report.decoded[role]
-    title = Text()
-    title.append(d.descriptor, style="bold")
-    if d.kind:
-        title.append(f" .kind::{d.kind}", style="bold")
-    title.append("  ")
-    title.append(d.hex, style="bold")
-    title.append(f"  {_context_text(context)}", style="dim")
-    console.print(title)
+    console.print(_title(d, _context_text(context)))
     console.print(findings_text(report.findings, g, empty="no findings: the word follows every rule checked"))
     if verbose:
         console.print()

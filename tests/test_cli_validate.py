@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import shlex
-import subprocess
-import sys
 
 import pytest
-from click.testing import CliRunner
 
 from descgen.cli import cli
+
+from test_cli import run, run_module_piped  # the in-process runner: exit status checked, no traceback leaks
 from descgen.rules import all_codes, catalog, example, field_codes, rules_markdown, usage_codes
 
 CATALOG = catalog()
@@ -32,23 +31,6 @@ ZCM_WORD = "0x0002018000000000"  # skip 2, use 3 columns
 
 # The complete idesc context: with it no idesc rule is left unchecked for .kind::f16.
 F16_FULL = ["--cta-group", "1", "--no-ws", "--no-sp", "--no-a-tmem", "--arch", "sm_100a"]
-
-
-def _runner() -> CliRunner:
-    try:  # click < 8.2 mixes stderr into stdout unless told not to
-        return CliRunner(mix_stderr=False)  # type: ignore[call-arg]
-    except TypeError:
-        return CliRunner()
-
-
-def run(*args: str, code: int | None = 0):
-    """Invoke the CLI in-process; check the exit status (None: any) and that no traceback leaks."""
-    result = _runner().invoke(cli, list(args), catch_exceptions=True)
-    out, err = result.stdout, result.stderr
-    assert "Traceback" not in out and "Traceback" not in err, (out, err)
-    if code is not None:
-        assert result.exit_code == code, (result.exit_code, out, err, result.exception)
-    return result
 
 
 def run_json(*args: str, code: int = 0) -> dict:
@@ -505,19 +487,7 @@ def test_help_mentions_the_validation_commands():
     ["rules", "--markdown"],
 ])
 def test_startup_and_piped_output_do_not_import_rich(argv):
-    code = (
-        "import sys, runpy\n"
-        f"sys.argv = ['descgen', *{argv!r}]\n"
-        "try:\n"
-        "    runpy.run_module('descgen.cli', run_name='__main__')\n"
-        "except SystemExit as e:\n"
-        "    assert e.code in (0, None), e.code\n"
-        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('rich', 'bitstring'))\n"
-        "print('heavy:', bad)\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines()[-1] == "heavy: []"
+    assert run_module_piped(*argv)[-1] == "heavy: []"
 
 
 def test_check_takes_a_pattern_start_per_operand():
