@@ -113,7 +113,6 @@ class Constraints:
     targets: tuple[str, ...]
     aliases: Mapping[str, str]
     requires: Mapping[str, tuple[str, ...]]
-    sources: Mapping[str, str]
 
     def swizzles_for(self, bits: int, major: str) -> tuple[str, ...]:
         """Table 52: the swizzle modes an operand of ``bits``-bit elements and ``major`` may use."""
@@ -243,14 +242,12 @@ def parse_rules(data: Mapping[str, Any], path: str) -> tuple[dict[str, Rule], Co
     """Validate and compile ``tables/rules.toml``. Raises :class:`TableError` naming the entry."""
     _keys(data, _TOP_KEYS, path, "file")
     swizzles = tuple(layout("smem_desc").field("swizzle").codes(None))
-    sources: dict[str, str] = {}
 
     # Table 52 and the element sizes: tables/smem_atoms.toml (one copy, beside Table 53)
     table52 = atoms()
     type_bits = {name: bits for name, (bits, _) in table52.elements.items()}
     major_swizzle = [{"bits": c.bits, "major": c.major, "swizzles": c.swizzles, "source": c.source}
                      for c in table52.combinations]
-    sources["type_bits"] = table52.source
 
     t50 = {}
     for i, row in enumerate(_need(data, "transpose_b_8bit", path, "file")):
@@ -300,7 +297,6 @@ def parse_rules(data: Mapping[str, Any], path: str) -> tuple[dict[str, Rule], Co
         if unknown:
             raise TableError(path, where, f"unknown target(s) {unknown}; known: {', '.join(targets)}")
         requires[row["feature"]] = tuple(row["targets"])
-        sources[f"requires.{row['feature']}"] = row["source"]
 
     rules: dict[str, Rule] = {}
     for i, row in enumerate(_need(data, "rule", path, "file")):
@@ -339,7 +335,6 @@ def parse_rules(data: Mapping[str, Any], path: str) -> tuple[dict[str, Rule], Co
         targets=targets,
         aliases=dict(singles["targets"]["aliases"]),
         requires=requires,
-        sources=sources,
     )
 
 

@@ -269,20 +269,16 @@ def _ws_kind(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
     return ()
 
 
-def _scale_rows(v: _Facts, c: Constraints) -> tuple[tuple[Mapping[str, Any], ...], Mapping[str, Any] | None]:
-    """Table 54 rows for the scale vector size and kind, and the one that matches K (or None)."""
-    return _scale_case(v["scale_vec"], v["kind"], v["k"])
-
-
 @functools.cache
 def _scale_case(scale_vec: str, kind: str, k: int | None) -> tuple[tuple[Mapping[str, Any], ...], Mapping[str, Any] | None]:
+    """Table 54 rows for the scale vector size and kind, and the one that matches K (or None)."""
     rows = tuple(r for r in constraints().scale_vec if r["name"] == scale_vec and kind in r["kinds"])
     return rows, next((r for r in rows if k in r["k"]), None)
 
 
 @_impl("IDESC-SCALE-VEC-KIND")
 def _sv_kind(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
-    rows, _ = _scale_rows(v, c)
+    rows, _ = _scale_case(v["scale_vec"], v["kind"], v["k"])
     if rows:
         return ()
     names = [n for n in SCALE_VECS if any(r["name"] == n and v["kind"] in r["kinds"] for r in c.scale_vec)]
@@ -292,7 +288,7 @@ def _sv_kind(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
 
 @_impl("IDESC-SCALE-VEC-K")
 def _sv_k(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
-    rows, row = _scale_rows(v, c)
+    rows, row = _scale_case(v["scale_vec"], v["kind"], v["k"])
     if not rows or row is not None:
         return ()
     k = v["k"]
@@ -302,7 +298,7 @@ def _sv_k(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
 
 @_impl("IDESC-SCALE-VEC-TYPE")
 def _sv_type(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
-    _, row = _scale_rows(v, c)
+    _, row = _scale_case(v["scale_vec"], v["kind"], v["k"])
     st = v.get("scale_type")
     if row is None or st is None or st in row["scale_types"]:
         return ()
@@ -311,7 +307,7 @@ def _sv_type(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
 
 def _sf_id(op: str) -> _Impl:
     def check(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
-        _, row = _scale_rows(v, c)
+        _, row = _scale_case(v["scale_vec"], v["kind"], v["k"])
         sf = v.get(f"{op}_sf_id")
         if row is None or sf is None or sf in row["sf_ids"]:
             return ()
