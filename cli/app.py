@@ -50,6 +50,9 @@ Output:
                          validate/check one line per finding (--plain forces this form)
   --json                 {"descgen": 1, "command": ..., "input": {...}, "result": {...}};
                          on error {"descgen": 1, ..., "error": {"type", "message", "findings"}}
+  --format c|cpp|ptx|python   (idesc, smem, zcm) the word as source code, its decoded
+                         fields as a comment; --name sets the constant's name
+                         (--format hex = the piped form, --format json = --json)
 Data goes to stdout, diagnostics to stderr.
 
 \b
@@ -82,6 +85,7 @@ class DescgenGroup(click.Group):
         head = ctx.__dict__.get("_protected_args") or ctx.__dict__.get("protected_args") or []
         tokens = [*head, *ctx.args]
         tokens = tokens[: tokens.index("--")] if "--" in tokens else tokens
+        ctx.meta["descgen.argv"] = tokens  # the command line, for the comment of emitted code
         try:
             return super().invoke(ctx)
         except (click.exceptions.Exit, click.Abort):
@@ -149,18 +153,22 @@ def main(argv: Sequence[str] | None = None) -> None:
 # Shared options.
 
 
-def output_options(f: Callable[..., Any]) -> Callable[..., Any]:
-    """``--json``, ``--table`` and ``--plain``, and the library-error policy, for one command.
+def output_options(f: Callable[..., Any] | None = None, *, code: bool = False) -> Any:
+    """``--json``, ``--table`` and ``--plain``, and the library-error policy, for one command;
+    with ``code=True`` (commands that produce a word) also ``--format`` and ``--name``.
 
     The command receives an :class:`Output` as its first argument. A :class:`descgen.DescgenError`
     escaping it is reported (stderr paragraph; JSON envelope with ``--json``) and turned into the
     exit status: 1 for EncodeError, 2 for UsageError/WordError.
     """
+    if f is None:
+        return functools.partial(output_options, code=code)
 
     @functools.wraps(f)
-    def wrapper(*args: Any, as_json: bool, table: bool, plain: bool, **kwargs: Any) -> Any:
+    def wrapper(*args: Any, as_json: bool, table: bool, plain: bool, fmt: str | None = None, name: str | None = None,
+                **kwargs: Any) -> Any:
         ctx = click.get_current_context()
-        out = Output.resolve(ctx.info_name or f.__name__, as_json, table, plain)
+        out = Output.resolve(ctx.info_name or f.__name__, as_json, table, plain, fmt, name)
         try:
             return f(out, *args, **kwargs)
         except descgen.DescgenError as e:
@@ -171,8 +179,17 @@ def output_options(f: Callable[..., Any]) -> Callable[..., Any]:
     options = [
         click.option("--json", "as_json", is_flag=True, help="Print a versioned JSON envelope."),
         click.option("--table", is_flag=True, help="Print the rich table even when stdout is not a terminal."),
-        click.option("--plain", is_flag=True, help="Print the plain form even when stdout is a terminal."),
+        click.option("--plain", is_flag=True, help="Print the plain form even when stdout is not a terminal."),
     ]
+    if code:
+        options += [
+            click.option("--format", "fmt", type=LazyChoice(lambda: descgen.FORMATS), metavar="FORMAT",
+                         help="hex (the piped default), json (= --json), or source code with the decoded fields as a "
+                              "comment: c (#define NAME UINT32_C(...)), cpp (constexpr std::uint32_t), ptx "
+                              "(mov.b32 %name, ...;), python (NAME = 0x...)."),
+            click.option("--name", metavar="IDENT", help="With --format c|cpp|ptx|python: the constant's or register's "
+                                                         "name. Default: the descriptor's (IDESC, smem_desc, %zcm_desc...)."),
+        ]
     for option in reversed(options):
         wrapper = option(wrapper)
     return wrapper
@@ -226,7 +243,7 @@ _TYPE_HELP = "Default: the kind's ({})."
 @click.option("--b-sf-id", type=UINT, default=0, show_default=True, metavar="N", help="Scale factor B ID 0-3 (mx kinds).")
 @click.option("--k", "k", type=UINT, metavar="K", help="The MMA's K; only mxf4/mxf4nvf4 dense can choose (96). Default: Table 39's.")
 @context_options(*APPLIES["idesc"])
-@output_options
+@output_options(code=True)
 def idesc(out: Output, kind: str, m: int, n: int, atype: str | None, btype: str | None, dtype: str | None,
           a_major: str, b_major: str, negate_a: bool, negate_b: bool, saturate: bool, sparse: bool,
           sparsity_selector: int, max_shift: int, scale_type: str | None, a_sf_id: int, b_sf_id: int,
@@ -250,10 +267,14 @@ def idesc(out: Output, kind: str, m: int, n: int, atype: str | None, btype: str 
     )
     out.input = {"kind": kind, **args, **context}
     word = descgen.encode_idesc(kind, **args, **context)
-    if not (out.json or out.table):
+    if not (out.json or out.table or out.code):
         click.echo(hex_word(word, 32))
         return
-    d = descgen.validate_idesc(word, kind, **context).decoded["idesc"]
+    report = descgen.validate_idesc(word, kind, **context)
+    if out.code:
+        out.write_code(report)
+        return
+    d = report.decoded["idesc"]
     defaults = {name: value for name, value in descgen.idesc_defaults(kind).items() if args.get(name) is None}
     if out.json:
         out.emit_json(defaults=defaults, result=d.as_dict())
@@ -293,7 +314,7 @@ _TILE_ONLY = ("dtype", "major", "atom_order", "kind")
               "atom in memory: mn_first (default; CuTe tile_to_shape Step<_1,_2>) or k_first.")
 @click.option("--kind", type=KindType(), help="With --tile: MMA kind; needed for e2m1.")
 @context_options("arch")
-@output_options
+@output_options(code=True)
 def smem(out: Output, start_address: int, swizzle: str, lbo: int | None, sbo: int | None, base_offset: int | None,
          lbo_mode: str | None, tile: tuple[int, int] | None, context: dict[str, Any], **tile_args: Any) -> None:
     """Encode a 64-bit shared memory matrix descriptor (PTX §9.7.16.4.1, Tables 40-41).
@@ -337,15 +358,21 @@ def smem(out: Output, start_address: int, swizzle: str, lbo: int | None, sbo: in
         from .layout import show_tile
 
         show_tile(td, descgen.decode_smem(td.word))
+    elif out.code:
+        out.write_code(td)
     else:
         _show_smem(out, td.word, context, tile=td.as_dict())
 
 
 def _show_smem(out: Output, word: int, context: dict[str, Any], **extra: Any) -> None:
-    if not (out.json or out.table):
+    if not (out.json or out.table or out.code):
         click.echo(hex_word(word, 64))
         return
-    d = descgen.validate_smem(word, **context).decoded["smem"]
+    report = descgen.validate_smem(word, **context)
+    if out.code:
+        out.write_code(report)
+        return
+    d = report.decoded["smem"]
     if out.json:
         out.emit_json(result=d.as_dict(), **extra)
     else:
@@ -361,7 +388,7 @@ def _show_smem(out: Output, word: int, context: dict[str, Any], **extra: Any) ->
 @click.option("--column-shift", type=UINT, default=0, show_default=True, metavar="N", help="Columns of B to shift by, 0-32 (16 for M = 32).")
 @_mn_options
 @context_options("ws")
-@output_options
+@output_options(code=True)
 def zcm(out: Output, skip_span: int, use_span: int, start_count: tuple[int, ...], first_span: tuple[int, ...],
         nonzero_mask: bool, column_shift: int, mask_m: int | None, mask_n: int | None, context: dict[str, Any]) -> None:
     """Encode a 64-bit zero-column mask descriptor (PTX §9.7.16.4.3, Table 45).
@@ -382,10 +409,14 @@ def zcm(out: Output, skip_span: int, use_span: int, start_count: tuple[int, ...]
     out.input = {**args, "start_count": list(start_count), "first_span": list(first_span), **ctx}
     word = descgen.encode_zcm(**args, **ctx)  # M breaks a rule: exit 1
     mask = mask_info(word, mask_m, mask_n) if mask_m is not None else None  # N does not split: exit 2
-    if not (out.json or out.table):
+    if not (out.json or out.table or out.code):
         click.echo(hex_word(word, 64))
         return
-    d = descgen.validate_zcm(word, **ctx).decoded["zcm"]
+    report = descgen.validate_zcm(word, **ctx)
+    if out.code:
+        out.write_code(report, notes=plain_mask(mask) if mask else ())
+        return
+    d = report.decoded["zcm"]
     if out.json:
         out.emit_json(result=d.as_dict(), **({"mask": mask} if mask else {}))
     else:

@@ -6,7 +6,9 @@ Three modes, one per invocation (:class:`Output`):
   stdout is a terminal, forced by ``--table``;
 - ``plain``: the default when stdout is not a terminal, forced by ``--plain``: the bare hex word for
   the encoders, ``key=value`` lines for ``decode`` (:func:`plain_decoded`);
-- ``json``: ``--json``, one versioned envelope (:data:`ENVELOPE_VERSION`).
+- ``json``: ``--json`` (or ``--format json``), one versioned envelope (:data:`ENVELOPE_VERSION`);
+- ``code``: ``--format c|cpp|ptx|python`` on the commands that produce a word: the word as source
+  code with its decoded fields as a comment (:func:`descgen.emit`).
 
 Data goes to stdout, diagnostics to stderr.
 """
@@ -182,15 +184,24 @@ class Output:
     Commands fill ``input`` (what was asked, for the JSON envelope) as soon as they know it.
     """
 
-    def __init__(self, command: str, mode: str) -> None:
+    def __init__(self, command: str, mode: str, fmt: str | None = None, name: str | None = None) -> None:
         self.command = command
         self.mode = mode
+        self.format = fmt
+        self.name = name
         self.input: dict[str, Any] = {}
 
     @classmethod
-    def resolve(cls, command: str, as_json: bool, table: bool, plain: bool) -> "Output":
-        if as_json + table + plain > 1:
-            raise click.UsageError("--json, --table and --plain are mutually exclusive")
+    def resolve(cls, command: str, as_json: bool, table: bool, plain: bool, fmt: str | None = None,
+                name: str | None = None) -> "Output":
+        if as_json + table + plain + (fmt is not None) > 1:
+            raise click.UsageError("--json, --table, --plain and --format are mutually exclusive")
+        code = fmt not in (None, "hex", "json")  # --format hex is the plain mode, json the JSON mode
+        if name is not None and not code:
+            raise click.UsageError("--name names the constant of --format c, cpp, ptx or python")
+        if code:
+            return cls(command, "code", fmt, name)
+        as_json, plain = as_json or fmt == "json", plain or fmt == "hex"
         if as_json:
             mode = "json"
         elif table:
@@ -208,6 +219,19 @@ class Output:
     @property
     def table(self) -> bool:
         return self.mode == "table"
+
+    @property
+    def code(self) -> bool:
+        return self.mode == "code"
+
+    def write_code(self, what: Any, notes: Sequence[str] = ()) -> None:
+        """Print ``what`` (a Report, Decoded or TileDescriptor) as ``--format``'s source code, the
+        command line that made it in the comment."""
+        import shlex
+
+        argv = click.get_current_context().find_root().meta.get("descgen.argv", [])
+        source = shlex.join(["descgen", *argv])
+        click.echo(descgen.emit(what, self.format, name=self.name, source=source, notes=notes))
 
     def envelope(self, **parts: Any) -> dict[str, Any]:
         return {"descgen": ENVELOPE_VERSION, "command": self.command, "input": self.input, **parts}

@@ -8,6 +8,8 @@ Three descriptor words, one generic engine driven by ``tables/`` (PTX Tables 39-
   :func:`zcm_mask` (Table 45);
 - validation against every PTX rule, with the instruction's context: :func:`validate_idesc`,
   :func:`validate_smem`, :func:`validate_zcm`, and :func:`check_mma` for one instruction.
+- source code: :func:`emit` writes words as C, C++, PTX, Python, hex or JSON with the decoded
+  fields as a comment.
 - shared memory layouts (§9.7.16.3, Tables 52-53): :func:`smem_for_tile` (tile -> descriptor and
   why), :func:`smem_layout` (descriptor -> the address of every element read), :func:`advance_smem`.
 
@@ -40,17 +42,20 @@ from .validate import check_mma, validate_idesc, validate_smem, validate_zcm
 
 __version__ = "0.1.0"
 
-#: The layout helpers (descgen/layout.py) load on first use: defining their result classes costs
-#: more at ``import descgen`` than most callers ever need.
-_LAZY = ("ATOM_ORDERS", "SmemLayout", "SwizzleAtom", "TileDescriptor", "advance_smem", "smem_for_tile", "smem_layout",
-         "swizzle_atom")
+#: Modules loaded on first use, by the names they export: defining the layout helpers' result
+#: classes costs more at ``import descgen`` than most callers ever need.
+_LAZY = {
+    **dict.fromkeys(("ATOM_ORDERS", "SmemLayout", "SwizzleAtom", "TileDescriptor", "advance_smem", "smem_for_tile",
+                     "smem_layout", "swizzle_atom"), "layout"),
+    **dict.fromkeys(("FORMATS", "emit"), "emitters"),
+}
 
 
 def __getattr__(name: str) -> object:
     if name in _LAZY:
-        from . import layout
+        import importlib
 
-        value = getattr(layout, name)
+        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'descgen' has no attribute {name!r}")
@@ -106,6 +111,9 @@ __all__ = [
     "Report",
     "NotChecked",
     "Rule",
+    # source code
+    "FORMATS",
+    "emit",
     # results and errors
     "Decoded",
     "DecodedField",

@@ -476,6 +476,16 @@ def usage_codes() -> dict[str, Rule]:
         rule("ZCM-M-RANGE", "zcm", "m", "the mask is generated for M = 32, 64 and 128", "§9.7.16.4.3"),
         rule("ZCM-N-RANGE", "zcm", "n", "N must split into equal sub-masks (at most 256 columns)", "§9.7.16.4.3"),
     ])
+    emit = "descgen.emit (README: Emitting code)"
+    out.update([
+        rule("EMIT-FORMAT", "emit", "format", "the format is one descgen writes: hex, json, c, cpp, ptx, python", emit),
+        rule("EMIT-NAME", "emit", "name", "the name is an identifier of the language, not a keyword, and names one word", emit),
+        rule("EMIT-WORD", "emit", "word", "a word to write is an unsigned integer below 2**64", "§9.7.16.4"),
+        rule("EMIT-INPUT", "emit", "what", "emit writes ints, Decoded, Report and TileDescriptor results, or lists and "
+                                           "mappings of them", emit),
+        rule("EMIT-KIND", "emit", "kind", "an int instruction descriptor is decoded for its comment under a kind", "Tables 42-44"),
+        rule("EMIT-DESCRIPTOR", "emit", "descriptor", "the descriptor is idesc, smem or zcm", "§9.7.16.4"),
+    ])
     out.update(rule(f"IDESC-{arg.upper().replace('_', '-')}-ABSENT", "idesc", arg,
                     f"{arg} is given but the kind's layout has no field for it", "Tables 42-44") for arg in _NEUTRAL)
     for word, source in (("idesc", "§9.7.16.4.2 (32-bit)"), ("smem", "§9.7.16.4.1 (64-bit)"), ("zcm", "§9.7.16.4.3 (64-bit)")):

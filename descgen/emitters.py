@@ -1,0 +1,319 @@
+"""Descriptor words as source code: a C ``#define``, a C++ ``constexpr``, a PTX ``mov``, a Python
+literal, hex or JSON, each with the decoded configuration as a comment.
+
+    >>> import descgen
+    >>> print(descgen.emit(descgen.decode_idesc(0x08400010, "f16"), "python"))  # doctest: +ELLIPSIS
+    # descgen 0.1.0: Instruction descriptor .kind::f16, 0x08400010 (32-bit), PTX ISA 9.1 §9.7.16.4.2, Table 42
+    ...
+    IDESC = 0x08400010
+
+The value is always the word itself, written so that the language reads exactly those bits:
+``UINT32_C``/``UINT64_C`` in C, ``std::uint32_t``/``std::uint64_t`` with a ``u``/``ull`` suffix in
+C++, ``mov.b32``/``mov.b64`` with a hex immediate in PTX. The comment lists every value field
+with its bits and unit, the derived values, and every finding, so that a constant pasted into a
+kernel carries its own explanation; nothing in the comment changes the value.
+"""
+
+from __future__ import annotations
+
+import json
+import keyword
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence
+
+from .engine import Decoded
+from .errors import Finding, UsageError
+
+
+__all__ = ["FORMATS", "emit"]
+
+#: The formats :func:`emit` writes.
+FORMATS = ("hex", "json", "c", "cpp", "ptx", "python")
+
+#: Default constant name per word (C and Python upper-case it, PTX prefixes ``%``).
+_DEFAULT_NAMES = {"idesc": "idesc", "smem": "smem_desc", "zcm": "zcm_desc"}
+
+_C_KEYWORDS = frozenset(
+    "auto break case char const continue default do double else enum extern float for goto if inline int long "
+    "register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while "
+    "_Alignas _Alignof _Atomic _Bool _Complex _Generic _Imaginary _Noreturn _Static_assert _Thread_local".split())
+_CPP_KEYWORDS = _C_KEYWORDS | frozenset(
+    "alignas alignof and and_eq asm bitand bitor bool catch char8_t char16_t char32_t class compl concept consteval "
+    "constexpr constinit const_cast co_await co_return co_yield decltype delete dynamic_cast explicit export false "
+    "friend mutable namespace new noexcept not not_eq nullptr operator or or_eq private protected public "
+    "reinterpret_cast requires static_assert static_cast template this thread_local throw true try typeid typename "
+    "using virtual wchar_t xor xor_eq".split())
+_C_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_PTX_IDENT = re.compile(r"%?(?:[A-Za-z][A-Za-z0-9_$]*|[_$%][A-Za-z0-9_$]+)\Z")
+
+
+@dataclass(frozen=True)
+class _Item:
+    """One word to write: its value, width, name (``given``: by the caller, else a default that
+    C and Python upper-case), comment lines and JSON form."""
+
+    name: str
+    given: bool
+    word: int
+    width: int
+    comment: tuple[str, ...]
+    data: Mapping[str, Any]
+
+
+def _usage(code: str, field: str, value: Any, allowed: str, detail: str) -> UsageError:
+    """The usage error ``code`` (listed by :func:`descgen.rules.usage_codes`), with its rule and source."""
+    from .rules import usage_codes
+
+    rule = usage_codes()[code]
+    return UsageError((Finding(code, "error", field, value, allowed, f"{rule.rule} ({detail})", rule.source),))
+
+
+def emit(what: Any, fmt: str = "hex", *, name: str | None = None, descriptor: str | None = None,
+         kind: str | None = None, source: str | None = None, notes: Sequence[str] = ()) -> str:
+    """Write descriptor words as source code in ``fmt``, with the decoded configuration as a comment.
+
+    Args:
+        what: one of
+            - a :class:`~descgen.Decoded` (``decode_idesc``, ``decode_smem``, ``decode_zcm``);
+            - a :class:`~descgen.Report` (``validate_*``: its findings go in the comment;
+              ``check_mma``: one constant per word, named ``idesc``, ``a_desc``, ``b_desc``, ``zcm``);
+            - a :class:`~descgen.TileDescriptor` (``smem_for_tile``: the tile and LBO/SBO reasoning
+              go in the comment);
+            - an ``int`` (an encoder's result): with ``descriptor`` (and ``kind`` for an idesc) it is
+              decoded for the comment; without, it is written as a bare 32-bit word (below
+              2**32) or 64-bit word;
+            - a list of these, or a ``{name: thing}`` mapping to name each constant.
+        fmt: ``hex`` (``0x08400010``; ``name=0x...`` lines for several words), ``json`` (the
+            decode as :meth:`Decoded.as_dict` gives it, with ``name``), ``c`` (``#include
+            <stdint.h>`` and ``#define NAME UINT32_C(0x...)``), ``cpp`` (``#include <cstdint>`` and
+            ``constexpr std::uint32_t name = 0x...u;``), ``ptx`` (``mov.b32 %name, 0x...;``: the
+            register must be declared ``.reg .b32``/``.b64`` by the kernel), ``python``
+            (``NAME = 0x...``).
+        name: the constant's (or register's) name for a single word; default ``idesc``,
+            ``smem_desc``, ``zcm_desc`` (upper-cased for C and Python, ``%``-prefixed for PTX).
+        descriptor: ``idesc``, ``smem`` or ``zcm`` when ``what`` is an ``int``.
+        kind: the MMA kind, for an ``int`` idesc.
+        source: where the word came from (the CLI passes its command line), for the comment.
+        notes: more comment lines (e.g. the zero-column mask for an M and N).
+
+    Returns:
+        The text, ending without a newline.
+
+    Raises:
+        UsageError: unknown format or descriptor; ``name`` not an identifier of the language (or a
+            keyword); ``name`` given for several words; an ``int`` idesc without ``kind``; a word
+            that is not an unsigned 32/64-bit integer.
+    """
+    if fmt not in FORMATS:
+        raise _usage("EMIT-FORMAT", "format", fmt, f"one of {', '.join(FORMATS)}",
+                         "descgen writes hex, JSON, C, C++, PTX and Python")
+    items = list(_items(what, descriptor, kind))
+    if name is not None:
+        if len(items) != 1:
+            raise _usage("EMIT-NAME", "name", name, "one word; name several with a {name: word} mapping",
+                             f"{len(items)} words to write")
+        items = [_Item(name, True, items[0].word, items[0].width, items[0].comment, items[0].data)]
+    header = f"generated by descgen {_version()}" + (f": {source}" if source else "")
+    return _WRITERS[fmt](items, header, tuple(notes))
+
+
+# --------------------------------------------------------------------------------------------
+# What to write: words, widths, names and comment lines.
+
+
+def _items(what: Any, descriptor: str | None, kind: str | None, name: str | None = None) -> Iterable[_Item]:
+    from .rules import Report
+
+    if isinstance(what, Mapping):
+        for key, value in what.items():
+            yield from _items(value, descriptor, kind, str(key))
+    elif isinstance(what, (list, tuple)):
+        for value in what:
+            yield from _items(value, descriptor, kind, name)
+    elif isinstance(what, Decoded):
+        yield _decoded_item(name, what, what.findings)
+    elif isinstance(what, Report):
+        several = len(what.decoded) > 1
+        for role, d in what.decoded.items():
+            mine = [f for f in what.findings if _role(f, several) == role]
+            skipped = sorted({n.code for n in what.not_checked})
+            lines = [f"not checked (context not given): {', '.join(skipped)}"] if skipped and not several else []
+            yield _decoded_item(name if not several else None, d, mine, lines, what.context, role if several else None)
+    elif hasattr(what, "reasoning") and hasattr(what, "word"):  # a TileDescriptor
+        from .smem import decode_smem
+
+        td = what
+        lines = [f"tile {td.mn}x{td.k} {td.dtype} {td.major.upper()}-major, swizzle {td.swizzle}, "
+                 f"start address {td.start_address:#x}",
+                 f"LBO {td.lbo} B: {td.lbo_meaning}", f"SBO {td.sbo} B: {td.sbo_meaning}", f"layout {td.cute}"]
+        yield _decoded_item(name, decode_smem(td.word), td.findings, lines)
+    elif isinstance(what, int) and not isinstance(what, bool):
+        if what < 0 or what >= 1 << 64:
+            raise _usage("EMIT-WORD", "word", what, "an unsigned integer below 2**64",
+                             "descriptor words are 32 or 64 bits (§9.7.16.4)")
+        findings = tuple(getattr(what, "findings", ()))
+        if descriptor is None:
+            width = 32 if what < 1 << 32 else 64
+            yield _Item(name or "word", name is not None, int(what), width, (f"{width}-bit word {what:#0{width // 4 + 2}x} "
+                                                 "(no descriptor given: fields not decoded)",
+                                                 *map(str, findings)), {"word": _hex(int(what), width), "width": width})
+        else:
+            yield _decoded_item(name, _decode(int(what), descriptor, kind), findings)
+    else:
+        raise _usage("EMIT-INPUT", "what", type(what).__name__,
+                         "an int, Decoded, Report, TileDescriptor, or a list or mapping of them",
+                         "emit writes descriptor words")
+
+
+def _decode(word: int, descriptor: str, kind: str | None) -> Decoded:
+    from . import decode_idesc, decode_smem, decode_zcm
+
+    if descriptor == "idesc":
+        if kind is None:
+            raise _usage("EMIT-KIND", "kind", None, "an MMA kind", "an instruction descriptor decodes per kind (Tables 42-44)")
+        return decode_idesc(word, kind)
+    decoders = {"smem": decode_smem, "zcm": decode_zcm}
+    if descriptor not in decoders:
+        raise _usage("EMIT-DESCRIPTOR", "descriptor", descriptor, "idesc, smem, zcm", "the descriptors of §9.7.16.4")
+    return decoders[descriptor](word)
+
+
+def _role(f: Finding, several: bool) -> str:
+    """The word a finding of a multi-word report is about (``a_desc.swizzle`` -> ``a_desc``)."""
+    head, dot, _ = f.field.partition(".")
+    return head if several and dot and head in ("a_desc", "b_desc", "zcm") else "idesc"
+
+
+def _decoded_item(name: str | None, d: Decoded, findings: Iterable[Finding], extra: Sequence[str] = (),
+                  context: Mapping[str, Any] | None = None, role: str | None = None) -> _Item:
+    from .loader import layout
+
+    lay = layout(d.layout)
+    title = "tcgen05 " + lay.title.split(" (")[0].lower() + (f" .kind::{d.kind}" if d.kind else "")
+    lines = [f"{title}, {d.hex} ({d.width}-bit), {lay.source}"]
+    if context:
+        given = {k: v for k, v in context.items() if v is not None}
+        if given:
+            lines.append("checked with " + ", ".join(f"{k}={_show(v)}" for k, v in given.items()))
+    width = max(len(name) for name in (*(f.name for f in d.fields), *(name for name, _, _ in d.derived)))
+    for f in d.fields:
+        if f.type in ("uint", "flag", "enum") or f.raw:
+            bits = f"bit  {f.bits}" if "-" not in f.bits else f"bits {f.bits}"
+            lines.append(f"  {bits:<10} {f.name:<{width}} = {_value(f.value, f.unit, f.note)}")
+    for dname, dvalue, unit in d.derived:
+        lines.append(f"  {'derived':<10} {dname:<{width}} = {_value(dvalue, unit, '')}")
+    unique = list({str(f): f for f in (*d.findings, *findings)}.values())
+    lines += [str(f) for f in unique] or ["findings: none"]
+    lines += extra
+    data = {**d.as_dict(), "ok": not any(f.severity == "error" for f in unique), "findings": [f.as_dict() for f in unique]}
+    default = role or _DEFAULT_NAMES.get(d.descriptor, d.descriptor)
+    return _Item(name or default, name is not None, d.word, d.width, tuple(lines), data)
+
+
+def _value(value: Any, unit: str, note: str) -> str:
+    if value is None:
+        return f"? ({note})" if note else "?"
+    text = _show(value)
+    if unit == "bytes" and isinstance(value, int) and value >= 16:
+        return f"{text} bytes ({value:#x})"
+    return f"{text} {unit}" if unit else text
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _hex(word: int, width: int) -> str:
+    return f"{word:#0{width // 4 + 2}x}"
+
+
+def _version() -> str:
+    from . import __version__
+
+    return __version__
+
+
+# --------------------------------------------------------------------------------------------
+# Writers: one per format; each takes the items, the header line and the extra notes.
+
+
+def _named(item: _Item, lang: str, ok: Any) -> str:
+    """The item's name in ``lang`` (defaults upper-cased for C and Python, ``%``-prefixed for
+    PTX), if ``ok(name)``; else a usage error naming the rule."""
+    name = item.name if item.given or lang in ("C++", "PTX") else item.name.upper()
+    name = "%" + name if lang == "PTX" and not name.startswith("%") else name
+    if not ok(name):
+        raise _usage("EMIT-NAME", "name", item.name, f"an identifier of {lang} that is not a keyword",
+                     f"the constant is declared in {lang} source")
+    return name
+
+
+#: Comments are ASCII: ptxas rejects any other byte, even in a comment ("Unexpected non-ASCII
+#: character"), and a C/C++ compiler may read the source in a narrow code page.
+_ASCII = str.maketrans({"×": "x", "–": "-", "—": "-", "≤": "<=", "≥": ">=", "→": "->", "’": "'",
+                        "“": '"', "”": '"'})
+
+
+def _comment_block(item: _Item, header: str, notes: tuple[str, ...], prefix: str) -> list[str]:
+    lines = (*item.comment, header, *notes)
+    return [prefix + re.sub(r"§\s*", "sec. ", line).translate(_ASCII).encode("ascii", "replace").decode() for line in lines]
+
+
+def _hex_writer(items: list[_Item], header: str, notes: tuple[str, ...]) -> str:
+    if len(items) == 1:
+        return _hex(items[0].word, items[0].width)
+    return "\n".join(f"{it.name}={_hex(it.word, it.width)}" for it in items)
+
+
+def _json_writer(items: list[_Item], header: str, notes: tuple[str, ...]) -> str:
+    docs = [{"name": it.name, **it.data, **({"notes": list(notes)} if notes else {})} for it in items]
+    return json.dumps(docs[0] if len(docs) == 1 else docs, indent=2)
+
+
+def _c_writer(items: list[_Item], header: str, notes: tuple[str, ...]) -> str:
+    out = ["#include <stdint.h>"]
+    for it in items:
+        name = _named(it, "C", lambda n: _C_IDENT.match(n) and n not in _C_KEYWORDS)
+        body = [line.replace("*/", "* /") for line in _comment_block(it, header, notes, "")]
+        out += ["", "/* " + body[0], *(" * " + line for line in body[1:]), " */",
+                f"#define {name} UINT{it.width}_C({_hex(it.word, it.width)})"]
+    return "\n".join(out)
+
+
+def _cpp_writer(items: list[_Item], header: str, notes: tuple[str, ...]) -> str:
+    out = ["#include <cstdint>"]
+    for it in items:
+        name = _named(it, "C++", lambda n: _C_IDENT.match(n) and n not in _CPP_KEYWORDS)
+        suffix = "u" if it.width == 32 else "ull"
+        out += ["", *_safe_lines(_comment_block(it, header, notes, "// ")),
+                f"constexpr std::uint{it.width}_t {name} = {_hex(it.word, it.width)}{suffix};"]
+    return "\n".join(out)
+
+
+def _ptx_writer(items: list[_Item], header: str, notes: tuple[str, ...]) -> str:
+    out: list[str] = []
+    for it in items:
+        name = _named(it, "PTX", _PTX_IDENT.match)
+        out += [*([""] if out else []), *_safe_lines(_comment_block(it, header, notes, "// ")),
+                f"mov.b{it.width} {name}, {_hex(it.word, it.width)};"]
+    return "\n".join(out)
+
+
+def _python_writer(items: list[_Item], header: str, notes: tuple[str, ...]) -> str:
+    out: list[str] = []
+    for it in items:
+        name = _named(it, "Python", lambda n: n.isidentifier() and not keyword.iskeyword(n))
+        out += [*([""] if out else []), *_comment_block(it, header, notes, "# "), f"{name} = {_hex(it.word, it.width)}"]
+    return "\n".join(out)
+
+
+def _safe_lines(lines: list[str]) -> list[str]:
+    """``//`` comment lines that a trailing backslash cannot continue onto the code line."""
+    return [line.rstrip("\\") for line in lines]
+
+
+_WRITERS = {"hex": _hex_writer, "json": _json_writer, "c": _c_writer, "cpp": _cpp_writer, "ptx": _ptx_writer,
+            "python": _python_writer}
