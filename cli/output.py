@@ -21,6 +21,7 @@ from typing import Any, Iterable, Sequence
 import click
 
 import descgen
+from descgen.rules import ROLES, role_of  # re-exported: the words of one instruction (descgen check)
 
 __all__ = [
     "ENVELOPE_VERSION",
@@ -155,17 +156,6 @@ def plain_finding(f: descgen.Finding) -> str:
 def plain_not_checked(n: descgen.NotChecked) -> str:
     """A rule that did not run: ``not-checked CODE needs=NAME,NAME: rule [source]``."""
     return f"not-checked {n.code} needs={','.join(n.missing)}: {n.rule} [{n.source}]"
-
-
-#: The words of one instruction (descgen check), in the order they are shown.
-ROLES = ("idesc", "a_desc", "b_desc", "zcm")
-
-
-def role_of(f: descgen.Finding) -> str:
-    """The word a finding of :func:`descgen.check_mma` is about: its field's prefix
-    (``a_desc.swizzle`` -> ``a_desc``), else the instruction descriptor."""
-    head = f.field.split(".", 1)[0]
-    return head if "." in f.field and head in ROLES else "idesc"
 
 
 def plain_mask(info: dict[str, Any]) -> list[str]:

@@ -149,6 +149,17 @@ class NotChecked:
         return {"code": self.code, "missing": list(self.missing), "rule": self.rule, "source": self.source}
 
 
+#: The words of one instruction (:func:`descgen.check_mma`), in the order they are shown.
+ROLES = ("idesc", "a_desc", "b_desc", "zcm")
+
+
+def role_of(f: Finding) -> str:
+    """The word a finding of :func:`descgen.check_mma` is about: its field's prefix
+    (``a_desc.swizzle`` -> ``a_desc``), else the instruction descriptor."""
+    head = f.field.split(".", 1)[0]
+    return head if "." in f.field and head in ROLES else "idesc"
+
+
 @dataclass(frozen=True)
 class Report:
     """What a validation found: a sequence of :class:`Finding` records (iterate, ``len``, index),
@@ -175,6 +186,20 @@ class Report:
 
     def __getitem__(self, i: int) -> Finding:
         return self.findings[i]
+
+    def findings_for(self, role: str) -> tuple[Finding, ...]:
+        """The findings about the word ``role`` (a key of ``decoded``): all of them for a one-word
+        report, else those :func:`role_of` assigns to it."""
+        if len(self.decoded) <= 1:
+            return self.findings if role in self.decoded else ()
+        return tuple(f for f in self.findings if role_of(f) == role)
+
+    def findings_for(self, role: str) -> tuple[Finding, ...]:
+        """The findings about the word ``role`` (a key of ``decoded``): all of them for a one-word
+        report, else those :func:`role_of` assigns to it."""
+        if len(self.decoded) <= 1:
+            return self.findings if role in self.decoded else ()
+        return tuple(f for f in self.findings if role_of(f) == role)
 
     @property
     def codes(self) -> tuple[str, ...]:

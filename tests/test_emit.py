@@ -319,3 +319,10 @@ def test_readme_c_sample_is_what_the_command_prints():
         matches = [i for i in range(position, len(got)) if got[i] == line or (line.endswith("...") and got[i].startswith(head))]
         assert matches, line
         position = matches[0] + 1
+
+
+def test_one_word_report_findings_are_in_its_comment():
+    report = descgen.validate_smem(0x4000404000010040 | 1 << 14, pattern_start=0x400)
+    text = descgen.emit(report, "python")
+    assert "SMEM-RESERVED-14" in text and "checked with pattern_start=1024" in text
+    assert json.loads(descgen.emit(report, "json"))["ok"] is False
