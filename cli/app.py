@@ -39,6 +39,7 @@ Instruction context (validate, check, decode and the encoders; each command take
 options its words' rules use; not given = not checked, never guessed):
   --cta-group 1|2  --ws/--no-ws  --sp/--no-sp  --scale-vec 1X|2X|4X|block16|block32
   --a-tmem/--no-a-tmem  --arch sm_100a|...  --pattern-start BYTES (smem)  --m/--n (zcm)
+  --warp 0-3  --alloc-columns N  --alloc-base ADDR (taddr: a tensor memory address)
 -v lists the rules not checked for want of context. descgen rules lists every finding
 code; descgen explain CODE shows one with a legal and an illegal example.
 
@@ -398,10 +399,11 @@ def zcm(out: Output, skip_span: int, use_span: int, start_count: tuple[int, ...]
 
 @cli.command(short_help="Decode and check a descriptor word.")
 @click.argument("word", type=WORD)
-@click.option("--as", "as_", type=LazyChoice(("idesc", "smem", "zcm")), help="Descriptor type. Default: idesc below 2**32, else smem and zcm.")
+@click.option("--as", "as_", type=LazyChoice(("idesc", "smem", "zcm", "taddr")),
+              help="Descriptor type (taddr: a tensor memory address). Default: idesc below 2**32, else smem and zcm.")
 @click.option("--kind", type=KindType(), help="MMA kind for an idesc (implies --as idesc). Default: every kind.")
 @_mn_options
-@context_options("cta_group", "ws", "sp", "scale_vec", "a_tmem", "arch", "pattern_start")
+@context_options("cta_group", "ws", "sp", "scale_vec", "a_tmem", "arch", "pattern_start", "warp", "alloc_columns", "alloc_base")
 @click.option("-v", "--verbose", is_flag=True, help="Also list the rules not checked because their context was not given.")
 @output_options
 def decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: int | None, mask_n: int | None,
@@ -416,6 +418,8 @@ def decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: in
                             the others
       --as smem | zcm       the shared memory / zero-column mask descriptor
                             (zcm: --m/--n add the generated mask)
+      --as taddr            a tensor memory address (lane, column; --warp,
+                            --alloc-columns, --alloc-base add their rules)
       (no --as)             a word below 2**32 is an idesc; a wider word is decoded as
                             both smem and zcm and the consistent ones are shown, fewest findings first
 
@@ -449,7 +453,7 @@ def decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: in
         if as_ not in (None, "idesc"):
             raise click.UsageError(f"--kind applies to instruction descriptors, not --as {as_}")
         as_ = "idesc"
-    if mask_m is not None and as_ in ("idesc", "smem"):
+    if mask_m is not None and as_ in ("idesc", "smem", "taddr"):
         raise click.UsageError(f"--m/--n select the zero-column mask; they do not apply to --as {as_}")
     chosen = as_
     if chosen is None:
@@ -458,7 +462,7 @@ def decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: in
             raise click.UsageError("a word below 2**32 decodes as an idesc; add --as zcm to see its mask")
     hint = "; a word below 2**32 decodes as an idesc, add --as smem or --as zcm" if as_ is None and chosen == "idesc" else ""
     check_applies(context, ("smem", "zcm") if chosen == "smem+zcm" else chosen, hint=hint)
-    width = 32 if word < 1 << 32 and chosen == "idesc" else 64
+    width = 32 if word < 1 << 32 and chosen in ("idesc", "taddr") else 64
     out.input["word"] = hex_word(word, width)
     ctx = {**context, "m": mask_m, "n": mask_n}
 
@@ -472,6 +476,8 @@ def decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: in
         _show_many(out, word, "kind", reports, "idesc", verbose, full_when_none=False)
     elif chosen == "smem":
         _show_one(out, descgen.validate_smem(word, **args("smem")), "smem", verbose)
+    elif chosen == "taddr":
+        _show_one(out, descgen.validate_taddr(word, **args("taddr")), "taddr", verbose)
     elif chosen == "zcm":
         report = descgen.validate_zcm(word, **args("zcm"))
         _show_one(out, report, "zcm", verbose, _mask(word, mask_m, mask_n, report))
@@ -550,3 +556,8 @@ def _show_many(out: Output, word: int, label: str, reports: dict[str, descgen.Re
 from .layout import layout as _layout  # noqa: E402
 
 cli.add_command(_layout)
+
+# Tensor memory addresses (cli/tmem.py imports this module, so it is registered last too).
+from .tmem import taddr as _taddr  # noqa: E402
+
+cli.add_command(_taddr)

@@ -6,6 +6,8 @@ Three descriptor words, one generic engine driven by ``tables/`` (PTX Tables 39-
 - the 64-bit shared memory descriptor: :func:`encode_smem`, :func:`decode_smem` (Tables 40-41);
 - the 64-bit zero-column mask descriptor: :func:`encode_zcm`, :func:`decode_zcm`,
   :func:`zcm_mask` (Table 45);
+- tensor memory addresses (§9.7.16.1): :func:`encode_taddr`, :func:`decode_taddr`,
+  :func:`validate_taddr`, :func:`warp_lanes`, :func:`check_alloc`;
 - validation against every PTX rule, with the instruction's context: :func:`validate_idesc`,
   :func:`validate_smem`, :func:`validate_zcm`, and :func:`check_mma` for one instruction.
 - shared memory layouts (§9.7.16.3, Tables 52-53): :func:`smem_for_tile` (tile -> descriptor and
@@ -37,6 +39,7 @@ from .loader import KINDS, MAJORS
 from .zcm import decode_zcm, encode_zcm, submask_counts, zcm_mask, zcm_submasks
 from .rules import SCALE_VECS, NotChecked, Report, Rule
 from .validate import check_mma, validate_idesc, validate_smem, validate_zcm
+from .taddr import alloc_sizes, check_alloc, decode_taddr, encode_taddr, lane_warp, validate_taddr, warp_lanes
 
 __version__ = "0.1.0"
 
@@ -97,6 +100,14 @@ __all__ = [
     "zcm_mask",
     "zcm_submasks",
     "submask_counts",
+    # tensor memory addresses (§9.7.16.1)
+    "encode_taddr",
+    "decode_taddr",
+    "validate_taddr",
+    "warp_lanes",
+    "lane_warp",
+    "alloc_sizes",
+    "check_alloc",
     # validation: every PTX rule, with the instruction's context
     "validate_idesc",
     "validate_smem",

@@ -648,3 +648,7 @@ def check_mma(*, idesc: int, kind: str, b_desc: int, a_desc: int | None = None, 
         skipped += sub.not_checked
     found, more = _run("mma", facts, report.context)
     return Report(tuple(findings + found), (*skipped, *more), decoded, report.context)
+
+
+# The tensor memory address rules (TADDR-*) are registered by their module.
+from . import taddr as _taddr  # noqa: E402,F401

@@ -134,7 +134,8 @@ def test_idesc_round_trip(args, word, expect):
     assert doc["result"]["ok"] is True
     got = fields(doc["result"])
     assert {k: got[k] for k in ("m", "n", "atype", "btype", "dtype")} == expect
-    context = dict.fromkeys(("cta_group", "ws", "sp", "scale_vec", "a_tmem", "arch", "pattern_start"))
+    context = dict.fromkeys(("cta_group", "ws", "sp", "scale_vec", "a_tmem", "arch", "pattern_start", "warp", "alloc_columns",
+                             "alloc_base"))
     assert doc["input"] == {"word": word, "as": None, "kind": kind, "m": None, "n": None, **context}
 
 
