@@ -87,7 +87,7 @@ def check_alloc(ncols: int) -> tuple[Finding, ...]:
     Raises:
         UsageError: ``ncols`` is not a non-negative integer (``CONTEXT-ALLOC-COLUMNS``).
     """
-    n = context(alloc_columns=ncols)["alloc_columns"]
+    n = context(alloc_columns=-1 if ncols is None else ncols)["alloc_columns"]  # None is no count: a usage error
     rule = catalog()["TADDR-ALLOC-COLUMNS"]
     return tuple(_alloc_columns(rule, {"alloc_columns": n}, None))  # type: ignore[arg-type]
 
