@@ -469,11 +469,15 @@ def decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: in
     def args(what: str) -> dict[str, Any]:
         return {name: ctx[name] for name in APPLIES[what]}
 
+    runtime = None
+    if chosen == "idesc" and word >> 32:  # CUTLASS's 64-bit runtime form: the idesc is the upper half (E31)
+        split = descgen.idesc_from_runtime(word)
+        word, runtime = split.idesc, split.as_dict()
     if chosen == "idesc" and kind is not None:
-        _show_one(out, descgen.validate_idesc(word, kind, **args("idesc")), "idesc", verbose)
+        _show_one(out, descgen.validate_idesc(word, kind, **args("idesc")), "idesc", verbose, runtime=runtime)
     elif chosen == "idesc":
         reports = {k: descgen.validate_idesc(word, k, **args("idesc")) for k in descgen.KINDS}
-        _show_many(out, word, "kind", reports, "idesc", verbose, full_when_none=False)
+        _show_many(out, word, "kind", reports, "idesc", verbose, full_when_none=False, runtime=runtime)
     elif chosen == "smem":
         _show_one(out, descgen.validate_smem(word, **args("smem")), "smem", verbose)
     elif chosen == "taddr":
@@ -484,8 +488,15 @@ def decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: in
     else:
         report = descgen.validate_zcm(word, **args("zcm"))
         reports = {"smem": descgen.validate_smem(word, **args("smem")), "zcm": report}
+        if not word & 0xFFFFFFFF:  # low half 0: perhaps CUTLASS's runtime instruction descriptor (E31)
+            split = descgen.idesc_from_runtime(word)
+            by_kind = {k: descgen.validate_idesc(split.idesc, k, **args("idesc")) for k in descgen.KINDS}
+            kinds = [k for k, r in by_kind.items() if r.ok]
+            if kinds:
+                reports["idesc"] = by_kind[kinds[0]]
+                runtime = {**split.as_dict(), "kinds": kinds}
         _show_many(out, word, "descriptor", reports, None, verbose, full_when_none=True,
-                   mask=_mask(word, mask_m, mask_n, report))
+                   mask=_mask(word, mask_m, mask_n, report), runtime=runtime)
 
 
 def _mask(word: int, m: int | None, n: int | None, report: descgen.Report) -> dict[str, Any] | None:
@@ -503,13 +514,31 @@ def _plain_not_checked(report: descgen.Report, prefix: str = "") -> list[str]:
     return [f"{prefix}not_checked={n.code} needs={','.join(n.missing)}: {n.rule} [{n.source}]" for n in report.not_checked]
 
 
-def _show_one(out: Output, report: descgen.Report, role: str, verbose: bool, mask: dict[str, Any] | None = None) -> None:
+def _runtime_lines(runtime: dict[str, Any] | None, prefix: str = "") -> list[str]:
+    """``runtime.note=...`` lines: how a 64-bit CUTLASS runtime instruction descriptor was read."""
+    if not runtime:
+        return []
+    return [f"{prefix}runtime.{key}={','.join(value) if isinstance(value, list) else value}"
+            for key, value in runtime.items() if key != "word"]
+
+
+def _runtime_note(runtime: dict[str, Any] | None, prefix: str = "") -> None:
+    """Above a table: the note, on stdout like the table."""
+    if runtime:
+        kinds = f"; consistent with .kind::{', .kind::'.join(runtime['kinds'])}" if runtime.get("kinds") else ""
+        click.echo(f"note: {prefix}{runtime['word']} {runtime['note']}{kinds}")
+
+
+def _show_one(out: Output, report: descgen.Report, role: str, verbose: bool, mask: dict[str, Any] | None = None,
+              *, runtime: dict[str, Any] | None = None) -> None:
     d = report.decoded[role]
     if out.json:
-        out.emit_json(result=_result(d, report), **({"mask": mask} if mask else {}))
+        out.emit_json(result=_result(d, report), **({"mask": mask} if mask else {}), **({"runtime": runtime} if runtime else {}))
     elif out.table:
+        _runtime_note(runtime)
         _render().decoded(d, mask=mask, not_checked=report.not_checked if verbose else None)
     else:
+        out.lines(_runtime_lines(runtime))
         out.lines(plain_decoded(d))
         if verbose:
             out.lines(_plain_not_checked(report))
@@ -520,7 +549,7 @@ def _show_one(out: Output, report: descgen.Report, role: str, verbose: bool, mas
 
 
 def _show_many(out: Output, word: int, label: str, reports: dict[str, descgen.Report], role: str | None, verbose: bool,
-               *, full_when_none: bool, mask: dict[str, Any] | None = None) -> None:
+               *, full_when_none: bool, mask: dict[str, Any] | None = None, runtime: dict[str, Any] | None = None) -> None:
     results = {name: r.decoded[role or name] for name, r in reports.items()}
     # Best first: no error, then fewest findings (a zcm word also passes as smem, with a
     # warning on the smem's fixed bits 46-48, so it is listed after zcm).
@@ -528,13 +557,15 @@ def _show_many(out: Output, word: int, label: str, reports: dict[str, descgen.Re
     full = consistent or (list(results) if full_when_none else [])
     if out.json:
         out.emit_json(consistent=consistent, results={name: _result(d, reports[name]) for name, d in results.items()},
-                      **({"mask": mask} if mask else {}))
+                      **({"mask": mask} if mask else {}), **({"runtime": runtime} if runtime else {}))
     elif out.table:
+        _runtime_note(runtime, "idesc: " if label == "descriptor" else "")
         not_checked = {name: r.not_checked for name, r in reports.items()} if verbose else None
         _render().decoded_many(word, label, results, consistent, full, mask=mask, not_checked=not_checked)
     else:
         width = next(iter(results.values())).width
         lines = [f"word={hex_word(word, width)}", f"consistent={','.join(consistent)}"]
+        lines += _runtime_lines(runtime, "idesc." if label == "descriptor" else "")
         for name in full + [n for n in results if n not in full]:
             d = results[name]
             if name in full:

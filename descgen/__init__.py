@@ -39,6 +39,7 @@ from .loader import KINDS, MAJORS
 from .zcm import decode_zcm, encode_zcm, submask_counts, zcm_mask, zcm_submasks
 from .rules import SCALE_VECS, NotChecked, Report, Rule
 from .validate import check_mma, validate_idesc, validate_smem, validate_zcm
+from .runtime import RuntimeIdesc, idesc_from_runtime
 from .taddr import alloc_sizes, check_alloc, decode_taddr, encode_taddr, lane_warp, validate_taddr, warp_lanes
 
 __version__ = "0.1.0"
@@ -79,6 +80,8 @@ __all__ = [
     "mma_k",
     "type_names",
     "idesc_defaults",
+    "idesc_from_runtime",
+    "RuntimeIdesc",
     # shared memory descriptor
     "SWIZZLES",
     "LBO_MODES",
