@@ -592,3 +592,8 @@ cli.add_command(_layout)
 from .tmem import taddr as _taddr  # noqa: E402
 
 cli.add_command(_taddr)
+
+# descgen diff (cli/diffcmd.py).
+from .diffcmd import diff as _diff  # noqa: E402
+
+cli.add_command(_diff)

@@ -46,11 +46,17 @@ __version__ = "0.1.0"
 
 #: The layout helpers (descgen/layout.py) load on first use: defining their result classes costs
 #: more at ``import descgen`` than most callers ever need.
-_LAZY = ("ATOM_ORDERS", "SmemLayout", "SwizzleAtom", "TileDescriptor", "advance_smem", "smem_for_tile", "smem_layout",
+_LAZY = ("diff", "Diff", "ATOM_ORDERS", "SmemLayout", "SwizzleAtom", "TileDescriptor", "advance_smem", "smem_for_tile", "smem_layout",
          "swizzle_atom")
 
 
 def __getattr__(name: str) -> object:
+    if name in ("diff", "Diff"):
+        from . import compare
+
+        value = getattr(compare, name)
+        globals()[name] = value
+        return value
     if name in _LAZY:
         from . import layout
 
@@ -120,6 +126,9 @@ __all__ = [
     "Report",
     "NotChecked",
     "Rule",
+    # two words compared field by field
+    "diff",
+    "Diff",
     # results and errors
     "Decoded",
     "DecodedField",

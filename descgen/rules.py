@@ -508,6 +508,8 @@ def usage_codes() -> dict[str, Rule]:
         rule("ZCM-FIRST-SPAN-LENGTH", "zcm", "first_span", "four first spans, one per sub-mask", "Table 45"),
         rule("ZCM-M-RANGE", "zcm", "m", "the mask is generated for M = 32, 64 and 128", "§9.7.16.4.3"),
         rule("ZCM-N-RANGE", "zcm", "n", "N must split into equal sub-masks (at most 256 columns)", "§9.7.16.4.3"),
+        rule("DIFF-DESCRIPTOR", "context", "descriptor", "diff compares two words of one descriptor type (idesc, smem, "
+             "zcm, taddr); a kind applies to instruction descriptors only", "§9.7.16.4 (E32)"),
     ])
     out.update(rule(f"IDESC-{arg.upper().replace('_', '-')}-ABSENT", "idesc", arg,
                     f"{arg} is given but the kind's layout has no field for it", "Tables 42-44") for arg in _NEUTRAL)
