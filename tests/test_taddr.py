@@ -46,7 +46,7 @@ def test_encode_concrete(lane, column, word):
     assert d["lane"].unit == "lanes" and d["column"].unit == "columns"
 
 
-def test_whole_valid_space_round_trips():
+def test_e30_whole_valid_space_round_trips():
     """Every (lane, column) the tensor memory has: encode = lane << 16 | column, and back."""
     for lane in range(LANES):
         for column in range(COLUMNS):
@@ -75,7 +75,7 @@ def test_decode_is_total_over_32_bit_words(word):
         assert d.derived == ()
 
 
-def test_bits_30_31_set_are_a_lane_out_of_range():
+def test_e31_bits_30_31_set_are_a_lane_out_of_range():
     """E31: CUTLASS keeps a scale factor's byte in bits 30-31 of its TMEM addresses; as a PTX
     tensor memory address that is lane >= 16384, reported (with a note), not hidden."""
     d = decode_taddr(0x40000020)
@@ -116,7 +116,7 @@ def test_encode_check_false_keeps_representable_words():
 
 
 @pytest.mark.parametrize("warp", range(4))
-def test_each_warps_quarter(warp):
+def test_e30_each_warps_quarter(warp):
     lo, hi = SPEC_QUARTERS[warp]
     assert descgen.warp_lanes(warp) == range(lo, hi + 1)
     for lane in range(LANES):
@@ -202,7 +202,7 @@ def test_allocation_past_the_last_column():
     assert r.codes == ("TADDR-COLUMN-ALLOC",) and r.findings[0].field == "alloc_base"
 
 
-def test_allocation_check_needs_both_base_and_size():
+def test_e30_allocation_check_needs_both_base_and_size():
     """E30: where the allocation starts is not guessed: without alloc_base the column rule is
     listed as not checked."""
     r = validate_taddr(0x80, alloc_columns=64)
