@@ -37,11 +37,12 @@ def plain_diff(d: Any, show_all: bool) -> list[str]:
             lines.append(f"{side}.runtime={r.note}")
     for f in d.fields:
         width = max(1, (int(f.bits.split("-")[-1]) - int(f.bits.split("-")[0]) + 4) // 4)
+        where = f"bits {f.bits}" if "-" in f.bits else f"bit {f.bits}"
         if not f.equal:
             lines.append(f"changed.{f.name}={_value(f.a_value, f.unit)} -> {_value(f.b_value, f.unit)} "
-                         f"(bits {f.bits}: {f.a_raw:#0{width + 2}x} -> {f.b_raw:#0{width + 2}x})")
+                         f"({where}: {f.a_raw:#0{width + 2}x} -> {f.b_raw:#0{width + 2}x})")
         elif show_all:
-            lines.append(f"same.{f.name}={_value(f.a_value, f.unit)} (bits {f.bits}: {f.a_raw:#0{width + 2}x})")
+            lines.append(f"same.{f.name}={_value(f.a_value, f.unit)} ({where}: {f.a_raw:#0{width + 2}x})")
     if d.low_differs:
         lines.append(f"changed.runtime_low={(d.runtime_a.low if d.runtime_a else 0):#010x} -> "
                      f"{(d.runtime_b.low if d.runtime_b else 0):#010x} (bits 0-31 of the 64-bit runtime form)")
@@ -75,15 +76,15 @@ def diff(out: Output, a: int, b: int, as_: str | None, kind: str | None, show_al
 
     \b
     Piped output (--plain): descriptor=, kind=, a=, b=, equal=, changed=FIELD,...; then
-      changed.FIELD=A -> B UNIT (bits LO-HI: RAWA -> RAWB)   each differing field
-      same.FIELD=VALUE UNIT (bits LO-HI: RAW)                with --all
+      changed.FIELD=A UNIT -> B UNIT (bits LO-HI: RAWA -> RAWB)   each differing field
+      same.FIELD=VALUE UNIT (bits LO-HI: RAW)                     with --all
       only_a=FINDING / only_b=FINDING                        findings in one word only
 
     \b
     Exit status: 0 the words are equal, 1 they differ, 2 usage error.
 
     \b
-      descgen diff 0x08400010 0x08200010                   -> changed.n=256 -> 128 columns
+      descgen diff 0x08400010 0x08200010     -> changed.n=256 columns -> 128 columns (...)
       descgen diff 0x4000404000010040 0x4000404000010042 --as smem
     """
     out.input = {"a": a, "b": b, "as": as_, "kind": kind, "all": show_all}
