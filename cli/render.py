@@ -399,7 +399,7 @@ def _context_text(context: dict[str, Any]) -> str:
 
 
 def _ctx_value(name: str, value: Any) -> str:
-    if name == "pattern_start" and isinstance(value, int):
+    if name in ("pattern_start", "alloc_base") and isinstance(value, int):
         return f"{value:#x}"
     return plain_value(value)
 

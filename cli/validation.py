@@ -297,7 +297,7 @@ def _plain_explain(info: dict[str, Any]) -> list[str]:
 
 
 @cli.command(short_help="List every finding code descgen can report.")
-@click.option("--applies", type=LazyChoice(("idesc", "smem", "zcm", "mma", "context")),
+@click.option("--applies", type=LazyChoice(("idesc", "smem", "zcm", "taddr", "mma", "context")),
               help="Only the codes of one word (mma: the rules between the words of one instruction; "
                    "context: bad context values).")
 @click.option("--markdown", is_flag=True, help="Print the rules page (docs/rules.md) as Markdown, verbatim.")

@@ -39,22 +39,29 @@ from .loader import KINDS, MAJORS
 from .zcm import decode_zcm, encode_zcm, submask_counts, zcm_mask, zcm_submasks
 from .rules import SCALE_VECS, NotChecked, Report, Rule
 from .validate import check_mma, validate_idesc, validate_smem, validate_zcm
-from .runtime import RuntimeIdesc, idesc_from_runtime
-from .taddr import alloc_sizes, check_alloc, decode_taddr, encode_taddr, lane_warp, validate_taddr, warp_lanes
 
 __version__ = "0.1.0"
 
 #: The layout helpers (descgen/layout.py) load on first use: defining their result classes costs
 #: more at ``import descgen`` than most callers ever need.
-_LAZY = ("diff", "Diff", "ATOM_ORDERS", "SmemLayout", "SwizzleAtom", "TileDescriptor", "advance_smem", "smem_for_tile", "smem_layout",
+#: Tensor memory addresses, CUTLASS's runtime form and diff load on first use too (descgen.taddr,
+#: descgen.runtime, descgen.compare).
+_LAZY_MODULES = {
+    **dict.fromkeys(("encode_taddr", "decode_taddr", "validate_taddr", "warp_lanes", "lane_warp", "alloc_sizes",
+                     "check_alloc"), "taddr"),
+    **dict.fromkeys(("idesc_from_runtime", "RuntimeIdesc"), "runtime"),
+    **dict.fromkeys(("diff", "Diff"), "compare"),
+}
+_LAZY = (*_LAZY_MODULES, "ATOM_ORDERS", "SmemLayout", "SwizzleAtom", "TileDescriptor", "advance_smem", "smem_for_tile", "smem_layout",
          "swizzle_atom")
 
 
 def __getattr__(name: str) -> object:
-    if name in ("diff", "Diff"):
-        from . import compare
+    module = _LAZY_MODULES.get(name)
+    if module is not None:
+        import importlib
 
-        value = getattr(compare, name)
+        value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
         globals()[name] = value
         return value
     if name in _LAZY:

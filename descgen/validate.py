@@ -42,7 +42,10 @@ def _impl(code: str) -> Callable[[_Impl], _Impl]:
 
 
 def implemented() -> frozenset[str]:
-    """Codes with an implementation (a test checks this equals the catalog)."""
+    """Codes with an implementation (a test checks this equals the catalog). The tensor memory
+    address rules register when :mod:`descgen.taddr` loads, which every taddr check does first."""
+    from . import taddr  # noqa: F401
+
     return frozenset(_IMPLS)
 
 
@@ -648,7 +651,3 @@ def check_mma(*, idesc: int, kind: str, b_desc: int, a_desc: int | None = None, 
         skipped += sub.not_checked
     found, more = _run("mma", facts, report.context)
     return Report(tuple(findings + found), (*skipped, *more), decoded, report.context)
-
-
-# The tensor memory address rules (TADDR-*) are registered by their module.
-from . import taddr as _taddr  # noqa: E402,F401
