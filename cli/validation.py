@@ -87,6 +87,8 @@ def validate(out: Output, word: int, as_: str | None, kind: str | None, context:
       descgen validate 0x08020010 --kind f16 --cta-group 2
       descgen validate 0x4000404000010058 --as smem --pattern-start 0x580 -v
     """
+    if as_ is None and kind is None and any(context[n] is not None for n in APPLIES["taddr"]):
+        raise click.UsageError("--warp, --alloc-columns and --alloc-base apply to tensor memory addresses: add --as taddr")
     as_ = _resolve_as(word, as_, kind)
     check_applies(context, as_)
     width = 32 if as_ in ("idesc", "taddr") and word < 1 << 32 else 64

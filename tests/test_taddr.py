@@ -309,3 +309,8 @@ def test_cli_explain_taddr_rules():
     assert "illegal.reports=error TADDR-WARP-LANES" in lines
     lines = run("explain", "taddr-lane-range").stdout.splitlines()
     assert "where=taddr bits 16-31: 0..127" in lines
+
+
+def test_cli_validate_taddr_context_without_as_says_so():
+    result = run("validate", "0x00200000", "--warp", "0", code=2)
+    assert "add --as taddr" in result.stderr
