@@ -39,6 +39,7 @@ Instruction context (validate, check, decode and the encoders; each command take
 options its words' rules use; not given = not checked, never guessed):
   --cta-group 1|2  --ws/--no-ws  --sp/--no-sp  --scale-vec 1X|2X|4X|block16|block32
   --a-tmem/--no-a-tmem  --arch sm_100a|...  --pattern-start BYTES (smem)  --m/--n (zcm)
+  --warp 0-3  --alloc-columns N  --alloc-base ADDR (taddr: a tensor memory address)
 -v lists the rules not checked for want of context. descgen rules lists every finding
 code; descgen explain CODE shows one with a legal and an illegal example.
 
@@ -429,10 +430,11 @@ def zcm(out: Output, skip_span: int, use_span: int, start_count: tuple[int, ...]
 
 @cli.command(short_help="Decode and check a descriptor word.")
 @click.argument("word", type=WORD)
-@click.option("--as", "as_", type=LazyChoice(("idesc", "smem", "zcm")), help="Descriptor type. Default: idesc below 2**32, else smem and zcm.")
+@click.option("--as", "as_", type=LazyChoice(("idesc", "smem", "zcm", "taddr")),
+              help="Descriptor type (taddr: a tensor memory address). Default: idesc below 2**32, else smem and zcm.")
 @click.option("--kind", type=KindType(), help="MMA kind for an idesc (implies --as idesc). Default: every kind.")
 @_mn_options
-@context_options("cta_group", "ws", "sp", "scale_vec", "a_tmem", "arch", "pattern_start")
+@context_options("cta_group", "ws", "sp", "scale_vec", "a_tmem", "arch", "pattern_start", "warp", "alloc_columns", "alloc_base")
 @click.option("-v", "--verbose", is_flag=True, help="Also list the rules not checked because their context was not given.")
 @output_options
 def decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: int | None, mask_n: int | None,
@@ -447,6 +449,8 @@ def decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: in
                             the others
       --as smem | zcm       the shared memory / zero-column mask descriptor
                             (zcm: --m/--n add the generated mask)
+      --as taddr            a tensor memory address (lane, column; --warp,
+                            --alloc-columns, --alloc-base add their rules)
       (no --as)             a word below 2**32 is an idesc; a wider word is decoded as
                             both smem and zcm and the consistent ones are shown, fewest findings first
 
@@ -480,7 +484,7 @@ def decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: in
         if as_ not in (None, "idesc"):
             raise click.UsageError(f"--kind applies to instruction descriptors, not --as {as_}")
         as_ = "idesc"
-    if mask_m is not None and as_ in ("idesc", "smem"):
+    if mask_m is not None and as_ in ("idesc", "smem", "taddr"):
         raise click.UsageError(f"--m/--n select the zero-column mask; they do not apply to --as {as_}")
     chosen = as_
     if chosen is None:
@@ -489,28 +493,41 @@ def decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: in
             raise click.UsageError("a word below 2**32 decodes as an idesc; add --as zcm to see its mask")
     hint = "; a word below 2**32 decodes as an idesc, add --as smem or --as zcm" if as_ is None and chosen == "idesc" else ""
     check_applies(context, ("smem", "zcm") if chosen == "smem+zcm" else chosen, hint=hint)
-    width = 32 if word < 1 << 32 and chosen == "idesc" else 64
+    width = 32 if word < 1 << 32 and chosen in ("idesc", "taddr") else 64
     out.input["word"] = hex_word(word, width)
     ctx = {**context, "m": mask_m, "n": mask_n}
 
     def args(what: str) -> dict[str, Any]:
         return {name: ctx[name] for name in APPLIES[what]}
 
+    runtime = None
+    if chosen == "idesc" and word >> 32:  # CUTLASS's 64-bit runtime form: the idesc is the upper half (E31)
+        split = descgen.idesc_from_runtime(word)
+        word, runtime = split.idesc, split.as_dict()
     if chosen == "idesc" and kind is not None:
-        _show_one(out, descgen.validate_idesc(word, kind, **args("idesc")), "idesc", verbose)
+        _show_one(out, descgen.validate_idesc(word, kind, **args("idesc")), "idesc", verbose, runtime=runtime)
     elif chosen == "idesc":
         reports = {k: descgen.validate_idesc(word, k, **args("idesc")) for k in descgen.KINDS}
-        _show_many(out, word, "kind", reports, "idesc", verbose, full_when_none=False)
+        _show_many(out, word, "kind", reports, "idesc", verbose, full_when_none=False, runtime=runtime)
     elif chosen == "smem":
         _show_one(out, descgen.validate_smem(word, **args("smem")), "smem", verbose)
+    elif chosen == "taddr":
+        _show_one(out, descgen.validate_taddr(word, **args("taddr")), "taddr", verbose)
     elif chosen == "zcm":
         report = descgen.validate_zcm(word, **args("zcm"))
         _show_one(out, report, "zcm", verbose, _mask(word, mask_m, mask_n, report))
     else:
         report = descgen.validate_zcm(word, **args("zcm"))
         reports = {"smem": descgen.validate_smem(word, **args("smem")), "zcm": report}
+        if not word & 0xFFFFFFFF:  # low half 0: perhaps CUTLASS's runtime instruction descriptor (E31)
+            split = descgen.idesc_from_runtime(word)
+            by_kind = {k: descgen.validate_idesc(split.idesc, k, **args("idesc")) for k in descgen.KINDS}
+            kinds = [k for k, r in by_kind.items() if r.ok]
+            if kinds:
+                reports["idesc"] = by_kind[kinds[0]]
+                runtime = {**split.as_dict(), "kinds": kinds}
         _show_many(out, word, "descriptor", reports, None, verbose, full_when_none=True,
-                   mask=_mask(word, mask_m, mask_n, report))
+                   mask=_mask(word, mask_m, mask_n, report), runtime=runtime)
 
 
 def _mask(word: int, m: int | None, n: int | None, report: descgen.Report) -> dict[str, Any] | None:
@@ -528,13 +545,31 @@ def _plain_not_checked(report: descgen.Report, prefix: str = "") -> list[str]:
     return [f"{prefix}not_checked={n.code} needs={','.join(n.missing)}: {n.rule} [{n.source}]" for n in report.not_checked]
 
 
-def _show_one(out: Output, report: descgen.Report, role: str, verbose: bool, mask: dict[str, Any] | None = None) -> None:
+def _runtime_lines(runtime: dict[str, Any] | None, prefix: str = "") -> list[str]:
+    """``runtime.note=...`` lines: how a 64-bit CUTLASS runtime instruction descriptor was read."""
+    if not runtime:
+        return []
+    return [f"{prefix}runtime.{key}={','.join(value) if isinstance(value, list) else value}"
+            for key, value in runtime.items() if key != "word"]
+
+
+def _runtime_note(runtime: dict[str, Any] | None, prefix: str = "") -> None:
+    """Above a table: the note, on stdout like the table."""
+    if runtime:
+        kinds = f"; consistent with .kind::{', .kind::'.join(runtime['kinds'])}" if runtime.get("kinds") else ""
+        click.echo(f"note: {prefix}{runtime['word']} {runtime['note']}{kinds}")
+
+
+def _show_one(out: Output, report: descgen.Report, role: str, verbose: bool, mask: dict[str, Any] | None = None,
+              *, runtime: dict[str, Any] | None = None) -> None:
     d = report.decoded[role]
     if out.json:
-        out.emit_json(result=_result(d, report), **({"mask": mask} if mask else {}))
+        out.emit_json(result=_result(d, report), **({"mask": mask} if mask else {}), **({"runtime": runtime} if runtime else {}))
     elif out.table:
+        _runtime_note(runtime)
         _render().decoded(d, mask=mask, not_checked=report.not_checked if verbose else None)
     else:
+        out.lines(_runtime_lines(runtime))
         out.lines(plain_decoded(d))
         if verbose:
             out.lines(_plain_not_checked(report))
@@ -545,7 +580,7 @@ def _show_one(out: Output, report: descgen.Report, role: str, verbose: bool, mas
 
 
 def _show_many(out: Output, word: int, label: str, reports: dict[str, descgen.Report], role: str | None, verbose: bool,
-               *, full_when_none: bool, mask: dict[str, Any] | None = None) -> None:
+               *, full_when_none: bool, mask: dict[str, Any] | None = None, runtime: dict[str, Any] | None = None) -> None:
     results = {name: r.decoded[role or name] for name, r in reports.items()}
     # Best first: no error, then fewest findings (a zcm word also passes as smem, with a
     # warning on the smem's fixed bits 46-48, so it is listed after zcm).
@@ -553,13 +588,15 @@ def _show_many(out: Output, word: int, label: str, reports: dict[str, descgen.Re
     full = consistent or (list(results) if full_when_none else [])
     if out.json:
         out.emit_json(consistent=consistent, results={name: _result(d, reports[name]) for name, d in results.items()},
-                      **({"mask": mask} if mask else {}))
+                      **({"mask": mask} if mask else {}), **({"runtime": runtime} if runtime else {}))
     elif out.table:
+        _runtime_note(runtime, "idesc: " if label == "descriptor" else "")
         not_checked = {name: r.not_checked for name, r in reports.items()} if verbose else None
         _render().decoded_many(word, label, results, consistent, full, mask=mask, not_checked=not_checked)
     else:
         width = next(iter(results.values())).width
         lines = [f"word={hex_word(word, width)}", f"consistent={','.join(consistent)}"]
+        lines += _runtime_lines(runtime, "idesc." if label == "descriptor" else "")
         for name in full + [n for n in results if n not in full]:
             d = results[name]
             if name in full:
@@ -581,3 +618,13 @@ def _show_many(out: Output, word: int, label: str, reports: dict[str, descgen.Re
 from .layout import layout as _layout  # noqa: E402
 
 cli.add_command(_layout)
+
+# Tensor memory addresses (cli/tmem.py imports this module, so it is registered last too).
+from .tmem import taddr as _taddr  # noqa: E402
+
+cli.add_command(_taddr)
+
+# descgen diff (cli/diffcmd.py).
+from .diffcmd import diff as _diff  # noqa: E402
+
+cli.add_command(_diff)

@@ -22,7 +22,8 @@ from .params import UINT, ArchType, LazyChoice, ScaleVecType
 __all__ = ["APPLIES", "CONTEXT_ORDER", "context_options", "option_name", "given", "check_applies"]
 
 #: Every context name, in the order the options are listed.
-CONTEXT_ORDER = ("cta_group", "ws", "sp", "scale_vec", "a_tmem", "arch", "pattern_start", "m", "n")
+CONTEXT_ORDER = ("cta_group", "ws", "sp", "scale_vec", "a_tmem", "arch", "pattern_start", "m", "n", "warp", "alloc_columns",
+                 "alloc_base")
 
 #: The context each kind of word is validated with (the keyword arguments of validate_idesc,
 #: validate_smem, validate_zcm and check_mma).
@@ -31,10 +32,11 @@ APPLIES: dict[str, tuple[str, ...]] = {
     "smem": ("arch", "pattern_start"),
     "zcm": ("m", "n", "ws"),
     "mma": ("cta_group", "ws", "sp", "scale_vec", "a_tmem", "arch"),
+    "taddr": ("warp", "alloc_columns", "alloc_base"),
 }
 
 _WHAT = {"idesc": "an instruction descriptor", "smem": "a shared memory descriptor",
-         "zcm": "a zero-column mask descriptor", "mma": "an instruction"}
+         "zcm": "a zero-column mask descriptor", "mma": "an instruction", "taddr": "a tensor memory address"}
 
 
 def option_name(name: str) -> str:
@@ -72,6 +74,17 @@ def _option(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
                             help=_help(name, "The MMA's M (32, 64, 128): the zero-column mask's sub-masks and column shift limit."))
     if name == "n":
         return click.option("--n", dest, type=UINT, metavar="N", help=_help(name, "The MMA's N (the zero-column mask's width)."))
+    if name == "warp":
+        return click.option("--warp", dest, type=LazyChoice(("0", "1", "2", "3"), cast=int),
+                            help=_help(name, "The warp's ID within its warpgroup (warp ID % 4) that accesses the address "
+                                             "with tcgen05.ld/st: its lanes are 32*W..32*W+31 (§9.7.16.8.1)."))
+    if name == "alloc_columns":
+        return click.option("--alloc-columns", dest, type=UINT, metavar="N",
+                            help=_help(name, "nCols of the tcgen05.alloc the address lies in: a power of 2, 32-512."))
+    if name == "alloc_base":
+        return click.option("--alloc-base", dest, type=UINT, metavar="ADDR",
+                            help=_help(name, "The address tcgen05.alloc wrote (lane 0, the first column allocated); "
+                                             "with --alloc-columns the column must lie inside the allocation."))
     raise ValueError(f"unknown context name {name!r}")
 
 

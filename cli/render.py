@@ -64,7 +64,8 @@ def decoded_many(word: int, label: str, results: dict[str, descgen.Decoded], con
     console = _console()
     g = _glyphs(console)
     width = next(iter(results.values())).width
-    what = "an instruction descriptor" if label == "kind" else "a 64-bit descriptor (smem or zcm)"
+    what = "an instruction descriptor" if label == "kind" else (
+        "a 64-bit word (smem, zcm, or CUTLASS's runtime idesc)" if "idesc" in results else "a 64-bit descriptor (smem or zcm)")
     names = [_name(label, n) for n in consistent]
     head = Text()
     head.append(hex_word(word, width), style="bold")
@@ -398,7 +399,7 @@ def _context_text(context: dict[str, Any]) -> str:
 
 
 def _ctx_value(name: str, value: Any) -> str:
-    if name == "pattern_start" and isinstance(value, int):
+    if name in ("pattern_start", "alloc_base") and isinstance(value, int):
         return f"{value:#x}"
     return plain_value(value)
 

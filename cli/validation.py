@@ -41,8 +41,9 @@ def _finish(report: descgen.Report, exit_zero: bool) -> None:
 
 @cli.command(short_help="Check one descriptor word against every PTX rule, with the instruction's context.")
 @click.argument("word", type=WORD)
-@click.option("--as", "as_", type=LazyChoice(("idesc", "smem", "zcm")),
-              help="Descriptor type. Default: idesc for a word below 2**32 (needs --kind); a wider word needs --as.")
+@click.option("--as", "as_", type=LazyChoice(("idesc", "smem", "zcm", "taddr")),
+              help="Descriptor type (taddr: a tensor memory address). Default: idesc for a word below 2**32 (needs --kind); "
+                   "a wider word needs --as.")
 @click.option("--kind", type=KindType(), help="MMA kind of an instruction descriptor (implies --as idesc).")
 @context_options()
 @verbose_options
@@ -57,6 +58,7 @@ def validate(out: Output, word: int, as_: str | None, kind: str | None, context:
                              idesc, whose rules depend on the kind (descgen decode WORD
                              lists the kinds a word is consistent with)
       --as smem | zcm        a shared memory / zero-column mask descriptor
+      --as taddr             a 32-bit tensor memory address (lane, column)
       (no --as)              a word below 2**32 is an idesc; a wider word must say
                              --as smem or --as zcm
 
@@ -65,6 +67,7 @@ def validate(out: Output, word: int, as_: str | None, kind: str | None, context:
       idesc  --cta-group --ws/--no-ws --sp/--no-sp --scale-vec --a-tmem/--no-a-tmem --arch
       smem   --arch --pattern-start
       zcm    --m --n --ws/--no-ws
+      taddr  --warp --alloc-columns --alloc-base
     A rule whose context is not given is not guessed: -v lists it as not checked.
 
     \b
@@ -84,15 +87,19 @@ def validate(out: Output, word: int, as_: str | None, kind: str | None, context:
       descgen validate 0x08020010 --kind f16 --cta-group 2
       descgen validate 0x4000404000010058 --as smem --pattern-start 0x580 -v
     """
+    if as_ is None and kind is None and any(context[n] is not None for n in APPLIES["taddr"]):
+        raise click.UsageError("--warp, --alloc-columns and --alloc-base apply to tensor memory addresses: add --as taddr")
     as_ = _resolve_as(word, as_, kind)
     check_applies(context, as_)
-    width = 32 if as_ == "idesc" and word < 1 << 32 else 64
+    width = 32 if as_ in ("idesc", "taddr") and word < 1 << 32 else 64
     out.input = {"word": hex_word(word, width), "as": as_, "kind": kind, **context}
     ctx = {name: context[name] for name in APPLIES[as_]}
     if as_ == "idesc":
         report = descgen.validate_idesc(word, kind, **ctx)
     elif as_ == "smem":
         report = descgen.validate_smem(word, **ctx)
+    elif as_ == "taddr":
+        report = descgen.validate_taddr(word, **ctx)
     else:
         report = descgen.validate_zcm(word, **ctx)
     if out.json:
@@ -292,7 +299,7 @@ def _plain_explain(info: dict[str, Any]) -> list[str]:
 
 
 @cli.command(short_help="List every finding code descgen can report.")
-@click.option("--applies", type=LazyChoice(("idesc", "smem", "zcm", "mma", "context")),
+@click.option("--applies", type=LazyChoice(("idesc", "smem", "zcm", "taddr", "mma", "context")),
               help="Only the codes of one word (mma: the rules between the words of one instruction; "
                    "context: bad context values).")
 @click.option("--markdown", is_flag=True, help="Print the rules page (docs/rules.md) as Markdown, verbatim.")

@@ -6,6 +6,8 @@ Three descriptor words, one generic engine driven by ``tables/`` (PTX Tables 39-
 - the 64-bit shared memory descriptor: :func:`encode_smem`, :func:`decode_smem` (Tables 40-41);
 - the 64-bit zero-column mask descriptor: :func:`encode_zcm`, :func:`decode_zcm`,
   :func:`zcm_mask` (Table 45);
+- tensor memory addresses (§9.7.16.1): :func:`encode_taddr`, :func:`decode_taddr`,
+  :func:`validate_taddr`, :func:`warp_lanes`, :func:`check_alloc`;
 - validation against every PTX rule, with the instruction's context: :func:`validate_idesc`,
   :func:`validate_smem`, :func:`validate_zcm`, and :func:`check_mma` for one instruction.
 - source code: :func:`emit` writes words as C, C++, PTX, Python, hex or JSON with the decoded
@@ -43,10 +45,15 @@ from .validate import check_mma, validate_idesc, validate_smem, validate_zcm
 __version__ = "0.1.0"
 
 #: Modules loaded on first use, by the names they export: defining the layout helpers' result
-#: classes costs more at ``import descgen`` than most callers ever need.
+#: classes costs more at ``import descgen`` than most callers ever need; tensor memory addresses,
+#: CUTLASS's runtime form, diff and the emitters load on first use too.
 _LAZY = {
     **dict.fromkeys(("ATOM_ORDERS", "SmemLayout", "SwizzleAtom", "TileDescriptor", "advance_smem", "smem_for_tile",
                      "smem_layout", "swizzle_atom"), "layout"),
+    **dict.fromkeys(("encode_taddr", "decode_taddr", "validate_taddr", "warp_lanes", "lane_warp", "alloc_sizes",
+                     "check_alloc"), "taddr"),
+    **dict.fromkeys(("idesc_from_runtime", "RuntimeIdesc"), "runtime"),
+    **dict.fromkeys(("diff", "Diff"), "compare"),
     **dict.fromkeys(("FORMATS", "emit"), "emitters"),
 }
 
@@ -81,6 +88,8 @@ __all__ = [
     "mma_k",
     "type_names",
     "idesc_defaults",
+    "idesc_from_runtime",
+    "RuntimeIdesc",
     # shared memory descriptor
     "SWIZZLES",
     "LBO_MODES",
@@ -102,6 +111,14 @@ __all__ = [
     "zcm_mask",
     "zcm_submasks",
     "submask_counts",
+    # tensor memory addresses (§9.7.16.1)
+    "encode_taddr",
+    "decode_taddr",
+    "validate_taddr",
+    "warp_lanes",
+    "lane_warp",
+    "alloc_sizes",
+    "check_alloc",
     # validation: every PTX rule, with the instruction's context
     "validate_idesc",
     "validate_smem",
@@ -114,6 +131,9 @@ __all__ = [
     # source code
     "FORMATS",
     "emit",
+    # two words compared field by field
+    "diff",
+    "Diff",
     # results and errors
     "Decoded",
     "DecodedField",

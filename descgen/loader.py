@@ -44,6 +44,7 @@ LAYOUT_FILES: dict[str, str] = {
     "idesc_mxf4": "idesc_mxf4.toml",  # Table 44
     "smem_desc": "smem_desc.toml",  # Tables 40, 41
     "zcm_desc": "zcm_desc.toml",  # Table 45
+    "taddr": "taddr.toml",  # §9.7.16.1.1 tensor memory address
 }
 IDESC_LAYOUTS = ("idesc_dense", "idesc_mxf8f6f4", "idesc_mxf4")
 SHAPES_FILE = "shapes.toml"  # Table 39
@@ -60,7 +61,7 @@ _FIELD_KEYS = {
     "values", "members", "value_type", "domain", "value", "severity", "note", "default",
 }
 _DESCRIPTOR_KEYS = {"word", "layout", "width", "title", "source", "kinds"}
-_LAYOUT_KEYS = {"descriptor", "defaults", "implied", "field", "submasks"}
+_LAYOUT_KEYS = {"descriptor", "defaults", "implied", "field", "submasks", "access", "alloc"}
 
 
 # --------------------------------------------------------------------------------------------

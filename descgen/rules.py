@@ -45,12 +45,15 @@ CONTEXT_NAMES: dict[str, str] = {
     "pattern_start": "byte address where the operand's swizzle pattern starts (smem)",
     "m": "the instruction descriptor's M (zcm)",
     "n": "the instruction descriptor's N (zcm)",
+    "warp": "the warp's ID within its warpgroup, 0-3 (warp ID % 4), for tcgen05.ld/st (taddr)",
+    "alloc_columns": "nCols of the tcgen05.alloc the address lies in: a power of 2 in 32..512 (taddr)",
+    "alloc_base": "the tensor memory address tcgen05.alloc wrote: lane 0, the allocation's first column (taddr)",
 }
 
 #: The scale vector sizes, as descgen names them (PTX: .scale_vec::1X ... .block32).
 SCALE_VECS = ("1X", "2X", "4X", "block16", "block32")
 
-_APPLIES = ("idesc", "smem", "zcm", "mma")  # "context" is used by the usage codes only
+_APPLIES = ("idesc", "smem", "zcm", "mma", "taddr")  # "context" is used by the usage codes only
 _RULE_KEYS = {"code", "severity", "applies", "kinds", "fields", "needs", "uses", "rule", "source", "legal", "illegal"}
 _TOP_KEYS = {"table", "transpose_b_8bit", "scale_vec", "a_tmem", "absolute_lbo", "zcm",
              "targets", "requires", "rule"}
@@ -423,7 +426,8 @@ def normalize_arch(value: Any) -> str | None:
 
 
 def context(*, cta_group: Any = None, ws: Any = None, sp: Any = None, scale_vec: Any = None, a_tmem: Any = None,
-            arch: Any = None, pattern_start: Any = None, m: Any = None, n: Any = None) -> dict[str, Any]:
+            arch: Any = None, pattern_start: Any = None, m: Any = None, n: Any = None, warp: Any = None,
+            alloc_columns: Any = None, alloc_base: Any = None) -> dict[str, Any]:
     """Check and normalize instruction context; None means "not given" for every name.
 
     Raises:
@@ -441,7 +445,36 @@ def context(*, cta_group: Any = None, ws: Any = None, sp: Any = None, scale_vec:
         "pattern_start": _uint("pattern_start", pattern_start),
         "m": _uint("m", m),
         "n": _uint("n", n),
+        "warp": _warp(warp),
+        "alloc_columns": _uint("alloc_columns", alloc_columns),
+        "alloc_base": _alloc_base(alloc_base),
     }
+
+
+def _warp(value: Any) -> int | None:
+    if value is None:
+        return None
+    warps = layout("taddr").extra["access"]["warps"]  # §9.7.16.8.1
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < warps:
+        raise UsageError((Finding("CONTEXT-WARP", "error", "warp", value, f"0..{warps - 1} or None",
+                                  "warp is the warp's ID within its warpgroup (warp ID % 4); §9.7.16.8.1 gives each "
+                                  "of the 4 warps a quarter of the lanes", "§9.7.16.8.1"),))
+    return value
+
+
+def _alloc_base(value: Any) -> int | None:
+    """The address tcgen05.alloc wrote: a tensor memory address with lane 0 (all 128 lanes of a
+    column are allocated together) and a column that exists."""
+    if value is None:
+        return None
+    columns = layout("taddr").field("column").domain(None)
+    if (isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 1 << 32 or value >> 16
+            or value not in columns):
+        raise UsageError((Finding("CONTEXT-ALLOC-BASE", "error", "alloc_base", value,
+                                  f"a tensor memory address with lane 0 and column {columns.describe()}",
+                                  "tcgen05.alloc allocates whole columns (all 128 lanes) and writes the address of "
+                                  "the first: lane 0, that column", "§9.7.16.1.2; §9.7.16.7.1"),))
+    return value
 
 
 # --------------------------------------------------------------------------------------------
@@ -500,6 +533,8 @@ def usage_codes() -> dict[str, Rule]:
         rule("ZCM-FIRST-SPAN-LENGTH", "zcm", "first_span", "four first spans, one per sub-mask", "Table 45"),
         rule("ZCM-M-RANGE", "zcm", "m", "the mask is generated for M = 32, 64 and 128", "§9.7.16.4.3"),
         rule("ZCM-N-RANGE", "zcm", "n", "N must split into equal sub-masks (at most 256 columns)", "§9.7.16.4.3"),
+        rule("DIFF-DESCRIPTOR", "context", "descriptor", "diff compares two words of one descriptor type (idesc, smem, "
+             "zcm, taddr); a kind applies to instruction descriptors only", "§9.7.16.4 (E32)"),
     ])
     emit = "descgen.emit (README: Emitting code)"
     out.update([
@@ -513,7 +548,8 @@ def usage_codes() -> dict[str, Rule]:
     ])
     out.update(rule(f"IDESC-{arg.upper().replace('_', '-')}-ABSENT", "idesc", arg,
                     f"{arg} is given but the kind's layout has no field for it", "Tables 42-44") for arg in _NEUTRAL)
-    for word, source in (("idesc", "§9.7.16.4.2 (32-bit)"), ("smem", "§9.7.16.4.1 (64-bit)"), ("zcm", "§9.7.16.4.3 (64-bit)")):
+    for word, source in (("idesc", "§9.7.16.4.2 (32-bit)"), ("smem", "§9.7.16.4.1 (64-bit)"), ("zcm", "§9.7.16.4.3 (64-bit)"),
+                         ("taddr", "§9.7.16.1.1 (32-bit)")):
         out.update([rule(f"{word.upper()}-WORD-RANGE", word, "word", f"a {word} word is an unsigned integer of its width", source)])
     for lay in (layout(n) for n in LAYOUT_FILES):
         for f in lay.fields:
@@ -567,21 +603,25 @@ class Example:
         (_, word), = self.words.items()
         if self.as_ == "idesc":
             return validate.validate_idesc(word, self.kind, **self.context)
+        if self.as_ == "taddr":
+            from .taddr import validate_taddr
+
+            return validate_taddr(word, **self.context)
         return (validate.validate_smem if self.as_ == "smem" else validate.validate_zcm)(word, **self.context)
 
 
 def _hex(role: str, word: int) -> str:
-    return f"{word:#010x}" if role == "idesc" else f"{word:#018x}"
+    return f"{word:#010x}" if role in ("idesc", "taddr") else f"{word:#018x}"
 
 
 def _option(name: str, value: Any) -> str:
     flag = "--" + name.replace("_", "-")
     if isinstance(value, bool):
         return flag if value else f"--no-{name.replace('_', '-')}"
-    return f"{flag} {value:#x}" if name == "pattern_start" else f"{flag} {value}"
+    return f"{flag} {value:#x}" if name in ("pattern_start", "alloc_base") else f"{flag} {value}"
 
 
-_LAYOUT_OF = {"smem": "smem_desc", "zcm": "zcm_desc", "a_desc": "smem_desc", "b_desc": "smem_desc"}
+_LAYOUT_OF = {"smem": "smem_desc", "zcm": "zcm_desc", "a_desc": "smem_desc", "b_desc": "smem_desc", "taddr": "taddr"}
 
 
 def example(spec: Mapping[str, Any]) -> Example:

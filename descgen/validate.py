@@ -42,7 +42,10 @@ def _impl(code: str) -> Callable[[_Impl], _Impl]:
 
 
 def implemented() -> frozenset[str]:
-    """Codes with an implementation (a test checks this equals the catalog)."""
+    """Codes with an implementation (a test checks this equals the catalog). The tensor memory
+    address rules register when :mod:`descgen.taddr` loads, which every taddr check does first."""
+    from . import taddr  # noqa: F401
+
     return frozenset(_IMPLS)
 
 

@@ -134,7 +134,8 @@ def test_idesc_round_trip(args, word, expect):
     assert doc["result"]["ok"] is True
     got = fields(doc["result"])
     assert {k: got[k] for k in ("m", "n", "atype", "btype", "dtype")} == expect
-    context = dict.fromkeys(("cta_group", "ws", "sp", "scale_vec", "a_tmem", "arch", "pattern_start"))
+    context = dict.fromkeys(("cta_group", "ws", "sp", "scale_vec", "a_tmem", "arch", "pattern_start", "warp", "alloc_columns",
+                             "alloc_base"))
     assert doc["input"] == {"word": word, "as": None, "kind": kind, "m": None, "n": None, **context}
 
 
@@ -263,7 +264,7 @@ def test_rule_violation_json_envelope():
     (["zcm", "--skip-span", "1", "--use-span", "1", "--start-count", "1,2,3"], ["exactly 4"]),
     (["zcm", "--skip-span", "1", "--use-span", "1", "--m", "32", "--n", "30"], ["multiple of 4"]),
     (["zcm", "--skip-span", "1", "--use-span", "1", "--m", "32"], ["--m and --n go together"]),
-    (["decode", "0x100000000", "--as", "idesc"], ["32-bit"]),
+    (["decode", "0x100000000", "--as", "taddr"], ["32-bit"]),  # (a 64-bit --as idesc is CUTLASS's runtime form: E31)
     (["decode", "0x08400010", "--as", "smem", "--kind", "f16"], ["--kind"]),
     (["decode", "0x08400010", "--m", "32", "--n", "64"], ["--as zcm"]),
     (["idesc", "--kind", "f16", "--m", "128", "--n", "256", "--json", "--table"], ["mutually exclusive"]),

@@ -1,0 +1,205 @@
+"""Field-by-field difference of two words of the same kind (``descgen diff A B``).
+
+Both words are decoded with one layout, chosen as ``descgen decode`` chooses (errata E32): an
+explicit ``descriptor`` (and ``kind`` for an instruction descriptor) wins; otherwise two words
+below 2**32 are instruction descriptors, and wider words are shared memory or zero-column mask
+descriptors, or CUTLASS's 64-bit runtime instruction descriptor when the low halves are 0 (E31),
+whichever decodes both words with the fewest findings (ties: smem, zcm, idesc). A tensor memory
+address is never guessed: give ``descriptor="taddr"``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .engine import Decoded, check_word
+from .errors import Finding, UsageError
+from .idesc import KINDS, decode_idesc, normalize_kind
+from .runtime import RuntimeIdesc, idesc_from_runtime
+from .smem import decode_smem
+from .taddr import decode_taddr
+from .zcm import decode_zcm
+
+__all__ = ["DESCRIPTORS", "FieldDiff", "Diff", "diff"]
+
+#: The words ``diff`` compares, by their ``--as`` names.
+DESCRIPTORS = ("idesc", "smem", "zcm", "taddr")
+
+_DECODERS: dict[str, Callable[[int], Decoded]] = {"smem": decode_smem, "zcm": decode_zcm, "taddr": decode_taddr}
+
+
+@dataclass(frozen=True, slots=True)
+class FieldDiff:
+    """One field of both words: bits, raw bits and logical values (``None``: unknown code), unit."""
+
+    name: str
+    bits: str
+    a_raw: int
+    b_raw: int
+    a_value: Any
+    b_value: Any
+    unit: str
+
+    @property
+    def equal(self) -> bool:
+        return self.a_raw == self.b_raw
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"field": self.name, "bits": self.bits, "equal": self.equal, "unit": self.unit,
+                "a": {"raw": self.a_raw, "value": self.a_value}, "b": {"raw": self.b_raw, "value": self.b_value}}
+
+
+@dataclass(frozen=True)
+class Diff:
+    """Two decoded words and what differs.
+
+    Attributes:
+        descriptor: ``idesc``, ``smem``, ``zcm`` or ``taddr``; kind: the MMA kind (idesc).
+        a, b: the decodes (for a CUTLASS runtime form, of its upper 32 bits).
+        fields: every field in bit order, equal or not (``.changed`` has the differing ones).
+        only_a, only_b: findings (by code and field) present in one decode and not the other.
+        runtime_a, runtime_b: the split 64-bit runtime forms, when a word was one (E31).
+        chosen: how the layout was chosen (``"given"``, or the rule that picked it).
+    """
+
+    descriptor: str
+    kind: str | None
+    a: Decoded
+    b: Decoded
+    fields: tuple[FieldDiff, ...]
+    only_a: tuple[Finding, ...]
+    only_b: tuple[Finding, ...]
+    runtime_a: RuntimeIdesc | None = None
+    runtime_b: RuntimeIdesc | None = None
+    chosen: str = "given"
+
+    @property
+    def changed(self) -> tuple[FieldDiff, ...]:
+        return tuple(f for f in self.fields if not f.equal)
+
+    @property
+    def low_differs(self) -> bool:
+        """The low 32 bits of two runtime forms differ (the instruction never sees them)."""
+        low = [r.low if r else 0 for r in (self.runtime_a, self.runtime_b)]
+        return low[0] != low[1]
+
+    @property
+    def equal(self) -> bool:
+        """No field differs, no finding differs and, for runtime forms, the low halves agree."""
+        return not self.changed and not self.only_a and not self.only_b and not self.low_differs
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "descriptor": self.descriptor, "kind": self.kind, "chosen": self.chosen, "equal": self.equal,
+            "a": self.a.hex, "b": self.b.hex,
+            "changed": [f.name for f in self.changed],
+            "fields": [f.as_dict() for f in self.fields],
+            "only_a": [f.as_dict() for f in self.only_a], "only_b": [f.as_dict() for f in self.only_b],
+            "runtime": {"a": self.runtime_a.as_dict() if self.runtime_a else None,
+                        "b": self.runtime_b.as_dict() if self.runtime_b else None},
+        }
+
+
+def _key(f: Finding) -> tuple[str, str]:
+    return (f.code, f.field)
+
+
+def _split(word: int) -> tuple[int, RuntimeIdesc | None]:
+    if isinstance(word, int) and not isinstance(word, bool) and word >> 32 and word >= 0:
+        r = idesc_from_runtime(word)
+        return r.idesc, r
+    return word, None
+
+
+def _idesc_pair(a: int, b: int, kind: str | None) -> tuple[str, Decoded, Decoded, str]:
+    if kind is not None:
+        k = normalize_kind(kind)
+        return k, decode_idesc(a, k), decode_idesc(b, k), "given"
+    pairs = {k: (decode_idesc(a, k), decode_idesc(b, k)) for k in KINDS}
+    for test, why in ((lambda da, db: da.ok and db.ok, "the first kind both words are consistent with"),
+                      (lambda da, db: da.ok or db.ok, "the first kind one word is consistent with")):
+        for k, (da, db) in pairs.items():
+            if test(da, db):
+                return k, da, db, why
+    raise UsageError((Finding("IDESC-KIND", "error", "kind", None, ", ".join(KINDS),
+                              "neither word is consistent with any kind: give the kind to compare them under",
+                              "§9.7.16.4.2, Tables 42-44"),))
+
+
+def diff(a: int, b: int, *, descriptor: str | None = None, kind: str | None = None) -> Diff:
+    """Compare two words of the same kind field by field (``descgen diff A B``).
+
+    Args:
+        a, b: the words: 32-bit (idesc, taddr) or 64-bit (smem, zcm, or CUTLASS's runtime idesc,
+            read as its upper 32 bits).
+        descriptor: ``"idesc"``, ``"smem"``, ``"zcm"`` or ``"taddr"``; None chooses as
+            ``descgen decode`` does (errata E32).
+        kind: the MMA kind for an instruction descriptor (implies ``descriptor="idesc"``); None:
+            the first kind both words are consistent with.
+
+    Returns:
+        A :class:`Diff`: ``.equal``, ``.changed`` (fields with their bits, raw bits, values and
+        units), ``.only_a`` / ``.only_b`` (findings in one decode only).
+
+    Raises:
+        UsageError: unknown descriptor or kind; words no kind explains. WordError: a word wider
+            than its descriptor.
+    """
+    if descriptor is not None and descriptor not in DESCRIPTORS:
+        raise UsageError((Finding("DIFF-DESCRIPTOR", "error", "descriptor", descriptor, ", ".join(DESCRIPTORS),
+                                  "diff compares two words of one descriptor type", "§9.7.16.4"),))
+    if kind is not None:
+        if descriptor not in (None, "idesc"):
+            raise UsageError((Finding("DIFF-DESCRIPTOR", "error", "descriptor", descriptor, "idesc",
+                                      "a kind applies to instruction descriptors", "§9.7.16.4.2"),))
+        descriptor = "idesc"
+    for w in (a, b):
+        check_word(w, 64, descriptor or "word")
+    chosen = "given"
+    if descriptor is None:
+        wide = [w >> 32 != 0 for w in (a, b)]
+        if not any(wide) or not all(wide) or all(w & 0xFFFFFFFF == 0 for w in (a, b)) and _runtime_best(a, b):
+            descriptor = "idesc"
+            chosen = ("both words are below 2**32: instruction descriptors" if not any(wide) else
+                      "a 32-bit and a 64-bit word: an idesc and CUTLASS's runtime form" if not all(wide) else
+                      "CUTLASS's runtime form decodes both with the fewest findings")
+        else:
+            descriptor = _best_wide(a, b)
+            chosen = "the 64-bit descriptor that decodes both with the fewest findings (ties: smem, zcm)"
+    runtime_a = runtime_b = None
+    if descriptor == "idesc":
+        (a, runtime_a), (b, runtime_b) = _split(a), _split(b)
+        kind, da, db, why = _idesc_pair(a, b, kind)
+        if chosen == "given" and why != "given":
+            chosen = why
+        elif why != "given":
+            chosen = f"{chosen}; kind: {why}"
+    else:
+        da, db = _DECODERS[descriptor](a), _DECODERS[descriptor](b)
+        kind = None
+    fields = tuple(FieldDiff(fa.name, fa.bits, fa.raw, fb.raw, fa.value, fb.value, fa.unit)
+                   for fa, fb in zip(da.fields, db.fields))
+    keys_a, keys_b = {_key(f) for f in da.findings}, {_key(f) for f in db.findings}
+    return Diff(descriptor, kind, da, db, fields,
+                tuple(f for f in da.findings if _key(f) not in keys_b), tuple(f for f in db.findings if _key(f) not in keys_a),
+                runtime_a, runtime_b, chosen)
+
+
+def _score(ds: tuple[Decoded, Decoded]) -> tuple[int, int]:
+    return (sum(not d.ok for d in ds), sum(len(d.findings) for d in ds))
+
+
+def _best_wide(a: int, b: int) -> str:
+    scores = {name: _score((_DECODERS[name](a), _DECODERS[name](b))) for name in ("smem", "zcm")}
+    return min(scores, key=scores.__getitem__)
+
+
+def _runtime_best(a: int, b: int) -> bool:
+    """Both low halves are 0: is CUTLASS's runtime idesc strictly better than smem and zcm?"""
+    try:
+        _, da, db, _ = _idesc_pair(a >> 32, b >> 32, None)
+    except UsageError:
+        return False
+    best = min(_score((_DECODERS[n](a), _DECODERS[n](b))) for n in ("smem", "zcm"))
+    return _score((da, db)) < best
