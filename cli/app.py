@@ -51,7 +51,7 @@ Output:
                          validate/check one line per finding (--plain forces this form)
   --json                 {"descgen": 1, "command": ..., "input": {...}, "result": {...}};
                          on error {"descgen": 1, ..., "error": {"type", "message", "findings"}}
-  --format c|cpp|ptx|python   (idesc, smem, zcm) the word as source code, its decoded
+  --format c|cpp|ptx|python   (idesc, smem, zcm, taddr) the word as source code, its decoded
                          fields as a comment; --name sets the constant's name
                          (--format hex = the piped form, --format json = --json)
 Data goes to stdout, diagnostics to stderr.

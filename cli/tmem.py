@@ -33,7 +33,7 @@ def access_info(lane: int) -> list[dict[str, Any]]:
 @click.option("--lane", required=True, type=UINT, metavar="LANE", help="Lane index (row), 0-127 (bits 31-16).")
 @click.option("--column", required=True, type=UINT, metavar="COLUMN", help="Column index (32-bit cells), 0-511 (bits 15-0).")
 @context_options("warp", "alloc_columns", "alloc_base")
-@output_options
+@output_options(code=True)
 def taddr(out: Any, lane: int, column: int, context: dict[str, Any]) -> None:
     """Encode a tensor memory address: lane in bits 31-16, column in bits 15-0 (PTX §9.7.16.1.1).
 
@@ -52,12 +52,16 @@ def taddr(out: Any, lane: int, column: int, context: dict[str, Any]) -> None:
     """
     out.input = {"lane": lane, "column": column, **context}
     word = descgen.encode_taddr(lane, column, **context)
-    if not (out.json or out.table):
+    if not (out.json or out.table or out.code):
         click.echo(hex_word(word, 32))
         return
     report = descgen.validate_taddr(word, **context)
     d = report.decoded["taddr"]
     access = access_info(lane)
+    if out.code:
+        warps = ", ".join(f"warp {a['warp']} (lanes {a['lanes'][0]}-{a['lanes'][1]})" for a in access if a["may_access"])
+        out.write_code(report, notes=[f"tcgen05.ld/st may access lane {lane} from: {warps} (sec. 9.7.16.8.1)"])
+        return
     if out.json:
         out.emit_json(result=d.as_dict(), access=access)
         return

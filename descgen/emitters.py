@@ -33,7 +33,7 @@ __all__ = ["FORMATS", "emit"]
 FORMATS = ("hex", "json", "c", "cpp", "ptx", "python")
 
 #: Default constant name per word (C and Python upper-case it, PTX prefixes ``%``).
-_DEFAULT_NAMES = {"idesc": "idesc", "smem": "smem_desc", "zcm": "zcm_desc"}
+_DEFAULT_NAMES = {"idesc": "idesc", "smem": "smem_desc", "zcm": "zcm_desc", "taddr": "taddr"}
 
 _C_KEYWORDS = frozenset(
     "auto break case char const continue default do double else enum extern float for goto if inline int long "
@@ -92,8 +92,8 @@ def emit(what: Any, fmt: str = "hex", *, name: str | None = None, descriptor: st
             register must be declared ``.reg .b32``/``.b64`` by the kernel), ``python``
             (``NAME = 0x...``).
         name: the constant's (or register's) name for a single word; default ``idesc``,
-            ``smem_desc``, ``zcm_desc`` (upper-cased for C and Python, ``%``-prefixed for PTX).
-        descriptor: ``idesc``, ``smem`` or ``zcm`` when ``what`` is an ``int``.
+            ``smem_desc``, ``zcm_desc``, ``taddr`` (upper-cased for C and Python, ``%``-prefixed for PTX).
+        descriptor: ``idesc``, ``smem``, ``zcm`` or ``taddr`` when ``what`` is an ``int``.
         kind: the MMA kind, for an ``int`` idesc.
         source: where the word came from (the CLI passes its command line), for the comment.
         notes: more comment lines (e.g. the zero-column mask for an M and N).
@@ -167,16 +167,16 @@ def _items(what: Any, descriptor: str | None, kind: str | None, name: str | None
 
 
 def _decode(word: int, descriptor: str, kind: str | None) -> Decoded:
-    from . import decode_idesc, decode_smem, decode_zcm
+    import descgen
 
     if descriptor == "idesc":
         if kind is None:
             raise _usage("EMIT-KIND", "kind", None, "an MMA kind", "an instruction descriptor decodes per kind (Tables 42-44)")
-        return decode_idesc(word, kind)
-    decoders = {"smem": decode_smem, "zcm": decode_zcm}
-    if descriptor not in decoders:
-        raise _usage("EMIT-DESCRIPTOR", "descriptor", descriptor, "idesc, smem, zcm", "the descriptors of §9.7.16.4")
-    return decoders[descriptor](word)
+        return descgen.decode_idesc(word, kind)
+    if descriptor not in ("smem", "zcm", "taddr"):
+        raise _usage("EMIT-DESCRIPTOR", "descriptor", descriptor, "idesc, smem, zcm, taddr",
+                     "the descriptors of §9.7.16.4 and the tensor memory address of §9.7.16.1.1")
+    return getattr(descgen, f"decode_{descriptor}")(word)
 
 
 def _decoded_item(name: str | None, d: Decoded, findings: Iterable[Finding], extra: Sequence[str] = (),

@@ -544,7 +544,7 @@ def usage_codes() -> dict[str, Rule]:
         rule("EMIT-INPUT", "emit", "what", "emit writes ints, Decoded, Report and TileDescriptor results, or lists and "
                                            "mappings of them", emit),
         rule("EMIT-KIND", "emit", "kind", "an int instruction descriptor is decoded for its comment under a kind", "Tables 42-44"),
-        rule("EMIT-DESCRIPTOR", "emit", "descriptor", "the descriptor is idesc, smem or zcm", "§9.7.16.4"),
+        rule("EMIT-DESCRIPTOR", "emit", "descriptor", "the descriptor is idesc, smem, zcm or taddr", "§9.7.16.4, §9.7.16.1.1"),
     ])
     out.update(rule(f"IDESC-{arg.upper().replace('_', '-')}-ABSENT", "idesc", arg,
                     f"{arg} is given but the kind's layout has no field for it", "Tables 42-44") for arg in _NEUTRAL)
