@@ -44,6 +44,8 @@ __version__ = "0.1.0"
 #: more at ``import descgen`` than most callers ever need.
 _LAZY = ("ATOM_ORDERS", "SmemLayout", "SwizzleAtom", "TileDescriptor", "advance_smem", "smem_for_tile", "smem_layout",
          "swizzle_atom")
+#: The PTX scanner (descgen/scan.py), also loaded on first use.
+_LAZY_SCAN = ("ScanFinding", "ScanInstruction", "ScanOperand", "ScanResult", "scan_file", "scan_ptx")
 
 
 def __getattr__(name: str) -> object:
@@ -53,11 +55,17 @@ def __getattr__(name: str) -> object:
         value = getattr(layout, name)
         globals()[name] = value
         return value
+    if name in _LAZY_SCAN:
+        from . import scan
+
+        value = getattr(scan, name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'descgen' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+    return sorted({*globals(), *_LAZY, *_LAZY_SCAN})
 
 
 __all__ = [
@@ -106,6 +114,13 @@ __all__ = [
     "Report",
     "NotChecked",
     "Rule",
+    # PTX scanning: every tcgen05.mma / tcgen05.cp of a file, its constant descriptor operands checked
+    "scan_ptx",
+    "scan_file",
+    "ScanResult",
+    "ScanInstruction",
+    "ScanOperand",
+    "ScanFinding",
     # results and errors
     "Decoded",
     "DecodedField",
