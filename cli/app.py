@@ -550,3 +550,9 @@ def _show_many(out: Output, word: int, label: str, reports: dict[str, descgen.Re
 from .layout import layout as _layout  # noqa: E402
 
 cli.add_command(_layout)
+
+# PTX scanning (cli/scan.py).
+
+from .scan import scan as _scan  # noqa: E402
+
+cli.add_command(_scan)

@@ -477,7 +477,7 @@ def parse_int(text: str) -> int | None:
         v = int(digits[2:], 16)
     elif digits[:2].lower() == "0b":
         v = int(digits[2:], 2)
-    elif len(digits) > 1:
+    elif digits[0] == "0" and len(digits) > 1:
         v = int(digits[1:], 8)
     else:
         v = int(digits)
