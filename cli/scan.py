@@ -73,11 +73,13 @@ def scan(out: Output, file: str, arch: str | None, verbose: bool, exit_zero: boo
         shown: set[int] = set()
         if verbose:
             for ins in result.instructions:
-                for f in _before(by_line, shown, ins.line):
+                for f in _before(by_line, shown, ins.line - 1):
                     click.echo(_line(name, f, severity_word, styled))
                 click.echo(f"{name}:{ins.line}: {_note('instruction', styled)}: {ins.text}")
                 for op in ins.summary():
                     click.echo(f"    {op}")
+                for f in _before(by_line, shown, ins.line):
+                    click.echo(_line(name, f, severity_word, styled))
         for f in _before(by_line, shown, None):
             click.echo(_line(name, f, severity_word, styled))
     click.echo(result.summary(), err=True)

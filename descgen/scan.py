@@ -763,14 +763,14 @@ class _Scan:
             problems.append(f"d-tmem {d} is not a [tensor memory address]")
         if q["sp"] and not bracket(operands[3]):
             problems.append(f"sp-meta-tmem {operands[3]} is not a [tensor memory address]")
-        if q["ws"]:
+        if q["block_scale"] or q["kind"] in _MX:  # (.ws has no block-scaled form: MMA-WS-KIND says so)
+            form = "[scale-A-tmem], [scale-B-tmem], enable-input-d"
+            ok = len(tail) == 3 and bracket(tail[0]) and bracket(tail[1])
+        elif q["ws"]:
             form = "enable-input-d {, zero-column-mask-desc}"
             ok = 1 <= len(tail) <= 2 and not tail[0].startswith(("{", "["))
             if ok and len(tail) == 2:
                 extra["zcm"] = tail[1]
-        elif q["block_scale"]:
-            form = "[scale-A-tmem], [scale-B-tmem], enable-input-d"
-            ok = len(tail) == 3 and bracket(tail[0]) and bracket(tail[1])
         else:
             form = "{ disable-output-lane }, enable-input-d {, scale-input-d}"
             rest = list(tail)
