@@ -43,7 +43,7 @@ from typing import Any, Iterable, Iterator, Mapping
 
 from .errors import DescgenError, Finding
 from .loader import KINDS
-from .rules import Report, Rule, catalog, constraints, normalize_arch
+from .rules import NotChecked, Report, Rule, catalog, constraints, normalize_arch
 
 __all__ = ["scan_ptx", "scan_file", "ScanResult", "ScanInstruction", "ScanOperand", "ScanFinding", "SCAN_CODES",
            "parse_int"]
@@ -642,6 +642,10 @@ class _Scan:
         if not parts:
             return
         opcode, rest = parts[0], (parts[1] if len(parts) > 1 else "")
+        while rest.startswith("."):  # qualifiers may be spaced out: "tcgen05.mma.cta_group::1 .kind::f16"
+            more, _, rest = rest.partition(" ")
+            opcode += more
+        text = f"{opcode} {rest}".strip()
         base = opcode.split(".", 1)[0]
         operands = _split_operands(rest)
         if opcode.startswith("tcgen05."):
@@ -887,6 +891,8 @@ class _Scan:
                 findings += _prefixed("zcm", r.findings)
                 skipped += r.not_checked
                 decoded["zcm"] = r.decoded["zcm"]
+            missing = tuple(o.name for o in ops if not o.resolved)
+            skipped += [NotChecked(r.code, missing, r.rule, r.source) for r in self.rules.values() if r.applies == "mma"]
             report = Report(tuple(findings), tuple(skipped), decoded, validate.context(**ctx))
         if "idesc" not in known:
             self._context_rules(line, name, q)
