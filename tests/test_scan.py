@@ -214,7 +214,7 @@ def test_words_set_by_mov_in_the_block_are_resolved():
     ("{", "the '{' at line 3"),
     ("}", "the '}' at line 3"),
 ])
-def test_a_block_boundary_forgets_constants(boundary, why):
+def test_e33_a_block_boundary_forgets_constants(boundary, why):
     r = scan(WORDS + "\n" + boundary + "\n" + MMA)
     assert reasons(r) == {role: f"set by mov at line 2, but {why} ends the straight-line block"
                           for role in ("idesc", "a_desc", "b_desc")}
@@ -222,7 +222,7 @@ def test_a_block_boundary_forgets_constants(boundary, why):
     assert all(f.line == 4 and f.severity == "info" for f in r.findings)
 
 
-def test_predicated_mov_is_not_trusted_and_other_writes_clobber():
+def test_e33_predicated_mov_is_not_trusted_and_other_writes_clobber():
     r = scan("\n".join([WORDS, "@%p1 mov.b32 %r1, 0x08400010;", "add.s64 %rd1, %rd1, 2;",
                         "ld.shared.u64 %rd2, [%rd3];", MMA]))
     assert reasons(r) == {"idesc": "set by a predicated mov (@%p1) at line 3: not trusted",
@@ -251,7 +251,7 @@ def test_mov_from_a_symbol_or_vector_is_not_an_immediate():
                           "b_desc": "set by mov.b64 at line 4 from a vector (packing is not resolved), not an immediate"}
 
 
-def test_immediate_forms_and_widths():
+def test_e33_immediate_forms_and_widths():
     assert [parse_int(t) for t in ("0x1F", "0X1fU", "0b101", "017", "42", "42U", "0", "-1", "0u")] == \
         [31, 31, 5, 15, 42, 42, 0, -1, 0]
     assert [parse_int(t) for t in ("08", "0x", "1.5", "%r1", "0f3F800000", "- 1", "")] == [None] * 7
@@ -302,7 +302,7 @@ def test_target_sets_arch_and_option_overrides():
     assert r.arch == "sm_110a" and r.ok
 
 
-def test_target_last_sm_entry_wins_options_ignored_first_directive_only():
+def test_e34_target_last_sm_entry_wins_options_ignored_first_directive_only():
     """E34: ptxas 13.0 compiles `.target sm_100a, sm_103a` for sm_103a (the last target)."""
     body = "\n" + WORDS + "\ntcgen05.mma.cta_group::1.kind::i8 [%r0], %rd1, %rd2, 0x082004a0, 1;"
     assert scan_ptx(".target sm_100a, sm_103a" + body).arch == "sm_103a"
@@ -310,7 +310,7 @@ def test_target_last_sm_entry_wins_options_ignored_first_directive_only():
     assert scan_ptx(".target sm_100a\n.target sm_103a" + body).arch == "sm_100a"
 
 
-def test_unknown_and_missing_target():
+def test_e34_unknown_and_missing_target():
     r = scan_ptx(".target sm_90a\n" + WORDS + MMA)
     assert [(f.line, f.code, f.severity) for f in r.findings] == [(1, "PTX-TARGET-UNKNOWN", "warning")]
     assert r.arch is None and r.ok
@@ -512,3 +512,14 @@ def test_cli_rules_and_explain_know_the_ptx_codes():
     assert r.exit_code == 0
     assert "illegal=printf '%s\\n' 'tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale" in r.stdout
     assert "illegal.reports=" in r.stdout and "error PTX-SCALE-VEC-REQUIRED" in r.stdout
+
+
+def test_errata_e33_to_e36_are_pinned_by_tests_that_exist():
+    errata = (Path(REPO) / "docs" / "spec-errata.md").read_text(encoding="utf-8")
+    source = Path(__file__).read_text(encoding="utf-8")
+    for n in range(33, 37):
+        section = errata.split(f'<a id="e{n}"></a>')[1].split("<a id=")[0]
+        pins = re.findall(r"`(test_\w+)", section.split("**Pinned by**")[1])
+        assert pins, n
+        for name in pins:
+            assert f"def {name}(" in source, (n, name)
