@@ -38,7 +38,7 @@ def scan(out: Output, file: str, arch: str | None, verbose: bool, exit_zero: boo
     Output: one line per finding, by line:
       FILE:LINE: error|warning|note: CODE subject: message [source]
     then a summary on stderr (instructions, operands resolved, unresolved, errors).
-    -v also prints each instruction and its operands (before its findings).
+    -v also prints each instruction, then its operands decoded, then its findings.
     --json: the envelope; "result" holds file, arch, counts, instructions (qualifiers,
     operands, decoded words, rules not checked) and findings.
 

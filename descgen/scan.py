@@ -37,13 +37,14 @@ Decisions (docs/spec-errata.md): E33 (operand resolution and straight-line block
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping
 
 from .errors import DescgenError, Finding
 from .loader import KINDS
-from .rules import NotChecked, Report, Rule, catalog, constraints, normalize_arch
+from .rules import NotChecked, Report, catalog, constraints, normalize_arch
 
 __all__ = ["scan_ptx", "scan_file", "ScanResult", "ScanInstruction", "ScanOperand", "ScanFinding", "SCAN_CODES",
            "parse_int"]
@@ -866,8 +867,8 @@ class _Scan:
         known = {r: o.value for r, o in by.items() if o.resolved}
         report: Report | None = None
         if "idesc" in known and "b_desc" in known and (q["a_tmem"] or "a_desc" in known):
-            report = validate.check_mma(idesc=known["idesc"], kind=q["kind"], a_desc=known.get("a_desc"),
-                                        b_desc=known["b_desc"], zcm=known.get("zcm"), **ctx)
+            report = _check_mma_cached(known["idesc"], q["kind"], known.get("a_desc"), known["b_desc"], known.get("zcm"),
+                                       tuple(sorted(ctx.items())))
         elif known:
             findings: list[Finding] = []
             skipped: list[Any] = []
@@ -989,6 +990,16 @@ class _Scan:
         return ScanResult(self.filename, self.arch, self.arch_from, self.target, tuple(self.instructions), tuple(findings))
 
 
+@functools.lru_cache(maxsize=4096)
+def _check_mma_cached(idesc: int, kind: str, a_desc: int | None, b_desc: int, zcm: int | None,
+                      ctx: tuple[tuple[str, Any], ...]) -> Report:
+    """:func:`descgen.check_mma`, once per distinct instruction (unrolled kernels repeat them; a
+    Report is immutable)."""
+    from .validate import check_mma
+
+    return check_mma(idesc=idesc, kind=kind, a_desc=a_desc, b_desc=b_desc, zcm=zcm, **dict(ctx))
+
+
 def _prefixed(role: str, findings: Iterable[Finding]) -> list[Finding]:
     return [dataclasses.replace(f, field=f"{role}.{f.field}") for f in findings]
 
@@ -1037,8 +1048,3 @@ def scan_file(path: str, *, arch: str | None = None) -> ScanResult:
 def implemented() -> frozenset[str]:
     """The catalog codes the scanner reports itself (a test checks them against the catalog)."""
     return frozenset(SCAN_CODES)
-
-
-def codes_for(rules: Mapping[str, Rule] | None = None) -> tuple[str, ...]:
-    """The catalog's ``applies = "ptx"`` codes, in file order."""
-    return tuple(code for code, r in (rules or catalog()).items() if r.applies == "ptx")
