@@ -628,3 +628,9 @@ cli.add_command(_taddr)
 from .diffcmd import diff as _diff  # noqa: E402
 
 cli.add_command(_diff)
+
+# PTX scanning (cli/scan.py).
+
+from .scan import scan as _scan  # noqa: E402
+
+cli.add_command(_scan)

@@ -46,7 +46,7 @@ __version__ = "0.1.0"
 
 #: Modules loaded on first use, by the names they export: defining the layout helpers' result
 #: classes costs more at ``import descgen`` than most callers ever need; tensor memory addresses,
-#: CUTLASS's runtime form, diff and the emitters load on first use too.
+#: CUTLASS's runtime form, diff, the emitters and the PTX scanner load on first use too.
 _LAZY = {
     **dict.fromkeys(("ATOM_ORDERS", "SmemLayout", "SwizzleAtom", "TileDescriptor", "advance_smem", "smem_for_tile",
                      "smem_layout", "swizzle_atom"), "layout"),
@@ -55,6 +55,7 @@ _LAZY = {
     **dict.fromkeys(("idesc_from_runtime", "RuntimeIdesc"), "runtime"),
     **dict.fromkeys(("diff", "Diff"), "compare"),
     **dict.fromkeys(("FORMATS", "emit"), "emitters"),
+    **dict.fromkeys(("ScanFinding", "ScanInstruction", "ScanOperand", "ScanResult", "scan_file", "scan_ptx"), "scan"),
 }
 
 
@@ -134,6 +135,13 @@ __all__ = [
     # two words compared field by field
     "diff",
     "Diff",
+    # PTX scanning: every tcgen05.mma / tcgen05.cp of a file, its constant descriptor operands checked
+    "scan_ptx",
+    "scan_file",
+    "ScanResult",
+    "ScanInstruction",
+    "ScanOperand",
+    "ScanFinding",
     # results and errors
     "Decoded",
     "DecodedField",

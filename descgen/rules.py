@@ -53,7 +53,7 @@ CONTEXT_NAMES: dict[str, str] = {
 #: The scale vector sizes, as descgen names them (PTX: .scale_vec::1X ... .block32).
 SCALE_VECS = ("1X", "2X", "4X", "block16", "block32")
 
-_APPLIES = ("idesc", "smem", "zcm", "mma", "taddr")  # "context" is used by the usage codes only
+_APPLIES = ("idesc", "smem", "zcm", "mma", "taddr", "ptx")  # "context" is used by the usage codes only; "ptx": descgen.scan
 _RULE_KEYS = {"code", "severity", "applies", "kinds", "fields", "needs", "uses", "rule", "source", "legal", "illegal"}
 _TOP_KEYS = {"table", "transpose_b_8bit", "scale_vec", "a_tmem", "absolute_lbo", "zcm",
              "targets", "requires", "rule"}
@@ -66,7 +66,8 @@ class Rule:
     Attributes:
         code: stable code (``IDESC-N-SHAPE``).
         severity: ``"error"``, ``"warning"`` or ``"info"``.
-        applies: ``idesc``, ``smem``, ``zcm`` or ``mma`` (instruction-level, :func:`descgen.check_mma`).
+        applies: ``idesc``, ``smem``, ``zcm``, ``mma`` (instruction-level, :func:`descgen.check_mma`) or
+            ``ptx`` (an instruction-syntax or file rule reported by :func:`descgen.scan_ptx`).
         fields: the fields (or context names) the rule reads.
         needs: context it cannot run without; missing context makes it "not checked".
         uses: context that narrows it when given (otherwise every case is allowed for).
@@ -346,6 +347,8 @@ def parse_rules(data: Mapping[str, Any], path: str) -> tuple[dict[str, Rule], Co
         for key in ("legal", "illegal"):
             if row[key].get("as") not in _APPLIES:
                 raise TableError(path, where, f"'{key}' example needs as = one of {', '.join(_APPLIES)}")
+            if (row[key]["as"] == "ptx") != isinstance(row[key].get("ptx"), str):
+                raise TableError(path, where, f"'{key}' example: a PTX snippet (ptx = \"...\") goes with as = \"ptx\", and only there")
         rules[row["code"]] = Rule(row["code"], row["severity"], row["applies"], tuple(row["fields"]),
                                   tuple(row.get("needs", ())), tuple(row.get("uses", ())), row["rule"], row["source"],
                                   row["legal"], row["illegal"], tuple(row.get("kinds", ())))
@@ -575,17 +578,22 @@ class Example:
     """A catalog example made concrete: the words, the kind and the context.
 
     ``words`` maps a role to its word: ``idesc``/``smem``/``zcm`` for a one-word example, or
-    ``idesc``, ``a_desc``, ``b_desc`` (and ``zcm``) for an instruction (``as_ == "mma"``).
+    ``idesc``, ``a_desc``, ``b_desc`` (and ``zcm``) for an instruction (``as_ == "mma"``); none for a
+    PTX example (``as_ == "ptx"``), whose ``ptx`` snippet is scanned by :func:`descgen.scan_ptx`.
     """
 
     as_: str
     kind: str | None
     words: Mapping[str, int]
     context: Mapping[str, Any]
+    ptx: str | None = None
 
     def command(self) -> str:
         """The CLI command that shows it (``descgen validate ...`` or ``descgen check ...``)."""
         ctx = " ".join(_option(k, v) for k, v in self.context.items())
+        if self.as_ == "ptx":
+            lines = " ".join(f"'{line.strip()}'" for line in (self.ptx or "").splitlines())
+            return f"printf '%s\\n' {lines} | descgen scan -" + (f" {ctx}" if ctx else "")
         kind = f" --kind {self.kind}" if self.kind else ""
         if self.as_ == "mma":
             words = " ".join(f"--{role.replace('_', '')} {_hex(role, w)}" for role, w in self.words.items())
@@ -593,10 +601,15 @@ class Example:
         (role, word), = self.words.items()
         return f"descgen validate {_hex(role, word)} --as {self.as_}{kind}" + (f" {ctx}" if ctx else "")
 
-    def run(self) -> Report:
-        """Validate the example (what ``command()`` prints)."""
+    def run(self) -> Any:
+        """Validate the example (what ``command()`` prints): a :class:`Report`, or for a PTX example
+        a :class:`descgen.scan.ScanResult` (the same ``findings``, ``codes`` and ``ok``)."""
         from . import validate
 
+        if self.as_ == "ptx":
+            from .scan import scan_ptx
+
+            return scan_ptx(self.ptx or "", **self.context)
         if self.as_ == "mma":
             return validate.check_mma(kind=self.kind, **self.words,
                                       **self.context)
@@ -632,6 +645,8 @@ def example(spec: Mapping[str, Any]) -> Example:
 
     as_ = spec["as"]
     kind = spec.get("kind")
+    if as_ == "ptx":
+        return Example(as_, None, {}, dict(spec.get("context", {})), spec["ptx"])
     words = {}
     roles = ("idesc", "a_desc", "b_desc", "zcm") if as_ == "mma" else (as_,)
     for role in roles:

@@ -226,6 +226,8 @@ EXAMPLES = [(code, which) for code in CATALOG for which in ("legal", "illegal")]
 def test_every_catalog_example_command_runs_as_printed(code, which):
     rule = CATALOG[code]
     ex = example(getattr(rule, which))
+    if ex.as_ == "ptx":
+        return _ptx_example_runs_as_printed(code, which, ex)
     argv = shlex.split(ex.command())
     assert argv[0] == "descgen" and argv[1] in ("validate", "check")
     expected = ex.run()
@@ -241,6 +243,28 @@ def test_every_catalog_example_command_runs_as_printed(code, which):
     # The plain form carries the same codes, one line each.
     lines = run(*argv[1:], code=None).stdout.splitlines()
     assert [line.split()[1] for line in lines] == got
+
+
+def _ptx_example_runs_as_printed(code, which, ex):
+    """A PTX example prints ``printf '%s\\n' 'LINE' ... | descgen scan - [--arch T]``: feed the lines
+    to ``descgen scan -`` (descgen/scan.py)."""
+    from test_cli import _runner
+
+    head, _, tail = ex.command().partition(" | ")
+    printf = shlex.split(head)
+    assert printf[:2] == ["printf", "%s\\n"]
+    stdin = "".join(line + "\n" for line in printf[2:])
+    argv = shlex.split(tail)
+    assert argv[:3] == ["descgen", "scan", "-"]
+    expected = ex.run()
+    result = _runner().invoke(cli, [*argv[1:], "--json"], input=stdin)
+    assert result.exit_code == (0 if expected.ok else 1), (ex.command(), result.stderr)
+    got = codes(json.loads(result.stdout))
+    assert got == list(expected.codes)
+    assert (code in got) == (which == "illegal"), ex.command()
+    # The compiler-style form carries the same codes, one line each: FILE:LINE: severity: CODE ...
+    lines = _runner().invoke(cli, argv[1:], input=stdin).stdout.splitlines()
+    assert [line.split()[2] for line in lines] == got
 
 
 # --------------------------------------------------------------------------------------------
