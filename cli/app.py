@@ -550,3 +550,7 @@ def _show_many(out: Output, word: int, label: str, reports: dict[str, descgen.Re
 from .layout import layout as _layout  # noqa: E402
 
 cli.add_command(_layout)
+
+from .batch import batch as _batch  # noqa: E402
+
+cli.add_command(_batch)

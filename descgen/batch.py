@@ -61,7 +61,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 from .engine import Decoded, DecodedField
 from .errors import DescgenError, Finding, UsageError
 
-__all__ = ["OPS", "DESCRIPTORS", "BatchStats", "handle", "run", "request_keys"]
+__all__ = ["OPS", "DESCRIPTORS", "BatchStats", "ResponseCache", "handle", "run", "response_line", "request_keys"]
 
 #: The operations a request can ask for.
 OPS = ("encode", "decode", "validate", "check")
@@ -539,8 +539,10 @@ class BatchStats:
     internal: int = 0
 
 
-class _Cache(OrderedDict):  # type: ignore[type-arg]
-    def __init__(self, size: int) -> None:
+class ResponseCache(OrderedDict):  # type: ignore[type-arg]
+    """Answers to requests seen before, keyed on the request without ``id`` (LRU, ``size`` entries)."""
+
+    def __init__(self, size: int = 65536) -> None:
         super().__init__()
         self.size = size
 
@@ -605,19 +607,20 @@ def response_line(n: int, text: str, cache: dict[Any, tuple[bool, bool, str]] | 
     return f'{{"line":{n},{body}}}'
 
 
-def run(lines: Iterable[str], *, cache: bool | int = True, stats: BatchStats | None = None, start: int = 1) -> Iterator[str]:
+def run(lines: Iterable[str], *, cache: "bool | int | ResponseCache" = True, stats: BatchStats | None = None, start: int = 1) -> Iterator[str]:
     """Answer JSON-lines requests: one response line (without newline) per request, in order.
 
     Args:
         lines: the input lines (a file, ``sys.stdin``, a list of strings).
         cache: keep an LRU cache of this many responses (True: 65,536) keyed on the request
-            without ``id``; False disables it. Results are pure functions of the request.
+            without ``id``, or use the given :class:`ResponseCache` (shared between calls);
+            False disables it. Results are pure functions of the request.
         stats: if given, counts are added to it.
         start: the number of the first line.
 
     Blank lines and ``#`` comment lines produce no response; ``line`` counts them.
     """
-    lru: Any = _Cache(65536 if cache is True else int(cache)) if cache else None
+    lru: Any = cache if isinstance(cache, ResponseCache) else ResponseCache(65536 if cache is True else int(cache)) if cache else None
     n = start - 1
     for n, raw in enumerate(lines, start):
         text = raw.strip()
