@@ -61,14 +61,23 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 from .engine import Decoded, DecodedField
 from .errors import DescgenError, Finding, UsageError
 
-__all__ = ["OPS", "DESCRIPTORS", "BatchStats", "ResponseCache", "handle", "run", "response_line", "request_keys"]
+__all__ = ["OPS", "DESCRIPTORS", "BATCH_CODES", "BatchStats", "ResponseCache", "handle", "run", "response_line", "request_keys"]
 
 #: The operations a request can ask for.
 OPS = ("encode", "decode", "validate", "check")
 #: The descriptor words (``descriptor`` key of encode/decode/validate).
 DESCRIPTORS = ("idesc", "smem", "zcm")
 
-_SOURCE = "descgen batch request schema (docs: descgen batch --help; descgen.batch)"
+_SOURCE = "descgen batch request schema (descgen batch --help)"
+#: The codes of a bad request line (UsageError): code -> (field, rule). Listed by ``descgen rules``.
+BATCH_CODES = {
+    "BATCH-JSON": ("line", "a request is one JSON object per line (no NaN/Infinity, no duplicate keys)"),
+    "BATCH-OP": ("op", "a request names its op: encode, decode, validate or check"),
+    "BATCH-DESCRIPTOR": ("descriptor", "the descriptor is idesc, smem or zcm, and is given where the op needs it"),
+    "BATCH-KEY": ("key", "every key must be one the op (and descriptor) takes; an unknown key is never ignored"),
+    "BATCH-KEY-MISSING": ("key", "the keys the API requires must be given"),
+    "BATCH-WORD": ("word", "a word is an unsigned integer: a JSON number or a decimal, 0x or 0b string"),
+}
 _SMEM_TILE_ONLY = ("mn", "k", "dtype", "major", "atom_order", "kind")
 
 
@@ -143,11 +152,18 @@ def _usage(code: str, field: str, value: Any, allowed: str, rule: str) -> UsageE
     return UsageError((Finding(code, "error", field, value, allowed, rule, _SOURCE),), "batch")
 
 
-def _unknown_key(key: str, value: Any, shape: _Shape, what: str) -> UsageError:
-    import difflib
+_NEAR: dict[tuple[Any, ...], str] = {}
 
-    near = difflib.get_close_matches(key, shape.keys, n=1)
-    hint = f" (did you mean {near[0]!r}?)" if near else ""
+
+def _unknown_key(key: str, value: Any, shape: _Shape, what: str) -> UsageError:
+    hint = _NEAR.get((key, shape.keys))
+    if hint is None:
+        import difflib
+
+        near = difflib.get_close_matches(key, shape.keys, n=1)
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        if len(_NEAR) < 4096:
+            _NEAR[key, shape.keys] = hint
     return _usage("BATCH-KEY", key, value, shape.allowed(), f"{what} takes no key {key!r}{hint}")
 
 
@@ -222,6 +238,33 @@ def _descriptor(req: Mapping[str, Any], op: str) -> str | None:
     raise _usage("BATCH-DESCRIPTOR", "descriptor", desc, ", ".join(DESCRIPTORS), f"{op}: no such descriptor")
 
 
+_REPORTS: dict[tuple[Any, ...], Any] = {}
+
+
+def _validated(what: str, word: int, kind: Any = None, **ctx: Any) -> Any:
+    """``validate_<what>(word, [kind], **ctx)``, remembered: a pure function of its arguments (each
+    keyed with its class, so that ``True`` and ``1`` stay apart). Errors are not remembered."""
+    key = (what, word, kind, kind.__class__, *[(k, v, v.__class__) for k, v in ctx.items()])
+    try:
+        hit = _REPORTS.get(key)
+    except TypeError:  # an unhashable value: the validator will say what is wrong with it
+        key, hit = None, None
+    if hit is None:
+        import descgen
+
+        if what == "idesc":
+            hit = descgen.validate_idesc(word, kind, **ctx)
+        elif what == "smem":
+            hit = _validated("smem", word, **ctx)
+        else:
+            hit = _validated("zcm", word, **ctx)
+        if key is not None:
+            if len(_REPORTS) >= 8192:
+                _REPORTS.clear()
+            _REPORTS[key] = hit
+    return hit
+
+
 # -- the ops: each returns (ok, parts); parts become the response's keys -----------------------
 
 
@@ -237,7 +280,7 @@ def _encode(req: Mapping[str, Any]) -> tuple[bool, dict[str, Any]]:
         args = _args(req, shapes["encode", "idesc"])
         word = descgen.encode_idesc(**args)
         ctx = {k: args.get(k) for k in ("cta_group", "ws", "sp", "scale_vec", "a_tmem", "arch")}
-        d = descgen.validate_idesc(word, args["kind"], **ctx).decoded["idesc"]
+        d = _validated("idesc", word, args["kind"], **ctx).decoded["idesc"]
         defaults = {name: value for name, value in descgen.idesc_defaults(args["kind"]).items() if args.get(name) is None}
         return True, {"result": d, "defaults": defaults}
     if desc == "smem":
@@ -251,19 +294,19 @@ def _encode(req: Mapping[str, Any]) -> tuple[bool, dict[str, Any]]:
             args = _args(req, shape)
             arch = args.pop("arch", None)
             td = descgen.smem_for_tile(**args)
-            d = descgen.validate_smem(td.word, arch=arch, pattern_start=args.get("pattern_start")).decoded["smem"]
+            d = _validated("smem", td.word, arch=arch, pattern_start=args.get("pattern_start")).decoded["smem"]
             return True, {"result": d, "tile": td}
         _check_keys(req, shapes["encode", "smem"], "encode smem")
         args = _args(req, shapes["encode", "smem"])
         word = descgen.encode_smem(**args)
-        d = descgen.validate_smem(word, arch=args.get("arch"), pattern_start=args.get("pattern_start")).decoded["smem"]
+        d = _validated("smem", word, arch=args.get("arch"), pattern_start=args.get("pattern_start")).decoded["smem"]
         return True, {"result": d}
     _check_keys(req, shapes["encode", "zcm"], "encode zcm")
     args = _args(req, shapes["encode", "zcm"])
     word = descgen.encode_zcm(**args)
     m, n = args.get("m"), args.get("n")
     mask = _mask(word, m, n) if m is not None and n is not None else None
-    d = descgen.validate_zcm(word, m=m, n=n, ws=args.get("ws")).decoded["zcm"]
+    d = _validated("zcm", word, m=m, n=n, ws=args.get("ws")).decoded["zcm"]
     return True, {"result": d, **({"mask": mask} if mask else {})}
 
 
@@ -302,26 +345,26 @@ def _decode(req: Mapping[str, Any]) -> tuple[bool, dict[str, Any]]:
     _check_keys(req, shape, "decode" if desc in ("idesc*", "smem+zcm") else f"decode {desc}")
     ctx = _args(req, shape, ("op", "id", "descriptor", "word", "kind"))
     if desc == "idesc":
-        report = descgen.validate_idesc(word, req["kind"], **ctx)
+        report = _validated("idesc", word, req["kind"], **ctx)
         d = report.decoded["idesc"]
         return d.ok, {"result": _DecodeResult(d, report)}
     if desc == "smem":
-        report = descgen.validate_smem(word, **ctx)
+        report = _validated("smem", word, **ctx)
         d = report.decoded["smem"]
         return d.ok, {"result": _DecodeResult(d, report)}
     if desc == "zcm":
-        report = descgen.validate_zcm(word, **ctx)
+        report = _validated("zcm", word, **ctx)
         d = report.decoded["zcm"]
         mask = _decode_mask(word, ctx, report)
         return d.ok, {"result": _DecodeResult(d, report), **({"mask": mask} if mask else {})}
     # several layouts: which are consistent (no error finding), fewest findings first
     mask = None
     if desc == "idesc*":
-        reports = {k: descgen.validate_idesc(word, k, **ctx) for k in descgen.KINDS}
+        reports = {k: _validated("idesc", word, k, **ctx) for k in descgen.KINDS}
         results = {k: r.decoded["idesc"] for k, r in reports.items()}
     else:
-        zcm = descgen.validate_zcm(word, m=ctx.get("m"), n=ctx.get("n"), ws=ctx.get("ws"))
-        reports = {"smem": descgen.validate_smem(word, arch=ctx.get("arch"), pattern_start=ctx.get("pattern_start")), "zcm": zcm}
+        zcm = _validated("zcm", word, m=ctx.get("m"), n=ctx.get("n"), ws=ctx.get("ws"))
+        reports = {"smem": _validated("smem", word, arch=ctx.get("arch"), pattern_start=ctx.get("pattern_start")), "zcm": zcm}
         results = {"smem": reports["smem"].decoded["smem"], "zcm": zcm.decoded["zcm"]}
         mask = _decode_mask(word, ctx, zcm)
     consistent = sorted((name for name, d in results.items() if d.ok), key=lambda name: len(results[name].findings))
@@ -363,11 +406,11 @@ def _validate(req: Mapping[str, Any]) -> tuple[bool, dict[str, Any]]:
     word = _word(req, "word")
     ctx = _args(req, shape, ("op", "id", "descriptor", "word", "kind"))
     if desc == "idesc":
-        report = descgen.validate_idesc(word, req["kind"], **ctx)
+        report = _validated("idesc", word, req["kind"], **ctx)
     elif desc == "smem":
-        report = descgen.validate_smem(word, **ctx)
+        report = _validated("smem", word, **ctx)
     else:
-        report = descgen.validate_zcm(word, **ctx)
+        report = _validated("zcm", word, **ctx)
     return report.ok, {"result": report}
 
 

@@ -487,6 +487,9 @@ def usage_codes() -> dict[str, Rule]:
                                  "a value is required", f.source)])
     out.update(rule(f"CONTEXT-{name.upper().replace('_', '-')}", "context", name, f"{name} is {text}",
                     "§9.7.16.10.9 (tcgen05.mma syntax)") for name, text in CONTEXT_NAMES.items())
+    from .batch import BATCH_CODES, _SOURCE
+
+    out.update(rule(code, "batch", field, text, _SOURCE) for code, (field, text) in BATCH_CODES.items())
     return out
 
 

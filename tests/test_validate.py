@@ -54,7 +54,7 @@ def test_every_catalogued_rule_is_implemented_and_every_implementation_catalogue
 def test_catalog_codes_are_unique_across_field_codes_and_well_formed():
     assert not set(CATALOG) & set(field_codes())
     for code, rule in all_codes().items():
-        assert code == code.upper() and code.split("-")[0] in ("IDESC", "SMEM", "ZCM", "MMA", "CONTEXT"), code
+        assert code == code.upper() and code.split("-")[0] in ("IDESC", "SMEM", "ZCM", "MMA", "CONTEXT", "BATCH"), code
         assert rule.severity in ("error", "warning", "info")
         assert rule.source and rule.rule, code
     for rule in CATALOG.values():
