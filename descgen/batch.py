@@ -255,9 +255,9 @@ def _validated(what: str, word: int, kind: Any = None, **ctx: Any) -> Any:
         if what == "idesc":
             hit = descgen.validate_idesc(word, kind, **ctx)
         elif what == "smem":
-            hit = _validated("smem", word, **ctx)
+            hit = descgen.validate_smem(word, **ctx)
         else:
-            hit = _validated("zcm", word, **ctx)
+            hit = descgen.validate_zcm(word, **ctx)
         if key is not None:
             if len(_REPORTS) >= 8192:
                 _REPORTS.clear()
