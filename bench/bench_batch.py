@@ -13,7 +13,9 @@ value that breaks a PTX rule, a huge integer). Shares:
     smem 4%, zcm 2%, a wide word as smem+zcm 1%; validate idesc 14%, smem 5%, zcm 3%;
     check 10%; bad 6%.
 
-Measured (target >= 50,000 requests/second on this machine):
+Two inputs: a repeated mix (100,000 lines drawn from a working set of 10,000 distinct requests, as
+a kernel generator re-asking for its configurations would send) and an all-distinct one.
+Measured for each (target >= 50,000 requests/second on this machine):
 1. ``descgen batch FILE > /dev/null``, wall time including start-up: default (``--jobs auto``:
    every core for a file of 1 MiB or more; the answer cache on), ``--jobs 1``, and both with
    ``--no-cache`` over the same lines (every request computed: caching defeated).
@@ -49,7 +51,10 @@ def _ctx(ctx: dict) -> dict:
     return {k: v for k, v in ctx.items() if v is not None}
 
 
-def build(n: int, seed: int = 5) -> list[str]:
+def build(n: int, seed: int = 5, working_set: int | None = None) -> list[str]:
+    """``n`` request lines; with ``working_set``, drawn (with repeats) from that many distinct
+    requests, as a generator re-asking for the configurations of its kernels would; else every
+    request is drawn afresh (all distinct but for chance)."""
     rng = random.Random(seed)
     members = list(legal_space())
     rng.shuffle(members)
@@ -155,12 +160,12 @@ def build(n: int, seed: int = 5) -> list[str]:
             return {"op": "encode", "descriptor": "idesc", "kind": kind, "m": m, "n": n + 4, **kw}
         return {"op": "decode", "word": 1 << rng.randrange(64, 200), "descriptor": "smem"}
 
+    pool = [req(i) for i in range(working_set or n)]
     lines = []
     for i in range(n):
-        r = req(i)
+        r = pool[i] if working_set is None else rng.choice(pool)
         if isinstance(r, dict):
-            r["id"] = i
-            r = json.dumps(r)
+            r = json.dumps({**r, "id": i})
         lines.append(r)
     return lines
 
@@ -175,17 +180,7 @@ def wall(cmd: list[str], runs: int) -> float:
     return statistics.median(times)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--lines", type=int, default=100_000)
-    parser.add_argument("--runs", type=int, default=3, help="CLI runs per figure (median)")
-    parser.add_argument("--write", metavar="FILE", help="write the request lines to FILE and stop")
-    parser.add_argument("--no-cli", action="store_true")
-    args = parser.parse_args()
-    lines = build(args.lines)
-    if args.write:
-        Path(args.write).write_text("\n".join(lines) + "\n", encoding="utf-8")
-        return
+def figures(lines: list[str], label: str, runs: int, cli: bool) -> None:
     from descgen.batch import BatchStats, run
 
     requests = [json.loads(x) if x.startswith("{") and x.endswith("}") else x for x in lines]
@@ -194,12 +189,10 @@ def main() -> None:
     stats = BatchStats()
     for _ in run(lines, stats=stats, cache=False):
         pass
-    print(f"python {sys.version.split()[0]} on {os.cpu_count()} cores; descgen {descgen.__version__}")
-    print(f"{len(lines)} lines, {distinct} distinct requests (without id); answers: {stats.ok} ok, "
-          f"{stats.failed} not ok ({stats.errors} refused, {stats.internal} internal)\n")
     assert stats.internal == 0 and stats.requests == len(lines)
-
-    if not args.no_cli:
+    print(f"== {label}: {len(lines)} lines, {distinct} distinct requests (without id); answers: {stats.ok} ok, "
+          f"{stats.failed} not ok ({stats.errors} refused)")
+    if cli:
         exe = shutil.which("descgen") or str(Path(sys.executable).with_name("descgen"))
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "requests.jsonl")
@@ -207,23 +200,39 @@ def main() -> None:
             size = os.path.getsize(path)
             out = os.path.join(tmp, "answers.jsonl")
             subprocess.run([exe, "batch", path, "-o", out], check=True)
-            print(f"CLI: descgen batch FILE > /dev/null, wall time incl. start-up (median of {args.runs}); "
+            print(f"CLI: descgen batch FILE > /dev/null, wall time incl. start-up (median of {runs}); "
                   f"input {size / 1e6:.1f} MB, output {os.path.getsize(out) / 1e6:.0f} MB")
-            for label, extra in (("default (--jobs auto, cache)", []), ("--jobs 1", ["--jobs", "1"]),
-                                 ("--no-cache", ["--no-cache"]), ("--jobs 1 --no-cache", ["--jobs", "1", "--no-cache"])):
-                t = wall([exe, "batch", path, *extra], args.runs)
-                print(f"  {label:30s} {t:6.2f} s   {len(lines) / t:9,.0f} requests/s   (target >= 50,000)")
-        print()
-
+            for name, extra in (("default (--jobs auto, cache)", []), ("--jobs 1", ["--jobs", "1"]),
+                                ("--no-cache", ["--no-cache"]), ("--jobs 1 --no-cache", ["--jobs", "1", "--no-cache"])):
+                t = wall([exe, "batch", path, *extra], runs)
+                print(f"  {name:30s} {t:6.2f} s   {len(lines) / t:9,.0f} requests/s   (target >= 50,000)")
     print("in-process: for line in descgen.batch.run(lines) (best of 2)")
-    for label, cache in (("cache on", True), ("cache off", False)):
+    for name, cache in (("cache on", True), ("cache off", False)):
         best = float("inf")
         for _ in range(2):
             t = time.perf_counter()
             for _ in run(lines, cache=cache):
                 pass
             best = min(best, time.perf_counter() - t)
-        print(f"  {label:30s} {best:6.2f} s   {len(lines) / best:9,.0f} requests/s")
+        print(f"  {name:30s} {best:6.2f} s   {len(lines) / best:9,.0f} requests/s")
+    print()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--lines", type=int, default=100_000)
+    parser.add_argument("--working-set", type=int, default=10_000, help="distinct requests of the repeated mix")
+    parser.add_argument("--runs", type=int, default=3, help="CLI runs per figure (median)")
+    parser.add_argument("--write", metavar="FILE", help="write the all-distinct request lines to FILE and stop")
+    parser.add_argument("--no-cli", action="store_true")
+    args = parser.parse_args()
+    if args.write:
+        Path(args.write).write_text("\n".join(build(args.lines)) + "\n", encoding="utf-8")
+        return
+    print(f"python {sys.version.split()[0]} on {os.cpu_count()} cores; descgen {descgen.__version__}\n")
+    figures(build(args.lines, working_set=args.working_set), f"repeated mix (working set {args.working_set:,})",
+            args.runs, not args.no_cli)
+    figures(build(args.lines), "all distinct", args.runs, not args.no_cli)
 
 
 if __name__ == "__main__":

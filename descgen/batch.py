@@ -259,7 +259,7 @@ def _validated(what: str, word: int, kind: Any = None, **ctx: Any) -> Any:
         else:
             hit = descgen.validate_zcm(word, **ctx)
         if key is not None:
-            if len(_REPORTS) >= 8192:
+            if len(_REPORTS) >= 2048:
                 _REPORTS.clear()
             _REPORTS[key] = hit
     return hit
@@ -583,11 +583,19 @@ class BatchStats:
 
 
 class ResponseCache(OrderedDict):  # type: ignore[type-arg]
-    """Answers to requests seen before, keyed on the request without ``id`` (LRU, ``size`` entries)."""
+    """Answers to requests seen before, keyed on the request without ``id``: least recently
+    used first out once the answers held exceed ``size`` characters (default 64 Mi)."""
 
-    def __init__(self, size: int = 65536) -> None:
+    def __init__(self, size: int = 64 << 20) -> None:
         super().__init__()
         self.size = size
+        self.held = 0
+
+    def put(self, key: Any, value: tuple[bool, bool, str]) -> None:
+        self[key] = value
+        self.held += len(value[2])
+        while self.held > self.size and self:
+            self.held -= len(self.popitem(last=False)[1][2])
 
 
 def _key(req: dict[str, Any]) -> Any:
@@ -608,7 +616,7 @@ def _key(req: dict[str, Any]) -> Any:
     return tuple(key)
 
 
-def response_line(n: int, text: str, cache: dict[Any, tuple[bool, bool, str]] | None = None,
+def response_line(n: int, text: str, cache: ResponseCache | None = None,
                   stats: BatchStats | None = None) -> str:
     """The response line (no newline) to request line number ``n`` (its text, stripped)."""
     internal = False
@@ -624,6 +632,7 @@ def response_line(n: int, text: str, cache: dict[Any, tuple[bool, bool, str]] | 
         key = _key(req) if cache is not None and req.__class__ is dict else None
         hit = cache.get(key) if key is not None else None
         if hit is not None:
+            cache.move_to_end(key)  # type: ignore[union-attr]
             ok, is_error, body = hit
         else:
             ok, parts, internal = _process(req)
@@ -634,9 +643,7 @@ def response_line(n: int, text: str, cache: dict[Any, tuple[bool, bool, str]] | 
                 error, internal = _error(e)
                 ok, is_error, body = False, True, '"ok":false,"error":' + _dumps(error)
             if key is not None and not internal:
-                if len(cache) >= cache.size:  # type: ignore[attr-defined]
-                    cache.popitem(last=False)  # type: ignore[call-arg]
-                cache[key] = (ok, is_error, body)
+                cache.put(key, (ok, is_error, body))  # type: ignore[union-attr]
         if req.__class__ is dict and "id" in req:
             body = f'"id":{_dumps(req["id"])},{body}'
     if stats is not None:
@@ -655,7 +662,7 @@ def run(lines: Iterable[str], *, cache: "bool | int | ResponseCache" = True, sta
 
     Args:
         lines: the input lines (a file, ``sys.stdin``, a list of strings).
-        cache: keep an LRU cache of this many responses (True: 65,536) keyed on the request
+        cache: keep an LRU cache of answers up to this many characters (True: 64 Mi) keyed on the request
             without ``id``, or use the given :class:`ResponseCache` (shared between calls);
             False disables it. Results are pure functions of the request.
         stats: if given, counts are added to it.
@@ -663,7 +670,7 @@ def run(lines: Iterable[str], *, cache: "bool | int | ResponseCache" = True, sta
 
     Blank lines and ``#`` comment lines produce no response; ``line`` counts them.
     """
-    lru: Any = cache if isinstance(cache, ResponseCache) else ResponseCache(65536 if cache is True else int(cache)) if cache else None
+    lru: Any = cache if isinstance(cache, ResponseCache) else ResponseCache() if cache is True else ResponseCache(int(cache)) if cache else None
     n = start - 1
     for n, raw in enumerate(lines, start):
         text = raw.strip()
