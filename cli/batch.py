@@ -95,9 +95,10 @@ def _lines(stream: TextIO) -> Iterator[str]:
 @click.option("--fail-on-error", is_flag=True, help='Exit 1 when some answer has "ok": false.')
 @click.option("-v", "--verbose", is_flag=True,
               help="Print a summary on stderr (requests, ok, not ok, refused). Default: only when stderr is a terminal.")
-@click.option("-j", "--jobs", default="auto", metavar="N|auto", show_default=True,
-              help="Worker processes. auto: every core for a regular input file of 1 MiB or more, else 1 (in-process, "
-                   "answers streamed line by line).")
+@click.option("-j", "--jobs", default="1", metavar="N|auto", show_default=True,
+              help="Worker processes answering chunks of a file (answers still in input order). 1: in-process, answers "
+                   "streamed line by line. auto: every core for a regular input file of 1 MiB or more. On 2 cores the "
+                   "parent's reading and writing competes with the workers; measure (bench/bench_batch.py).")
 @click.option("--no-cache", is_flag=True, help="Do not reuse answers to repeated requests (for benchmarking).")
 def batch(file: str, output: str, fail_on_error: bool, verbose: bool, jobs: str, no_cache: bool) -> None:
     from descgen.batch import BatchStats
