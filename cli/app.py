@@ -634,3 +634,7 @@ cli.add_command(_diff)
 from .scan import scan as _scan  # noqa: E402
 
 cli.add_command(_scan)
+
+from .batch import batch as _batch  # noqa: E402
+
+cli.add_command(_batch)

@@ -299,9 +299,9 @@ def _plain_explain(info: dict[str, Any]) -> list[str]:
 
 
 @cli.command(short_help="List every finding code descgen can report.")
-@click.option("--applies", type=LazyChoice(("idesc", "smem", "zcm", "taddr", "mma", "ptx", "emit", "context")),
+@click.option("--applies", type=LazyChoice(("idesc", "smem", "zcm", "taddr", "mma", "ptx", "emit", "batch", "context")),
               help="Only the codes of one word (mma: the rules between the words of one instruction; "
-                   "ptx: the PTX scanner's own rules; emit: descgen.emit's usage errors; context: bad context values).")
+                   "ptx: the PTX scanner's own rules; emit: descgen.emit's usage errors; batch: bad batch requests; context: bad context values).")
 @click.option("--markdown", is_flag=True, help="Print the rules page (docs/rules.md) as Markdown, verbatim.")
 @output_options
 def rules(out: Output, applies: str | None, markdown: bool) -> None:

@@ -436,7 +436,7 @@ def context(*, cta_group: Any = None, ws: Any = None, sp: Any = None, scale_vec:
     Raises:
         UsageError: a value that is not a context value (``CONTEXT-<NAME>``).
     """
-    if cta_group is not None and (isinstance(cta_group, bool) or cta_group not in (1, 2)):
+    if cta_group is not None and (isinstance(cta_group, bool) or not hasattr(type(cta_group), "__index__") or cta_group not in (1, 2)):
         raise _usage("cta_group", cta_group, "1, 2 or None", "the instruction's .cta_group is ::1 or ::2")
     return {
         "cta_group": cta_group,
@@ -561,6 +561,9 @@ def usage_codes() -> dict[str, Rule]:
                                  "a value is required", f.source)])
     out.update(rule(f"CONTEXT-{name.upper().replace('_', '-')}", "context", name, f"{name} is {text}",
                     "§9.7.16.10.9 (tcgen05.mma syntax)") for name, text in CONTEXT_NAMES.items())
+    from .batch import BATCH_CODES, _SOURCE
+
+    out.update(rule(code, "batch", field, text, _SOURCE) for code, (field, text) in BATCH_CODES.items())
     return out
 
 

@@ -118,12 +118,11 @@ def zcm_submasks(word: int, m: int, n: int) -> tuple[int, ...]:
     out = []
     for i in range(count):
         start, ones_first = v[f"start_count_{i}"], v[f"first_span_{i}"]
-        bits = 0
-        for j in range(width):
-            pos = (start + j) % period
-            if (pos < skip) if ones_first else (pos >= use):
-                bits |= 1 << j
-        out.append(bits)
+        # one period of the pattern, column 0 first: runs of skip ones / use zeros
+        pattern = "1" * skip + "0" * use if ones_first else "0" * use + "1" * skip
+        start %= period
+        columns = (pattern * ((start + width) // period + 1))[start:start + width]
+        out.append(int(columns[::-1], 2) if width else 0)
     return tuple(out)
 
 

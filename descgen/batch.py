@@ -1,0 +1,679 @@
+"""Batch mode: JSON-lines requests in, one JSON line per request out, errors as data.
+
+Each input line is one JSON object, a request::
+
+    {"op": "encode", "descriptor": "idesc", "kind": "f16", "m": 128, "n": 256, "id": 7}
+    {"op": "encode", "descriptor": "smem", "start_address": 1024, "lbo": 16, "sbo": 1024, "swizzle": "128B"}
+    {"op": "encode", "descriptor": "smem", "dtype": "bf16", "major": "k", "swizzle": "128B", "mn": 128, "k": 64, "start_address": 1024}
+    {"op": "encode", "descriptor": "zcm", "skip_span": 1, "use_span": 13, "start_count": [1, 3, 5, 7], "m": 32, "n": 64}
+    {"op": "decode", "word": "0x08400010", "kind": "f16"}
+    {"op": "validate", "word": "0x08400010", "kind": "f16", "cta_group": 1, "ws": false}
+    {"op": "check", "idesc": "0x08400010", "kind": "f16", "a_desc": "0x4000404000010040", "b_desc": "0x4000404000010440"}
+
+and gets one response line::
+
+    {"line": 1, "id": 7, "ok": true, "result": {...}, "defaults": {...}}
+    {"line": 9, "ok": false, "error": {"type": "UsageError", "message": "...", "findings": [...]}}
+
+Keys are the keyword arguments of the API (so their documentation is the API's):
+:func:`descgen.encode_idesc`, :func:`descgen.encode_smem`, :func:`descgen.smem_for_tile` (the
+tile form of an smem encode, chosen by any of ``mn``, ``k``, ``dtype``, ``major``,
+``atom_order``, ``kind``), :func:`descgen.encode_zcm`, the context keywords of
+:func:`descgen.validate_idesc` / ``validate_smem`` / ``validate_zcm``, and :func:`descgen.check_mma`.
+``check`` (``check=False``) is not a key: batch mode is strict. A key the request's op and
+descriptor do not take is an error naming the key and the allowed keys (``BATCH-KEY``), never
+ignored.
+
+The response mirrors the CLI's ``--json`` envelope without ``descgen``/``command``/``input``:
+``result`` (and ``defaults``, ``mask``, ``tile``, ``consistent``/``results``) are exactly what
+``descgen idesc|smem|zcm|decode|validate|check --json`` prints for the same request, so there is
+one schema (:meth:`descgen.Decoded.as_dict`, :meth:`descgen.Report.as_dict`). Words come back as
+hex strings zero-padded to their width (``"0x08400010"``, 16 digits for 64-bit words; JSON
+consumers cannot all hold 64-bit integers); words may be given as JSON integers or as strings in
+decimal, ``0x`` hex or ``0b`` binary (``_`` separators allowed).
+
+``ok`` is what the CLI's exit status would say: true when the command would exit 0 (an encode
+that succeeded, a decode/validate/check with no error finding). A refused request carries
+``error`` (the CLI's ``error_dict``: ``type``, ``message``, ``findings``); a decode, validate or
+check of a word with error findings carries its ``result`` with ``ok`` false. ``line`` is the
+1-based input line; ``id`` (any JSON value) is echoed when given. Blank lines and lines whose
+first non-blank character is ``#`` are not requests: they produce no output but are counted in
+``line``.
+
+Errors are data: a malformed line (``BATCH-JSON``: not JSON, NaN/Infinity, a duplicate key, not
+an object), an unknown or missing op (``BATCH-OP``), descriptor (``BATCH-DESCRIPTOR``), an
+unknown key (``BATCH-KEY``), a missing key (``BATCH-KEY-MISSING``), a word that is not an
+unsigned integer (``BATCH-WORD``), a wrong type or a value that breaks a PTX rule (the
+library's own codes). A failure inside descgen itself (a bug) is reported as
+``"type": "InternalError"`` and the run goes on.
+
+Results are pure functions of the request: :func:`run` keeps an LRU cache of responses keyed on
+the request (without ``id``) and serializes results from cached per-field JSON fragments.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator, Mapping
+
+from .engine import Decoded, DecodedField
+from .errors import DescgenError, Finding, UsageError
+
+__all__ = ["OPS", "DESCRIPTORS", "BATCH_CODES", "BatchStats", "ResponseCache", "handle", "run", "response_line", "request_keys"]
+
+#: The operations a request can ask for.
+OPS = ("encode", "decode", "validate", "check")
+#: The descriptor words (``descriptor`` key of encode/decode/validate).
+DESCRIPTORS = ("idesc", "smem", "zcm")
+
+_SOURCE = "descgen batch request schema (descgen batch --help)"
+#: The codes of a bad request line (UsageError): code -> (field, rule). Listed by ``descgen rules``.
+BATCH_CODES = {
+    "BATCH-JSON": ("line", "a request is one JSON object per line (no NaN/Infinity, no duplicate keys)"),
+    "BATCH-OP": ("op", "a request names its op: encode, decode, validate or check"),
+    "BATCH-DESCRIPTOR": ("descriptor", "the descriptor is idesc, smem or zcm, and is given where the op needs it"),
+    "BATCH-KEY": ("key", "every key must be one the op (and descriptor) takes; an unknown key is never ignored"),
+    "BATCH-KEY-MISSING": ("key", "the keys the API requires must be given"),
+    "BATCH-WORD": ("word", "a word is an unsigned integer: a JSON number or a decimal, 0x or 0b string"),
+}
+_SMEM_TILE_ONLY = ("mn", "k", "dtype", "major", "atom_order", "kind")
+
+
+# --------------------------------------------------------------------------------------------
+# Request keys, read from the API's own signatures.
+
+
+def _params(fn: Callable[..., Any], drop: tuple[str, ...] = ("check",)) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(every keyword, the required ones) of an API function, from its code object."""
+    code = fn.__code__
+    names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+    npos = code.co_argcount - len(fn.__defaults__ or ())
+    kwdefaults = fn.__kwdefaults__ or {}
+    required = tuple(n for i, n in enumerate(names) if (i < npos if i < code.co_argcount else n not in kwdefaults))
+    return tuple(n for n in names if n not in drop), tuple(n for n in required if n not in drop)
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """What one (op, descriptor) takes: its keys, the required ones, the word keys."""
+
+    keys: tuple[str, ...]
+    required: tuple[str, ...]
+    words: tuple[str, ...] = ()
+
+    def allowed(self) -> str:
+        return ", ".join(self.keys)
+
+
+_SHAPES: dict[tuple[str, str | None], _Shape] = {}
+
+
+def _shapes() -> dict[tuple[str, str | None], _Shape]:
+    if _SHAPES:
+        return _SHAPES
+    import descgen
+    from .validate import check_mma, validate_idesc, validate_smem, validate_zcm
+
+    head = ("op", "id", "descriptor")
+    ctx = {name: _params(fn, ("word", "kind", "more"))[0] for name, fn in
+           (("idesc", validate_idesc), ("smem", validate_smem), ("zcm", validate_zcm))}
+    for desc, fn in (("idesc", descgen.encode_idesc), ("smem", descgen.encode_smem), ("zcm", descgen.encode_zcm)):
+        keys, required = _params(fn)
+        _SHAPES["encode", desc] = _Shape(head + keys, ("descriptor",) + required)
+    keys, required = _params(descgen.smem_for_tile)
+    _SHAPES["encode", "smem_tile"] = _Shape(head + keys + ("arch",), ("descriptor",) + required)
+    for op in ("decode", "validate"):
+        for desc in DESCRIPTORS:
+            _SHAPES[op, desc] = _Shape(head + ("word",) + (("kind",) if desc == "idesc" else ()) + ctx[desc],
+                                       ("word",) + (("kind",) if desc == "idesc" and op == "validate" else ()), ("word",))
+    # decode without a descriptor: a word below 2**32 under every kind; a wider one as smem and zcm
+    _SHAPES["decode", "idesc*"] = _Shape(head + ("word",) + ctx["idesc"], ("word",), ("word",))
+    _SHAPES["decode", "smem+zcm"] = _Shape(head + ("word",) + tuple(dict.fromkeys(ctx["smem"] + ctx["zcm"])), ("word",), ("word",))
+    keys, required = _params(check_mma)
+    _SHAPES["check", None] = _Shape(("op", "id") + keys, required, ("idesc", "a_desc", "b_desc", "zcm"))
+    return _SHAPES
+
+
+def request_keys() -> dict[str, dict[str, list[str]]]:
+    """The keys each op (and descriptor) takes and requires: ``{"encode idesc": {"keys": [...],
+    "required": [...]}, ...}`` (the schema ``descgen batch --help`` documents)."""
+    names = {("encode", "smem_tile"): "encode smem (tile form)", ("decode", "idesc*"): "decode (word below 2**32, no descriptor)",
+             ("decode", "smem+zcm"): "decode (wider word, no descriptor)", ("check", None): "check"}
+    return {names.get(k, f"{k[0]} {k[1]}"): {"keys": list(s.keys), "required": list(s.required)} for k, s in _shapes().items()}
+
+
+# --------------------------------------------------------------------------------------------
+# Errors.
+
+
+def _usage(code: str, field: str, value: Any, allowed: str, rule: str) -> UsageError:
+    return UsageError((Finding(code, "error", field, value, allowed, rule, _SOURCE),), "batch")
+
+
+_NEAR: dict[tuple[Any, ...], str] = {}
+
+
+def _unknown_key(key: str, value: Any, shape: _Shape, what: str) -> UsageError:
+    hint = _NEAR.get((key, shape.keys))
+    if hint is None:
+        import difflib
+
+        near = difflib.get_close_matches(key, shape.keys, n=1)
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        if len(_NEAR) < 4096:
+            _NEAR[key, shape.keys] = hint
+    return _usage("BATCH-KEY", key, value, shape.allowed(), f"{what} takes no key {key!r}{hint}")
+
+
+def _error(e: BaseException) -> tuple[dict[str, Any], bool]:
+    """The CLI's ``error_dict`` for an exception, and whether it is an internal error (a bug)."""
+    if isinstance(e, DescgenError):
+        return {"type": type(e).__name__, "message": str(e), "findings": [f.as_dict() for f in e.findings]}, False
+    return {"type": "InternalError", "message": f"internal error: {type(e).__name__}: {e} (a bug in descgen; please report it)",
+            "findings": []}, True
+
+
+# --------------------------------------------------------------------------------------------
+# Results: what the CLI's --json envelope holds, as objects the fast serializer knows.
+
+
+@dataclass(frozen=True)
+class _DecodeResult:
+    """``descgen decode --json``'s result: the decoded word plus the rules not checked."""
+
+    decoded: Decoded
+    report: Any
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**self.decoded.as_dict(), "not_checked": [n.as_dict() for n in self.report.not_checked]}
+
+
+def _plain(value: Any) -> Any:
+    """The JSON-ready form of a response part (as_dict of results, recursively)."""
+    if hasattr(value, "as_dict"):
+        return value.as_dict()
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def _word(req: Mapping[str, Any], key: str) -> int | None:
+    v = req.get(key)
+    if v is None:
+        return None
+    if v.__class__ is int:
+        if v >= 0:
+            return v
+    elif v.__class__ is str:
+        try:
+            n = int(v, 0)
+        except ValueError:
+            n = -1
+        if n >= 0 and not v.lstrip().startswith(("-", "+", "0o", "0O")):
+            return n
+    raise _usage("BATCH-WORD", key, v, "an unsigned integer: a JSON number, or a string in decimal, 0x hex or 0b binary",
+                 "a descriptor word is an unsigned 32- or 64-bit integer")
+
+
+def _check_keys(req: Mapping[str, Any], shape: _Shape, what: str) -> None:
+    keys = shape.keys
+    for key in req:
+        if key not in keys:
+            raise _unknown_key(key, req[key], shape, what)
+    for key in shape.required:
+        if key not in req:
+            raise _usage("BATCH-KEY-MISSING", key, None, shape.allowed(), f"{what} needs {key!r}")
+
+
+def _args(req: Mapping[str, Any], shape: _Shape, skip: tuple[str, ...] = ("op", "id", "descriptor")) -> dict[str, Any]:
+    return {k: v for k, v in req.items() if k not in skip}
+
+
+def _descriptor(req: Mapping[str, Any], op: str) -> str | None:
+    desc = req.get("descriptor")
+    if desc is None or desc in DESCRIPTORS:
+        return desc
+    raise _usage("BATCH-DESCRIPTOR", "descriptor", desc, ", ".join(DESCRIPTORS), f"{op}: no such descriptor")
+
+
+_REPORTS: dict[tuple[Any, ...], Any] = {}
+
+
+def _validated(what: str, word: int, kind: Any = None, **ctx: Any) -> Any:
+    """``validate_<what>(word, [kind], **ctx)``, remembered: a pure function of its arguments (each
+    keyed with its class, so that ``True`` and ``1`` stay apart). Errors are not remembered."""
+    key = (what, word, kind, kind.__class__, *[(k, v, v.__class__) for k, v in ctx.items()])
+    try:
+        hit = _REPORTS.get(key)
+    except TypeError:  # an unhashable value: the validator will say what is wrong with it
+        key, hit = None, None
+    if hit is None:
+        import descgen
+
+        if what == "idesc":
+            hit = descgen.validate_idesc(word, kind, **ctx)
+        elif what == "smem":
+            hit = descgen.validate_smem(word, **ctx)
+        else:
+            hit = descgen.validate_zcm(word, **ctx)
+        if key is not None:
+            if len(_REPORTS) >= 2048:
+                _REPORTS.clear()
+            _REPORTS[key] = hit
+    return hit
+
+
+# -- the ops: each returns (ok, parts); parts become the response's keys -----------------------
+
+
+def _encode(req: Mapping[str, Any]) -> tuple[bool, dict[str, Any]]:
+    import descgen
+
+    shapes = _shapes()
+    desc = _descriptor(req, "encode")
+    if desc is None:
+        raise _usage("BATCH-KEY-MISSING", "descriptor", None, ", ".join(DESCRIPTORS), "encode needs 'descriptor'")
+    if desc == "idesc":
+        _check_keys(req, shapes["encode", "idesc"], "encode idesc")
+        args = _args(req, shapes["encode", "idesc"])
+        word = descgen.encode_idesc(**args)
+        ctx = {k: args.get(k) for k in ("cta_group", "ws", "sp", "scale_vec", "a_tmem", "arch")}
+        d = _validated("idesc", word, args["kind"], **ctx).decoded["idesc"]
+        defaults = {name: value for name, value in descgen.idesc_defaults(args["kind"]).items() if args.get(name) is None}
+        return True, {"result": d, "defaults": defaults}
+    if desc == "smem":
+        if any(k in req for k in _SMEM_TILE_ONLY):
+            shape = shapes["encode", "smem_tile"]
+            for key in ("lbo", "sbo", "base_offset", "lbo_mode"):
+                if key in req:
+                    raise _usage("BATCH-KEY", key, req[key], shape.allowed(),
+                                 f"the tile form of an smem encode (mn, k, dtype, major) computes {key}; drop it or drop the tile keys")
+            _check_keys(req, shape, "encode smem (tile form)")
+            args = _args(req, shape)
+            arch = args.pop("arch", None)
+            td = descgen.smem_for_tile(**args)
+            d = _validated("smem", td.word, arch=arch, pattern_start=args.get("pattern_start")).decoded["smem"]
+            return True, {"result": d, "tile": td}
+        _check_keys(req, shapes["encode", "smem"], "encode smem")
+        args = _args(req, shapes["encode", "smem"])
+        word = descgen.encode_smem(**args)
+        d = _validated("smem", word, arch=args.get("arch"), pattern_start=args.get("pattern_start")).decoded["smem"]
+        return True, {"result": d}
+    _check_keys(req, shapes["encode", "zcm"], "encode zcm")
+    args = _args(req, shapes["encode", "zcm"])
+    word = descgen.encode_zcm(**args)
+    m, n = args.get("m"), args.get("n")
+    mask = _mask(word, m, n) if m is not None and n is not None else None
+    d = _validated("zcm", word, m=m, n=n, ws=args.get("ws")).decoded["zcm"]
+    return True, {"result": d, **({"mask": mask} if mask else {})}
+
+
+def _mask(word: int, m: int, n: int) -> dict[str, Any]:
+    from .cli.output import mask_info  # the CLI's form of the mask (imports click once)
+
+    return mask_info(word, m, n)
+
+
+def _decode(req: Mapping[str, Any]) -> tuple[bool, dict[str, Any]]:
+    """``descgen decode``'s rules: a kind means idesc; an idesc without a kind is decoded under
+    every kind; no descriptor: idesc (every kind) below 2**32, else both smem and zcm."""
+    import descgen
+
+    shapes = _shapes()
+    desc = _descriptor(req, "decode")
+    if "kind" in req:
+        if desc not in (None, "idesc"):
+            raise _usage("BATCH-KEY", "kind", req["kind"], shapes["decode", desc].allowed(),
+                         f"kind applies to instruction descriptors, not descriptor {desc!r}")
+        desc = "idesc"
+    word = _word(req, "word")
+    if desc == "idesc" and "kind" not in req:
+        desc = "idesc*"
+    elif desc is None:
+        if word is None:
+            raise _usage("BATCH-KEY-MISSING", "word", None, "an unsigned integer", "decode needs 'word'")
+        desc = "idesc*" if word < 1 << 32 else "smem+zcm"
+        if desc == "idesc*":
+            for key in req:
+                if key not in shapes["decode", "idesc*"].keys and key in shapes["decode", "smem+zcm"].keys:
+                    raise _usage("BATCH-KEY", key, req[key], shapes["decode", "idesc*"].allowed(),
+                                 f"{key!r} does not apply to an instruction descriptor; a word below 2**32 decodes as an "
+                                 "idesc: add \"descriptor\": \"smem\" or \"zcm\"")
+    shape = shapes["decode", desc]
+    _check_keys(req, shape, "decode" if desc in ("idesc*", "smem+zcm") else f"decode {desc}")
+    ctx = _args(req, shape, ("op", "id", "descriptor", "word", "kind"))
+    if desc == "idesc":
+        report = _validated("idesc", word, req["kind"], **ctx)
+        d = report.decoded["idesc"]
+        return d.ok, {"result": _DecodeResult(d, report)}
+    if desc == "smem":
+        report = _validated("smem", word, **ctx)
+        d = report.decoded["smem"]
+        return d.ok, {"result": _DecodeResult(d, report)}
+    if desc == "zcm":
+        report = _validated("zcm", word, **ctx)
+        d = report.decoded["zcm"]
+        mask = _decode_mask(word, ctx, report)
+        return d.ok, {"result": _DecodeResult(d, report), **({"mask": mask} if mask else {})}
+    # several layouts: which are consistent (no error finding), fewest findings first
+    mask = None
+    if desc == "idesc*":
+        reports = {k: _validated("idesc", word, k, **ctx) for k in descgen.KINDS}
+        results = {k: r.decoded["idesc"] for k, r in reports.items()}
+    else:
+        zcm = _validated("zcm", word, m=ctx.get("m"), n=ctx.get("n"), ws=ctx.get("ws"))
+        reports = {"smem": _validated("smem", word, arch=ctx.get("arch"), pattern_start=ctx.get("pattern_start")), "zcm": zcm}
+        results = {"smem": reports["smem"].decoded["smem"], "zcm": zcm.decoded["zcm"]}
+        mask = _decode_mask(word, ctx, zcm)
+    consistent = sorted((name for name, d in results.items() if d.ok), key=lambda name: len(results[name].findings))
+    parts: dict[str, Any] = {"consistent": consistent,
+                             "results": {name: _DecodeResult(d, reports[name]) for name, d in results.items()}}
+    if mask:
+        parts["mask"] = mask
+    return bool(consistent), parts
+
+
+def _decode_mask(word: int, ctx: Mapping[str, Any], report: Any) -> dict[str, Any] | None:
+    """The mask for m and n, as descgen decode --m/--n shows it; None without both, or when M
+    itself breaks a rule (the finding says so)."""
+    m, n = ctx.get("m"), ctx.get("n")
+    if m is None or n is None or any(f.code == "ZCM-M" for f in report.findings):
+        return None
+    return _mask(word, m, n)
+
+
+def _validate(req: Mapping[str, Any]) -> tuple[bool, dict[str, Any]]:
+    import descgen
+
+    shapes = _shapes()
+    desc = _descriptor(req, "validate")
+    if "kind" in req:
+        if desc not in (None, "idesc"):
+            raise _usage("BATCH-KEY", "kind", req["kind"], shapes["validate", desc].allowed(),
+                         f"kind applies to instruction descriptors, not descriptor {desc!r}")
+        desc = "idesc"
+    if desc is None:
+        word = _word(req, "word")
+        wide = word is not None and word >= 1 << 32
+        raise _usage("BATCH-DESCRIPTOR", "descriptor", None, "idesc (with kind), smem, zcm",
+                     "a word wider than 32 bits is a shared memory or zero-column mask descriptor: add \"descriptor\": \"smem\" or \"zcm\""
+                     if wide else "an instruction descriptor needs \"kind\": its rules depend on the MMA kind (add \"kind\", "
+                     "or \"descriptor\": \"smem\" or \"zcm\")")
+    shape = shapes["validate", desc]
+    _check_keys(req, shape, f"validate {desc}")
+    word = _word(req, "word")
+    ctx = _args(req, shape, ("op", "id", "descriptor", "word", "kind"))
+    if desc == "idesc":
+        report = _validated("idesc", word, req["kind"], **ctx)
+    elif desc == "smem":
+        report = _validated("smem", word, **ctx)
+    else:
+        report = _validated("zcm", word, **ctx)
+    return report.ok, {"result": report}
+
+
+def _check(req: Mapping[str, Any]) -> tuple[bool, dict[str, Any]]:
+    import descgen
+
+    shape = _shapes()["check", None]
+    _check_keys(req, shape, "check")
+    args = _args(req, shape, ("op", "id"))
+    for key in shape.words:
+        if key in args:
+            args[key] = _word(args, key)
+    report = descgen.check_mma(**args)
+    return report.ok, {"result": report}
+
+
+_OPS: dict[str, Callable[[Mapping[str, Any]], tuple[bool, dict[str, Any]]]] = {
+    "encode": _encode, "decode": _decode, "validate": _validate, "check": _check,
+}
+
+
+def _process(req: Any) -> tuple[bool, dict[str, Any], bool]:
+    """(ok, response parts, internal error) for one parsed request."""
+    try:
+        if req.__class__ is not dict:
+            raise _usage("BATCH-JSON", "request", _shown(req), "a JSON object", "a request is one JSON object per line")
+        op = req.get("op")
+        fn = _OPS.get(op) if op.__class__ is str else None
+        if fn is None:
+            raise _usage("BATCH-OP", "op", op, ", ".join(OPS), "every request names its op" if op is None else "no such op")
+        ok, parts = fn(req)
+        return ok, parts, False
+    except RecursionError as e:  # pragma: no cover - absurdly nested input
+        error, internal = _error(e)
+    except Exception as e:  # errors are data; a bug is reported as one and the run goes on
+        error, internal = _error(e)
+    return False, {"error": error}, internal
+
+
+def _shown(value: Any) -> Any:
+    text = json.dumps(value, allow_nan=False)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def handle(request: Any) -> dict[str, Any]:
+    """Answer one request (a parsed JSON object): ``{"id"?, "ok", "result" | "error", ...}``.
+
+    Never raises for a bad request: every problem is an ``error`` entry (see the module doc).
+    The result parts are plain JSON-ready values (what ``--json`` prints); :func:`run` adds
+    ``line``.
+    """
+    ok, parts, _ = _process(request)
+    out: dict[str, Any] = {}
+    if request.__class__ is dict and "id" in request:
+        out["id"] = request["id"]
+    out["ok"] = ok
+    out.update({k: _plain(v) for k, v in parts.items()})
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# JSON lines: parsing and fast serialization.
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    d = dict(pairs)
+    if len(d) != len(pairs):
+        seen: set[str] = set()
+        dup = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        raise ValueError(f"duplicate key {dup!r}")
+    return d
+
+
+def _constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if value - value != 0.0:  # inf (nan cannot be written as a number)
+        raise ValueError(f"{text} does not fit a float")
+    return value
+
+
+_decoder = json.JSONDecoder(object_pairs_hook=_object, parse_constant=_constant, parse_float=_float)
+_loads = _decoder.decode
+_dumps = json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode
+
+_LIMIT = 1 << 16
+_FIELD_JSON: dict[int, tuple[DecodedField, str]] = {}
+_NC_JSON: dict[int, tuple[Any, str]] = {}
+_HEAD_JSON: dict[tuple[Any, ...], str] = {}
+_DERIVED_JSON: dict[Any, str] = {}
+
+
+def _field_json(f: DecodedField) -> str:
+    # Keyed by identity (the engine memoizes each decoded field per raw value); the entry holds
+    # the field, so the id cannot be reused while it is cached.
+    hit = _FIELD_JSON.get(id(f))
+    if hit is not None and hit[0] is f:
+        return hit[1]
+    text = _dumps(f.as_dict())
+    if len(_FIELD_JSON) >= _LIMIT:
+        _FIELD_JSON.clear()
+    _FIELD_JSON[id(f)] = (f, text)
+    return text
+
+
+def _findings_json(findings: tuple[Finding, ...]) -> str:
+    return _dumps([f.as_dict() for f in findings]) if findings else "[]"
+
+
+def _decoded_json(d: Decoded, extra: str = "") -> str:
+    """``json.dumps(d.as_dict())``, compact, from cached fragments (``extra``: more members)."""
+    key = (d.descriptor, d.layout, d.kind, d.width)
+    head = _HEAD_JSON.get(key)
+    if head is None:
+        head = _HEAD_JSON[key] = '{"descriptor":%s,"layout":%s,"kind":%s,"word":"' % (_dumps(d.descriptor), _dumps(d.layout), _dumps(d.kind))
+    derived = _DERIVED_JSON.get(d.derived)
+    if derived is None:
+        derived = _dumps({name: {"value": value, "unit": unit} for name, value, unit in d.derived})
+        if len(_DERIVED_JSON) < _LIMIT:
+            _DERIVED_JSON[d.derived] = derived
+    return (f'{head}{d.word:#0{d.width // 4 + 2}x}","width":{d.width},"ok":{"false" if d.errors else "true"},'
+            f'"fields":[{",".join([_field_json(f) for f in d.fields])}],"derived":{derived},"findings":{_findings_json(d.findings)}{extra}}}')
+
+
+def _not_checked_json(items: tuple[Any, ...]) -> str:
+    if not items:
+        return "[]"
+    hit = _NC_JSON.get(id(items))
+    if hit is not None and hit[0] is items:
+        return hit[1]
+    text = _dumps([n.as_dict() for n in items])
+    if len(_NC_JSON) >= _LIMIT:
+        _NC_JSON.clear()
+    _NC_JSON[id(items)] = (items, text)
+    return text
+
+
+def _report_json(r: Any) -> str:
+    decoded = ",".join(f"{_dumps(role)}:{_decoded_json(d)}" for role, d in r.decoded.items())
+    ctx = {k: v for k, v in r.context.items() if v is not None}
+    return (f'{{"ok":{"true" if r.ok else "false"},"context":{_dumps(ctx) if ctx else "{}"},'
+            f'"findings":{_findings_json(r.findings)},"not_checked":{_not_checked_json(r.not_checked)},"decoded":{{{decoded}}}}}')
+
+
+def _json(value: Any) -> str:
+    cls = value.__class__
+    if cls is Decoded:
+        return _decoded_json(value)
+    if cls is _DecodeResult:
+        return _decoded_json(value.decoded, ',"not_checked":' + _not_checked_json(value.report.not_checked))
+    if cls.__name__ == "Report":
+        return _report_json(value)
+    if cls is dict:
+        return "{" + ",".join(f"{_dumps(k)}:{_json(v)}" for k, v in value.items()) + "}"
+    return _dumps(_plain(value))
+
+
+@dataclass
+class BatchStats:
+    """Counts over a run: requests, ok, not ok (of which refused with an ``error``, and internal errors)."""
+
+    requests: int = 0
+    ok: int = 0
+    failed: int = 0
+    errors: int = 0
+    internal: int = 0
+
+
+class ResponseCache(OrderedDict):  # type: ignore[type-arg]
+    """Answers to requests seen before, keyed on the request without ``id``: least recently
+    used first out once the answers held exceed ``size`` characters (default 64 Mi)."""
+
+    def __init__(self, size: int = 64 << 20) -> None:
+        super().__init__()
+        self.size = size
+        self.held = 0
+
+    def put(self, key: Any, value: tuple[bool, bool, str]) -> None:
+        self[key] = value
+        self.held += len(value[2])
+        while self.held > self.size and self:
+            self.held -= len(self.popitem(last=False)[1][2])
+
+
+def _key(req: dict[str, Any]) -> Any:
+    """The request without ``id`` as a hashable key, or None. Each value is keyed with its class:
+    1, 1.0 and true are equal in Python but not as requests."""
+    key = []
+    for k, v in req.items():
+        if k == "id":
+            continue
+        cls = v.__class__
+        if cls is list:
+            v = tuple([(x.__class__, x) for x in v])
+            if any(c not in (int, str, bool, float) for c, _ in v):
+                return None
+        elif cls is dict:
+            return None
+        key.append((k, cls, v))
+    return tuple(key)
+
+
+def response_line(n: int, text: str, cache: ResponseCache | None = None,
+                  stats: BatchStats | None = None) -> str:
+    """The response line (no newline) to request line number ``n`` (its text, stripped)."""
+    internal = False
+    try:
+        req = _loads(text)
+    except (ValueError, RecursionError) as e:
+        req = None
+        error = _usage("BATCH-JSON", "line", text if len(text) <= 80 else text[:77] + "...", "one JSON object (RFC 8259; "
+                       "no NaN/Infinity, no duplicate keys)", f"not a JSON object: {e}")
+        ok, body = False, '"ok":false,"error":' + _dumps(_error(error)[0])
+        is_error = True
+    else:
+        key = _key(req) if cache is not None and req.__class__ is dict else None
+        hit = cache.get(key) if key is not None else None
+        if hit is not None:
+            cache.move_to_end(key)  # type: ignore[union-attr]
+            ok, is_error, body = hit
+        else:
+            ok, parts, internal = _process(req)
+            is_error = "error" in parts
+            try:
+                body = f'"ok":{"true" if ok else "false"}' + "".join(f',"{k}":{_json(v)}' for k, v in parts.items())
+            except Exception as e:  # a result that is not JSON (a bug): still one valid line
+                error, internal = _error(e)
+                ok, is_error, body = False, True, '"ok":false,"error":' + _dumps(error)
+            if key is not None and not internal:
+                cache.put(key, (ok, is_error, body))  # type: ignore[union-attr]
+        if req.__class__ is dict and "id" in req:
+            body = f'"id":{_dumps(req["id"])},{body}'
+    if stats is not None:
+        stats.requests += 1
+        if ok:
+            stats.ok += 1
+        else:
+            stats.failed += 1
+            stats.errors += is_error
+            stats.internal += internal
+    return f'{{"line":{n},{body}}}'
+
+
+def run(lines: Iterable[str], *, cache: "bool | int | ResponseCache" = True, stats: BatchStats | None = None, start: int = 1) -> Iterator[str]:
+    """Answer JSON-lines requests: one response line (without newline) per request, in order.
+
+    Args:
+        lines: the input lines (a file, ``sys.stdin``, a list of strings).
+        cache: keep an LRU cache of answers up to this many characters (True: 64 Mi) keyed on the request
+            without ``id``, or use the given :class:`ResponseCache` (shared between calls);
+            False disables it. Results are pure functions of the request.
+        stats: if given, counts are added to it.
+        start: the number of the first line.
+
+    Blank lines and ``#`` comment lines produce no response; ``line`` counts them.
+    """
+    lru: Any = cache if isinstance(cache, ResponseCache) else ResponseCache() if cache is True else ResponseCache(int(cache)) if cache else None
+    n = start - 1
+    for n, raw in enumerate(lines, start):
+        text = raw.strip()
+        if not text or text[0] == "#":
+            continue
+        yield response_line(n, text, lru, stats)
