@@ -16,9 +16,9 @@ value that breaks a PTX rule, a huge integer). Shares:
 Two inputs: a repeated mix (100,000 lines drawn from a working set of 10,000 distinct requests, as
 a kernel generator re-asking for its configurations would send) and an all-distinct one.
 Measured for each (target >= 50,000 requests/second on this machine):
-1. ``descgen batch FILE > /dev/null``, wall time including start-up: default (in-process, the
-   answer cache on), ``--jobs 2`` (two forked workers), and both with ``--no-cache`` over the
-   same lines (every request computed: caching defeated).
+1. ``descgen batch FILE > /dev/null``, wall time including start-up: default (brief answers,
+   in-process, the answer cache on), ``--jobs 2`` (two forked workers), both with ``--no-cache``
+   over the same lines (every request computed: caching defeated), and ``--full`` answers.
 2. In-process ``descgen.batch.run`` over the lines, with and without the cache.
 """
 
@@ -202,8 +202,9 @@ def figures(lines: list[str], label: str, runs: int, cli: bool) -> None:
             subprocess.run([exe, "batch", path, "-o", out], check=True)
             print(f"CLI: descgen batch FILE > /dev/null, wall time incl. start-up (median of {runs}); "
                   f"input {size / 1e6:.1f} MB, output {os.path.getsize(out) / 1e6:.0f} MB")
-            for name, extra in (("default (--jobs 1, cache)", []), ("--jobs 2", ["--jobs", "2"]),
-                                ("--no-cache", ["--no-cache"]), ("--jobs 2 --no-cache", ["--jobs", "2", "--no-cache"])):
+            for name, extra in (("default (brief, --jobs 1, cache)", []), ("--jobs 2", ["--jobs", "2"]),
+                                ("--no-cache", ["--no-cache"]), ("--jobs 2 --no-cache", ["--jobs", "2", "--no-cache"]),
+                                ("--full", ["--full"]), ("--full --no-cache", ["--full", "--no-cache"])):
                 t = wall([exe, "batch", path, *extra], runs)
                 print(f"  {name:30s} {t:6.2f} s   {len(lines) / t:9,.0f} requests/s   (target >= 50,000)")
     print("in-process: for line in descgen.batch.run(lines) (best of 2)")

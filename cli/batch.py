@@ -56,10 +56,18 @@ true/false, null = not given). "id" (any JSON value) is echoed back. Blank lines
 starting with # are skipped (no answer; "line" still counts them).
 
 \b
-Responses:
-  {"line": N, "id": ..., "ok": true, "result": {...}, ...}
-      result (and defaults, tile, mask, consistent/results) exactly as the --json
-      envelope of descgen idesc|smem|zcm|decode|validate|check; words as hex strings
+Responses (brief, the default: what a generator or a script needs):
+  encode    {"line": N, "id": ..., "ok": true, "word": "0x08400010", "findings": [...]}
+            (zcm with m and n: + "mask": "0x..."); findings are warnings, if any
+  decode    {"line": N, "ok": ..., "descriptor", "kind", "word", "fields": {name: value},
+             "derived": {name: value}, "findings": [...]}; several layouts tried:
+             {"consistent": [...], "results": {kind or descriptor: {...}}}
+  validate, check   {"line": N, "ok": ..., "findings": [...], "not_checked": [codes]}
+  --full: instead, result (and defaults, tile, mask, consistent/results) exactly as the
+      --json envelope of descgen idesc|smem|zcm|decode|validate|check (every field's bits,
+      raw value, unit, description and source)
+  a finding: {"code", "severity", "field", "value", "allowed", "rule", "source"}; words
+  are hex strings
   {"line": N, "ok": false, "error": {"type", "message", "findings"}}
       a refused request: type UsageError (a bad request: BATCH-JSON, BATCH-OP,
       BATCH-DESCRIPTOR, BATCH-KEY (an unknown key, naming the allowed keys),
@@ -95,12 +103,14 @@ def _lines(stream: TextIO) -> Iterator[str]:
 @click.option("--fail-on-error", is_flag=True, help='Exit 1 when some answer has "ok": false.')
 @click.option("-v", "--verbose", is_flag=True,
               help="Print a summary on stderr (requests, ok, not ok, refused). Default: only when stderr is a terminal.")
-@click.option("-j", "--jobs", default="1", metavar="N|auto", show_default=True,
+@click.option("-j", "--jobs", default="auto", metavar="N|auto", show_default=True,
               help="Worker processes answering chunks of a file (answers still in input order). 1: in-process, answers "
                    "streamed line by line. auto: every core for a regular input file of 1 MiB or more. On 2 cores the "
                    "parent's reading and writing competes with the workers; measure (bench/bench_batch.py).")
 @click.option("--no-cache", is_flag=True, help="Do not reuse answers to repeated requests (for benchmarking).")
-def batch(file: str, output: str, fail_on_error: bool, verbose: bool, jobs: str, no_cache: bool) -> None:
+@click.option("--full", is_flag=True, help="Answer with the --json envelope's parts (every field's bits, unit, "
+                                           "description, source) instead of the brief form.")
+def batch(file: str, output: str, fail_on_error: bool, verbose: bool, jobs: str, no_cache: bool, full: bool) -> None:
     from descgen.batch import BatchStats
 
     n_jobs = _jobs(jobs, file)
@@ -110,9 +120,9 @@ def batch(file: str, output: str, fail_on_error: bool, verbose: bool, jobs: str,
     interactive = _isatty(source) or _isatty(out)
     try:
         if n_jobs > 1:
-            _parallel(source, out, n_jobs, not no_cache, stats)
+            _parallel(source, out, n_jobs, not no_cache, stats, full)
         else:
-            _serial(source, out, not no_cache, stats, interactive)
+            _serial(source, out, not no_cache, stats, interactive, full)
         out.flush()
     except BrokenPipeError:  # the reader went away (| head): stop quietly
         _quiet_stdout()
@@ -182,10 +192,10 @@ def _quiet_stdout() -> None:
         pass
 
 
-def _serial(source: TextIO, out: TextIO, cache: bool, stats: Any, interactive: bool) -> None:
+def _serial(source: TextIO, out: TextIO, cache: bool, stats: Any, interactive: bool, full: bool) -> None:
     from descgen.batch import run
 
-    answers = run(_lines(source), cache=cache, stats=stats)
+    answers = run(_lines(source), cache=cache, stats=stats, full=full)
     if interactive:
         for line in answers:
             out.write(line + "\n")
@@ -218,6 +228,7 @@ def _chunks(source: Iterable[str]) -> Iterator[tuple[int, list[str]]]:
 
 
 _CACHE: Any = True  # in a worker: its response cache (one per process), or False
+_FULL = False  # in a worker: answer with --full
 
 
 def _work(task: tuple[int, list[str]]) -> tuple[str, tuple[int, ...]]:
@@ -229,16 +240,16 @@ def _work(task: tuple[int, list[str]]) -> tuple[str, tuple[int, ...]]:
         _CACHE = ResponseCache()
     start, lines = task
     stats = BatchStats()
-    text = "".join(line + "\n" for line in run(lines, cache=_CACHE, stats=stats, start=start))
+    text = "".join(line + "\n" for line in run(lines, cache=_CACHE, stats=stats, start=start, full=_FULL))
     return text, (stats.requests, stats.ok, stats.failed, stats.errors, stats.internal)
 
 
-def _parallel(source: TextIO, out: TextIO, jobs: int, cache: bool, stats: Any) -> None:
+def _parallel(source: TextIO, out: TextIO, jobs: int, cache: bool, stats: Any, full: bool) -> None:
     """Chunks of lines answered by ``jobs`` forked workers; answers written in input order."""
     import multiprocessing
 
-    global _CACHE
-    _CACHE = cache
+    global _CACHE, _FULL
+    _CACHE, _FULL = cache, full
     import descgen.batch
 
     descgen.batch._shapes()  # warm what every worker needs before forking

@@ -190,12 +190,19 @@ class _DecodeResult:
         return {**self.decoded.as_dict(), "not_checked": [n.as_dict() for n in self.report.not_checked]}
 
 
+_SCALARS = frozenset((str, int, bool, float, type(None)))
+
+
 def _plain(value: Any) -> Any:
-    """The JSON-ready form of a response part (as_dict of results, recursively)."""
+    """The JSON-ready form of a response part (as_dict of results and findings, recursively)."""
+    if value.__class__ in _SCALARS:
+        return value
     if hasattr(value, "as_dict"):
         return value.as_dict()
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
     return value
 
 
@@ -259,16 +266,33 @@ def _validated(what: str, word: int, kind: Any = None, **ctx: Any) -> Any:
         else:
             hit = descgen.validate_zcm(word, **ctx)
         if key is not None:
-            if len(_REPORTS) >= 2048:
+            if len(_REPORTS) >= 1 << 16:
                 _REPORTS.clear()
             _REPORTS[key] = hit
     return hit
 
 
-# -- the ops: each returns (ok, parts); parts become the response's keys -----------------------
+# -- the ops: each returns (ok, parts): the answer's parts in the brief or the full form ---------
 
 
-def _encode(req: Mapping[str, Any]) -> tuple[bool, dict[str, Any]]:
+def _brief_decoded(d: Decoded) -> dict[str, Any]:
+    """The brief form of a decoded word: its logical field values, derived values and findings."""
+    return {"descriptor": d.descriptor, **({"kind": d.kind} if d.kind else {}), "word": d.hex, "ok": d.ok,
+            "fields": d.values(), "derived": {name: value for name, value, _ in d.derived}, "findings": d.findings}
+
+
+def _brief_report(report: Any) -> dict[str, Any]:
+    return {"findings": report.findings, "not_checked": [n.code for n in report.not_checked]}
+
+
+def _encoded(report: Any, role: str, full: dict[str, Any] | None) -> tuple[bool, dict[str, Any]]:
+    """An encode's answer: the word and its findings (brief), or the decoded word and ``full``'s
+    parts (defaults, tile, mask)."""
+    d = report.decoded[role]
+    return True, {"result": d, **full} if full is not None else {"word": d.hex, "findings": report.findings}
+
+
+def _encode(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
     import descgen
 
     shapes = _shapes()
@@ -280,9 +304,9 @@ def _encode(req: Mapping[str, Any]) -> tuple[bool, dict[str, Any]]:
         args = _args(req, shapes["encode", "idesc"])
         word = descgen.encode_idesc(**args)
         ctx = {k: args.get(k) for k in ("cta_group", "ws", "sp", "scale_vec", "a_tmem", "arch")}
-        d = _validated("idesc", word, args["kind"], **ctx).decoded["idesc"]
-        defaults = {name: value for name, value in descgen.idesc_defaults(args["kind"]).items() if args.get(name) is None}
-        return True, {"result": d, "defaults": defaults}
+        defaults = {name: value for name, value in descgen.idesc_defaults(args["kind"]).items()
+                    if args.get(name) is None} if full else None
+        return _encoded(_validated("idesc", word, args["kind"], **ctx), "idesc", {"defaults": defaults} if full else None)
     if desc == "smem":
         if any(k in req for k in _SMEM_TILE_ONLY):
             shape = shapes["encode", "smem_tile"]
@@ -294,29 +318,35 @@ def _encode(req: Mapping[str, Any]) -> tuple[bool, dict[str, Any]]:
             args = _args(req, shape)
             arch = args.pop("arch", None)
             td = descgen.smem_for_tile(**args)
-            d = _validated("smem", td.word, arch=arch, pattern_start=args.get("pattern_start")).decoded["smem"]
-            return True, {"result": d, "tile": td}
+            return _encoded(_validated("smem", td.word, arch=arch, pattern_start=args.get("pattern_start")), "smem",
+                            {"tile": td} if full else None)
         _check_keys(req, shapes["encode", "smem"], "encode smem")
         args = _args(req, shapes["encode", "smem"])
         word = descgen.encode_smem(**args)
-        d = _validated("smem", word, arch=args.get("arch"), pattern_start=args.get("pattern_start")).decoded["smem"]
-        return True, {"result": d}
+        return _encoded(_validated("smem", word, arch=args.get("arch"), pattern_start=args.get("pattern_start")), "smem",
+                        {} if full else None)
     _check_keys(req, shapes["encode", "zcm"], "encode zcm")
     args = _args(req, shapes["encode", "zcm"])
     word = descgen.encode_zcm(**args)
     m, n = args.get("m"), args.get("n")
-    mask = _mask(word, m, n) if m is not None and n is not None else None
-    d = _validated("zcm", word, m=m, n=n, ws=args.get("ws")).decoded["zcm"]
-    return True, {"result": d, **({"mask": mask} if mask else {})}
+    ok, parts = _encoded(_validated("zcm", word, m=m, n=n, ws=args.get("ws")), "zcm", {} if full else None)
+    if m is not None and n is not None:
+        parts["mask"] = _mask(word, m, n, full)
+    return ok, parts
 
 
-def _mask(word: int, m: int, n: int) -> dict[str, Any]:
+def _mask(word: int, m: int, n: int, full: bool) -> Any:
+    """The N-bit mask: the CLI's form (sub-masks in hex and binary) for ``full``, else its hex."""
+    if not full:
+        from .zcm import zcm_mask
+
+        return f"0x{zcm_mask(word, m, n):0{max(1, (n + 3) // 4)}x}"
     from .cli.output import mask_info  # the CLI's form of the mask (imports click once)
 
     return mask_info(word, m, n)
 
 
-def _decode(req: Mapping[str, Any]) -> tuple[bool, dict[str, Any]]:
+def _decode(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
     """``descgen decode``'s rules: a kind means idesc; an idesc without a kind is decoded under
     every kind; no descriptor: idesc (every kind) below 2**32, else both smem and zcm."""
     import descgen
@@ -344,19 +374,12 @@ def _decode(req: Mapping[str, Any]) -> tuple[bool, dict[str, Any]]:
     shape = shapes["decode", desc]
     _check_keys(req, shape, "decode" if desc in ("idesc*", "smem+zcm") else f"decode {desc}")
     ctx = _args(req, shape, ("op", "id", "descriptor", "word", "kind"))
-    if desc == "idesc":
-        report = _validated("idesc", word, req["kind"], **ctx)
-        d = report.decoded["idesc"]
-        return d.ok, {"result": _DecodeResult(d, report)}
-    if desc == "smem":
-        report = _validated("smem", word, **ctx)
-        d = report.decoded["smem"]
-        return d.ok, {"result": _DecodeResult(d, report)}
-    if desc == "zcm":
-        report = _validated("zcm", word, **ctx)
-        d = report.decoded["zcm"]
-        mask = _decode_mask(word, ctx, report)
-        return d.ok, {"result": _DecodeResult(d, report), **({"mask": mask} if mask else {})}
+    if desc in DESCRIPTORS:
+        report = _validated(desc, word, req["kind"], **ctx) if desc == "idesc" else _validated(desc, word, **ctx)
+        d = report.decoded[desc]
+        mask = _decode_mask(word, ctx, report, full) if desc == "zcm" else None
+        parts = {"result": _DecodeResult(d, report)} if full else _brief_decoded(d)
+        return d.ok, {**parts, "mask": mask} if mask else parts
     # several layouts: which are consistent (no error finding), fewest findings first
     mask = None
     if desc == "idesc*":
@@ -366,27 +389,25 @@ def _decode(req: Mapping[str, Any]) -> tuple[bool, dict[str, Any]]:
         zcm = _validated("zcm", word, m=ctx.get("m"), n=ctx.get("n"), ws=ctx.get("ws"))
         reports = {"smem": _validated("smem", word, arch=ctx.get("arch"), pattern_start=ctx.get("pattern_start")), "zcm": zcm}
         results = {"smem": reports["smem"].decoded["smem"], "zcm": zcm.decoded["zcm"]}
-        mask = _decode_mask(word, ctx, zcm)
+        mask = _decode_mask(word, ctx, zcm, full)
     consistent = sorted((name for name, d in results.items() if d.ok), key=lambda name: len(results[name].findings))
-    parts: dict[str, Any] = {"consistent": consistent,
-                             "results": {name: _DecodeResult(d, reports[name]) for name, d in results.items()}}
+    answer: dict[str, Any] = {"consistent": consistent, "results": {
+        name: _DecodeResult(d, reports[name]) if full else _brief_decoded(d) for name, d in results.items()}}
     if mask:
-        parts["mask"] = mask
-    return bool(consistent), parts
+        answer["mask"] = mask
+    return bool(consistent), answer
 
 
-def _decode_mask(word: int, ctx: Mapping[str, Any], report: Any) -> dict[str, Any] | None:
+def _decode_mask(word: int, ctx: Mapping[str, Any], report: Any, full: bool) -> Any:
     """The mask for m and n, as descgen decode --m/--n shows it; None without both, or when M
     itself breaks a rule (the finding says so)."""
     m, n = ctx.get("m"), ctx.get("n")
     if m is None or n is None or any(f.code == "ZCM-M" for f in report.findings):
         return None
-    return _mask(word, m, n)
+    return _mask(word, m, n, full)
 
 
-def _validate(req: Mapping[str, Any]) -> tuple[bool, dict[str, Any]]:
-    import descgen
-
+def _validate(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
     shapes = _shapes()
     desc = _descriptor(req, "validate")
     if "kind" in req:
@@ -405,16 +426,11 @@ def _validate(req: Mapping[str, Any]) -> tuple[bool, dict[str, Any]]:
     _check_keys(req, shape, f"validate {desc}")
     word = _word(req, "word")
     ctx = _args(req, shape, ("op", "id", "descriptor", "word", "kind"))
-    if desc == "idesc":
-        report = _validated("idesc", word, req["kind"], **ctx)
-    elif desc == "smem":
-        report = _validated("smem", word, **ctx)
-    else:
-        report = _validated("zcm", word, **ctx)
-    return report.ok, {"result": report}
+    report = _validated(desc, word, req["kind"], **ctx) if desc == "idesc" else _validated(desc, word, **ctx)
+    return report.ok, {"result": report} if full else _brief_report(report)
 
 
-def _check(req: Mapping[str, Any]) -> tuple[bool, dict[str, Any]]:
+def _check(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
     import descgen
 
     shape = _shapes()["check", None]
@@ -424,16 +440,16 @@ def _check(req: Mapping[str, Any]) -> tuple[bool, dict[str, Any]]:
         if key in args:
             args[key] = _word(args, key)
     report = descgen.check_mma(**args)
-    return report.ok, {"result": report}
+    return report.ok, {"result": report} if full else _brief_report(report)
 
 
-_OPS: dict[str, Callable[[Mapping[str, Any]], tuple[bool, dict[str, Any]]]] = {
+_OPS: dict[str, Callable[[Mapping[str, Any], bool], tuple[bool, dict[str, Any]]]] = {
     "encode": _encode, "decode": _decode, "validate": _validate, "check": _check,
 }
 
 
-def _process(req: Any) -> tuple[bool, dict[str, Any], bool]:
-    """(ok, response parts, internal error) for one parsed request."""
+def _process(req: Any, full: bool = False) -> tuple[bool, dict[str, Any], bool]:
+    """(ok, response parts (the full or the brief form), internal error) for one parsed request."""
     try:
         if req.__class__ is not dict:
             raise _usage("BATCH-JSON", "request", _shown(req), "a JSON object", "a request is one JSON object per line")
@@ -441,7 +457,7 @@ def _process(req: Any) -> tuple[bool, dict[str, Any], bool]:
         fn = _OPS.get(op) if op.__class__ is str else None
         if fn is None:
             raise _usage("BATCH-OP", "op", op, ", ".join(OPS), "every request names its op" if op is None else "no such op")
-        ok, parts = fn(req)
+        ok, parts = fn(req, full)
         return ok, parts, False
     except RecursionError as e:  # pragma: no cover - absurdly nested input
         error, internal = _error(e)
@@ -455,14 +471,14 @@ def _shown(value: Any) -> Any:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def handle(request: Any) -> dict[str, Any]:
-    """Answer one request (a parsed JSON object): ``{"id"?, "ok", "result" | "error", ...}``.
+def handle(request: Any, *, full: bool = False) -> dict[str, Any]:
+    """Answer one request (a parsed JSON object): ``{"id"?, "ok", ... | "error"}``, in the brief
+    form, or with ``full`` the ``--json`` envelope's parts (see the module doc).
 
-    Never raises for a bad request: every problem is an ``error`` entry (see the module doc).
-    The result parts are plain JSON-ready values (what ``--json`` prints); :func:`run` adds
-    ``line``.
+    Never raises for a bad request: every problem is an ``error`` entry. The parts are plain
+    JSON-ready values; :func:`run` adds ``line``.
     """
-    ok, parts, _ = _process(request)
+    ok, parts, _ = _process(request, full)
     out: dict[str, Any] = {}
     if request.__class__ is dict and "id" in request:
         out["id"] = request["id"]
@@ -617,8 +633,9 @@ def _key(req: dict[str, Any]) -> Any:
 
 
 def response_line(n: int, text: str, cache: ResponseCache | None = None,
-                  stats: BatchStats | None = None) -> str:
-    """The response line (no newline) to request line number ``n`` (its text, stripped)."""
+                  stats: BatchStats | None = None, full: bool = False) -> str:
+    """The response line (no newline) to request line number ``n`` (its text, stripped): the
+    brief answer, or with ``full`` the ``--json`` envelope's parts."""
     internal = False
     try:
         req = _loads(text)
@@ -629,16 +646,19 @@ def response_line(n: int, text: str, cache: ResponseCache | None = None,
         ok, body = False, '"ok":false,"error":' + _dumps(_error(error)[0])
         is_error = True
     else:
-        key = _key(req) if cache is not None and req.__class__ is dict else None
+        key = (full, _key(req)) if cache is not None and req.__class__ is dict else None
         hit = cache.get(key) if key is not None else None
         if hit is not None:
             cache.move_to_end(key)  # type: ignore[union-attr]
             ok, is_error, body = hit
         else:
-            ok, parts, internal = _process(req)
+            ok, parts, internal = _process(req, full)
             is_error = "error" in parts
             try:
-                body = f'"ok":{"true" if ok else "false"}' + "".join(f',"{k}":{_json(v)}' for k, v in parts.items())
+                if full:
+                    body = f'"ok":{"true" if ok else "false"}' + "".join(f',"{k}":{_json(v)}' for k, v in parts.items())
+                else:
+                    body = _dumps({"ok": ok, **_plain(parts)})[1:-1]
             except Exception as e:  # a result that is not JSON (a bug): still one valid line
                 error, internal = _error(e)
                 ok, is_error, body = False, True, '"ok":false,"error":' + _dumps(error)
@@ -657,11 +677,14 @@ def response_line(n: int, text: str, cache: ResponseCache | None = None,
     return f'{{"line":{n},{body}}}'
 
 
-def run(lines: Iterable[str], *, cache: "bool | int | ResponseCache" = True, stats: BatchStats | None = None, start: int = 1) -> Iterator[str]:
+def run(lines: Iterable[str], *, cache: "bool | int | ResponseCache" = True, stats: BatchStats | None = None, start: int = 1,
+        full: bool = False) -> Iterator[str]:
     """Answer JSON-lines requests: one response line (without newline) per request, in order.
 
     Args:
         lines: the input lines (a file, ``sys.stdin``, a list of strings).
+        full: answer with the ``--json`` envelope's parts (every field's bits, unit, description
+            and source) instead of the brief form (values and findings).
         cache: keep an LRU cache of answers up to this many characters (True: 64 Mi) keyed on the request
             without ``id``, or use the given :class:`ResponseCache` (shared between calls);
             False disables it. Results are pure functions of the request.
@@ -676,4 +699,4 @@ def run(lines: Iterable[str], *, cache: "bool | int | ResponseCache" = True, sta
         text = raw.strip()
         if not text or text[0] == "#":
             continue
-        yield response_line(n, text, lru, stats)
+        yield response_line(n, text, lru, stats, full)

@@ -21,10 +21,11 @@ from test_cli import run as cli_run
 from test_validate import legal_space
 
 
-def answers(*requests: object, cache: bool = True) -> list[dict]:
-    """Run request objects (or raw strings) through run(); parse every answer line strictly."""
+def answers(*requests: object, cache: bool = True, full: bool = True) -> list[dict]:
+    """Run request objects (or raw strings) through run(); parse every answer line strictly.
+    ``full`` (the default here): the --json envelope's parts, compared with the CLI's."""
     lines = [r if isinstance(r, str) else json.dumps(r) for r in requests]
-    out = list(run(lines, cache=cache))
+    out = list(run(lines, cache=cache, full=full))
     return [strict(line) for line in out]
 
 
@@ -43,11 +44,11 @@ def plain(obj: object) -> object:
     return json.loads(json.dumps(obj))
 
 
-def one(request: object) -> dict:
-    (answer,) = answers(request)
+def one(request: object, full: bool = True) -> dict:
+    (answer,) = answers(request, full=full)
     assert answer["line"] == 1
     # handle() gives the same answer, as a dict (line aside)
-    assert plain(handle(json.loads(request) if isinstance(request, str) else request)) == {
+    assert plain(handle(json.loads(request) if isinstance(request, str) else request, full=full)) == {
         k: v for k, v in answer.items() if k != "line"} or isinstance(request, str)
     return answer
 
@@ -187,6 +188,63 @@ def test_every_op_names_its_keys():
     assert keys["encode smem"]["required"] == ["descriptor", "start_address", "lbo", "sbo", "swizzle"]
     assert keys["check"]["required"] == ["idesc", "kind", "b_desc"]
     assert "a_pattern_start" in keys["check"]["keys"]
+
+
+# --------------------------------------------------------------------------------------------
+# The brief answers (the default): the word, values and findings, without the field tables.
+
+
+def test_brief_encode_is_the_word_and_its_findings():
+    assert one({"op": "encode", "descriptor": "idesc", "kind": "f16", "m": 128, "n": 256, "id": 3}, full=False) == {
+        "line": 1, "id": 3, "ok": True, "word": "0x08400010", "findings": []}
+    z = one({"op": "encode", "descriptor": "zcm", "start_count": [1, 3, 5, 7], "skip_span": 1, "use_span": 13,
+             "m": 32, "n": 64}, full=False)
+    assert (z["word"], z["mask"]) == ("0x000c008007050301", "0x0040010004001000")
+    t = one({"op": "encode", "descriptor": "smem", "dtype": "bf16", "major": "k", "swizzle": "128B", "mn": 128, "k": 64,
+             "start_address": 0x400}, full=False)
+    assert t["word"] == "0x4000404000010040"
+    # a warning comes with the word: base offset set without a swizzle is ignored (Table 41)
+    w = one({"op": "encode", "descriptor": "smem", "start_address": 0x400, "lbo": 128, "sbo": 256, "swizzle": "none",
+             "base_offset": 1}, full=False)
+    assert w["ok"] and [f["code"] for f in w["findings"]] == ["SMEM-BASE-OFFSET-IGNORED"]
+
+
+def test_brief_decode_is_the_values_derived_and_findings():
+    a = one({"op": "decode", "word": "0x08400010", "kind": "f16"}, full=False)
+    d = descgen.decode_idesc(0x08400010, "f16")
+    assert a == {"line": 1, "ok": True, "descriptor": "idesc", "kind": "f16", "word": "0x08400010",
+                 "fields": plain(d.values()), "derived": {"k": 16}, "findings": []}
+    assert (a["fields"]["m"], a["fields"]["n"], a["fields"]["atype"]) == (128, 256, "f16")
+    bad = one({"op": "decode", "word": 0x08400010 | 1 << 23, "kind": "f16"}, full=False)
+    assert bad["ok"] is False and [f["code"] for f in bad["findings"]] == ["IDESC-RESERVED-23"]
+    wide = one({"op": "decode", "word": "0xc000401000010800"}, full=False)
+    assert wide["consistent"] == ["smem"] and wide["results"]["smem"]["fields"]["swizzle"] == "32B"
+
+
+def test_brief_validate_and_check_are_the_findings_and_what_was_not_checked():
+    v = one({"op": "validate", "word": 0x10400010, "kind": "f16", "cta_group": 1, "ws": False}, full=False)
+    report = descgen.validate_idesc(0x10400010, "f16", cta_group=1, ws=False)
+    assert v == {"line": 1, "ok": False, "findings": plain([f.as_dict() for f in report.findings]),
+                 "not_checked": [n.code for n in report.not_checked]}
+    assert [f["code"] for f in v["findings"]] == ["IDESC-M-SHAPE"]
+    c = one({"op": "check", "idesc": "0x08400010", "kind": "f16", "a_desc": "0x4000404000010040",
+             "b_desc": "0x4000404000010440", "cta_group": 1}, full=False)
+    assert c["ok"] is True and c["findings"] == [] and "IDESC-N-TRANSPOSE-8BIT" not in c["not_checked"]
+
+
+@settings(max_examples=40)
+@given(st.sampled_from([(kind, m, n, kw, ctx) for kind in descgen.KINDS
+                        for i, (m, n, kw, ctx) in enumerate(legal_space(kind)) if i % 89 == 0]))
+def test_brief_answers_agree_with_the_api(member):
+    kind, m, n, kw, ctx = member
+    word = descgen.encode_idesc(kind, m, n, **kw)
+    enc, dec, val = answers({"op": "encode", "descriptor": "idesc", "kind": kind, "m": m, "n": n, **kw},
+                            {"op": "decode", "word": word, "kind": kind},
+                            {"op": "validate", "word": word, "kind": kind, **ctx}, full=False)
+    assert int(enc["word"], 16) == word and enc["findings"] == []
+    assert dec["fields"] == plain(descgen.decode_idesc(word, kind).values())
+    assert val["ok"] and val["findings"] == [] and val["not_checked"] == [
+        n.code for n in descgen.validate_idesc(word, kind, **ctx).not_checked]
 
 
 # --------------------------------------------------------------------------------------------
@@ -339,7 +397,9 @@ def test_cli_file_and_stdin_and_output(tmp_path):
     assert from_file == from_stdin == from_dash
     got = [strict(x) for x in from_file]
     assert [(a["line"], a["id"], a["ok"]) for a in got] == [(1, "a", True), (3, "b", False), (4, "c", True)]
-    assert got[0]["result"]["word"] == "0x08400010" and error_codes(got[1]) == ["IDESC-N-RANGE"]
+    assert got[0]["word"] == "0x08400010" and error_codes(got[1]) == ["IDESC-N-RANGE"]
+    full = [strict(x) for x in cli_run("batch", str(path), "--full").stdout.splitlines()]
+    assert full[0]["result"]["word"] == "0x08400010" and full[2]["result"]["fields"][0]["name"] == "start_address"
     out = tmp_path / "answers.jsonl"
     r = cli_run("batch", str(path), "-o", str(out), "-v")
     assert r.stdout == "" and out.read_text(encoding="utf-8").splitlines() == from_file
