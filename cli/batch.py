@@ -13,7 +13,7 @@ from typing import Any, Iterable, Iterator, TextIO
 
 import click
 
-from .output import EXIT_INTERNAL, EXIT_RULE, EXIT_USAGE
+from .output import EXIT_INTERNAL, EXIT_RULE
 
 __all__ = ["batch"]
 

@@ -198,13 +198,6 @@ class Report:
             return self.findings if role in self.decoded else ()
         return tuple(f for f in self.findings if role_of(f) == role)
 
-    def findings_for(self, role: str) -> tuple[Finding, ...]:
-        """The findings about the word ``role`` (a key of ``decoded``): all of them for a one-word
-        report, else those :func:`role_of` assigns to it."""
-        if len(self.decoded) <= 1:
-            return self.findings if role in self.decoded else ()
-        return tuple(f for f in self.findings if role_of(f) == role)
-
     @property
     def codes(self) -> tuple[str, ...]:
         """The findings' codes, in order."""

@@ -814,7 +814,7 @@ class _Scan:
                       f".block_scale with .kind::{kind}")
         elif q["scale_vec"] and not q["block_scale"]:
             self.rule("PTX-BLOCK-SCALE", line, subject, "scale_vec", q["scale_vec"], "no scale vector size",
-                      f"a scale vector size without .block_scale")
+                      "a scale vector size without .block_scale")
         if kind == "mxf4nvf4" and q["block_scale"] and q["scale_vec"] is None:
             self.rule("PTX-SCALE-VEC-REQUIRED", line, subject, "scale_vec", None, ".scale_vec::2X, .scale_vec::4X, .block16, .block32",
                       ".kind::mxf4nvf4.block_scale with no scale vector size")

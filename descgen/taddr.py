@@ -20,7 +20,7 @@ import functools
 from typing import Any, Iterable
 
 from .engine import Decoded, plan
-from .errors import Finding, UsageError
+from .errors import Finding
 from .rules import Constraints, Report, Rule, _warp, catalog, context
 from .validate import _impl, _run, enforce
 
