@@ -9,7 +9,6 @@ load when a table is drawn.
 
 from __future__ import annotations
 
-from . import validation  # noqa: F401  (registers validate, check, explain and rules on the group)
-from .app import cli, main
+from .app import cli, main  # the other commands' modules load when a command is named (app.LAZY_COMMANDS)
 
 __all__ = ["cli", "main"]

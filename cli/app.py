@@ -76,9 +76,36 @@ Exit status:
 # The group: error policy in one place.
 
 
+#: Commands defined in other modules of this package, imported when first named (or listed by
+#: --help), so that ``descgen idesc`` loads none of them: name -> (module, function).
+LAZY_COMMANDS = {
+    "validate": ("validation", "validate"),
+    "check": ("validation", "check"),
+    "explain": ("validation", "explain"),
+    "rules": ("validation", "rules"),
+    "layout": ("layout", "layout"),
+    "taddr": ("tmem", "taddr"),
+    "diff": ("diffcmd", "diff"),
+    "scan": ("scan", "scan"),
+    "batch": ("batch", "batch"),
+}
+
+
 class DescgenGroup(click.Group):
-    """A click group that never shows a traceback (unless ``--traceback``) and, when the
+    """A click group that loads the commands of :data:`LAZY_COMMANDS` on first use, never shows a
+    traceback (unless ``--traceback``) and, when the
     subcommand was given ``--json``, reports click usage errors as a JSON error envelope too."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in self.commands and name in LAZY_COMMANDS:
+            import importlib
+
+            module, attr = LAZY_COMMANDS[name]
+            self.add_command(getattr(importlib.import_module(f"{__package__}.{module}"), attr), name)
+        return self.commands.get(name)
 
     def invoke(self, ctx: click.Context) -> Any:
         _tolerate_narrow_encodings()
@@ -142,6 +169,11 @@ def cli(traceback: bool) -> None:
       descgen explain IDESC-N-SHAPE                     a finding code: rule, source, examples
       descgen smem --tile 128x64 --dtype bf16 --major k --swizzle 128B --addr 0x400
       descgen layout 0x4000404000010040 --dtype bf16 --major k --tile 128x16
+      descgen idesc --kind f16 --m 128 --n 256 --format cpp     the word as C, C++, PTX, Python
+      descgen taddr --lane 32 --column 0 --warp 1              tensor memory address (32-bit)
+      descgen diff 0x08400010 0x08200010                      what differs, field by field
+      descgen scan kernel.ptx                                  check the descriptors in PTX
+      descgen batch requests.jsonl                             JSON-lines requests, in bulk
     """
 
 
@@ -610,31 +642,3 @@ def _show_many(out: Output, word: int, label: str, reports: dict[str, descgen.Re
             out.lines(plain_mask(mask))
     if not consistent:
         click.get_current_context().exit(EXIT_RULE)
-
-
-# --------------------------------------------------------------------------------------------
-# Layouts (cli/layout.py imports this module, so it is registered last).
-
-from .layout import layout as _layout  # noqa: E402
-
-cli.add_command(_layout)
-
-# Tensor memory addresses (cli/tmem.py imports this module, so it is registered last too).
-from .tmem import taddr as _taddr  # noqa: E402
-
-cli.add_command(_taddr)
-
-# descgen diff (cli/diffcmd.py).
-from .diffcmd import diff as _diff  # noqa: E402
-
-cli.add_command(_diff)
-
-# PTX scanning (cli/scan.py).
-
-from .scan import scan as _scan  # noqa: E402
-
-cli.add_command(_scan)
-
-from .batch import batch as _batch  # noqa: E402
-
-cli.add_command(_batch)

@@ -12,7 +12,7 @@ import click
 
 import descgen
 
-from .app import cli, output_options
+from .app import output_options
 from .output import EXIT_RULE, Output, plain_value
 from .params import WORD, KindType, LazyChoice
 
@@ -50,7 +50,7 @@ def plain_diff(d: Any, show_all: bool) -> list[str]:
     return lines
 
 
-@cli.command("diff", short_help="Show field by field what differs between two words of the same kind.")
+@click.command("diff", short_help="Show field by field what differs between two words of the same kind.")
 @click.argument("a", type=WORD)
 @click.argument("b", type=WORD)
 @click.option("--as", "as_", type=LazyChoice(("idesc", "smem", "zcm", "taddr")),

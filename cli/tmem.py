@@ -14,7 +14,7 @@ import click
 import descgen
 from descgen.taddr import warps_per_warpgroup
 
-from .app import _render, cli, output_options
+from .app import _render, output_options
 from .context import context_options
 from .output import hex_word
 from .params import UINT
@@ -29,7 +29,7 @@ def access_info(lane: int) -> list[dict[str, Any]]:
             for w, r in ((w, descgen.warp_lanes(w)) for w in range(warps_per_warpgroup()))]
 
 
-@cli.command("taddr", short_help="Encode a 32-bit tensor memory address (§9.7.16.1.1).")
+@click.command("taddr", short_help="Encode a 32-bit tensor memory address (§9.7.16.1.1).")
 @click.option("--lane", required=True, type=UINT, metavar="LANE", help="Lane index (row), 0-127 (bits 31-16).")
 @click.option("--column", required=True, type=UINT, metavar="COLUMN", help="Column index (32-bit cells), 0-511 (bits 15-0).")
 @context_options("warp", "alloc_columns", "alloc_base")

@@ -13,7 +13,7 @@ import click
 import descgen
 from descgen.rules import all_codes, catalog, example, field_codes, rules_markdown, usage_codes
 
-from .app import _render, cli, output_options
+from .app import _render, output_options
 from .context import APPLIES, check_applies, context_options
 from .output import EXIT_RULE, ROLES, Output, hex_word, plain_finding, plain_not_checked, role_of
 from .params import UINT, WORD, KindType, LazyChoice
@@ -39,7 +39,7 @@ def _finish(report: descgen.Report, exit_zero: bool) -> None:
 # validate
 
 
-@cli.command(short_help="Check one descriptor word against every PTX rule, with the instruction's context.")
+@click.command(short_help="Check one descriptor word against every PTX rule, with the instruction's context.")
 @click.argument("word", type=WORD)
 @click.option("--as", "as_", type=LazyChoice(("idesc", "smem", "zcm", "taddr")),
               help="Descriptor type (taddr: a tensor memory address). Default: idesc for a word below 2**32 (needs --kind); "
@@ -134,7 +134,7 @@ def _resolve_as(word: int, as_: str | None, kind: str | None) -> str:
 _ELSEWHERE = {"pattern_start": "per operand: --a-pattern-start / --b-pattern-start"}
 
 
-@cli.command(short_help="Check one tcgen05.mma instruction: its descriptor words together.")
+@click.command(short_help="Check one tcgen05.mma instruction: its descriptor words together.")
 @click.option("--idesc", "idesc_word", required=True, type=WORD, metavar="WORD", help="The 32-bit instruction descriptor.")
 @click.option("--kind", required=True, type=KindType(), help="The MMA kind (kind::f16 and .kind::f16 accepted).")
 @click.option("--adesc", "a_word", type=WORD, metavar="WORD", help="A's shared memory descriptor (or --a-tmem).")
@@ -195,7 +195,7 @@ def check(out: Output, idesc_word: int, kind: str, a_word: int | None, b_word: i
 # explain
 
 
-@cli.command(short_help="Explain a finding code: the rule, its source, a legal and an illegal example.")
+@click.command(short_help="Explain a finding code: the rule, its source, a legal and an illegal example.")
 @click.argument("code")
 @output_options
 def explain(out: Output, code: str) -> None:
@@ -298,7 +298,7 @@ def _plain_explain(info: dict[str, Any]) -> list[str]:
 # rules
 
 
-@cli.command(short_help="List every finding code descgen can report.")
+@click.command(short_help="List every finding code descgen can report.")
 @click.option("--applies", type=LazyChoice(("idesc", "smem", "zcm", "taddr", "mma", "ptx", "emit", "batch", "context")),
               help="Only the codes of one word (mma: the rules between the words of one instruction; "
                    "ptx: the PTX scanner's own rules; emit: descgen.emit's usage errors; batch: bad batch requests; context: bad context values).")
