@@ -245,6 +245,18 @@ def _descriptor(req: Mapping[str, Any], op: str) -> str | None:
     raise _usage("BATCH-DESCRIPTOR", "descriptor", desc, ", ".join(DESCRIPTORS), f"{op}: no such descriptor")
 
 
+def _word_descriptor(req: Mapping[str, Any], op: str) -> str | None:
+    """The descriptor of a decode/validate request, as ``descgen decode --as/--kind`` choose it:
+    a kind means idesc (and is refused with another descriptor); None when neither is given."""
+    desc = _descriptor(req, op)
+    if "kind" not in req:
+        return desc
+    if desc not in (None, "idesc"):
+        raise _usage("BATCH-KEY", "kind", req["kind"], _shapes()[op, desc].allowed(),
+                     f"kind applies to instruction descriptors, not descriptor {desc!r}")
+    return "idesc"
+
+
 _REPORTS: dict[tuple[Any, ...], Any] = {}
 
 
@@ -352,12 +364,7 @@ def _decode(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
     import descgen
 
     shapes = _shapes()
-    desc = _descriptor(req, "decode")
-    if "kind" in req:
-        if desc not in (None, "idesc"):
-            raise _usage("BATCH-KEY", "kind", req["kind"], shapes["decode", desc].allowed(),
-                         f"kind applies to instruction descriptors, not descriptor {desc!r}")
-        desc = "idesc"
+    desc = _word_descriptor(req, "decode")
     word = _word(req, "word")
     if desc == "idesc" and "kind" not in req:
         desc = "idesc*"
@@ -409,12 +416,7 @@ def _decode_mask(word: int, ctx: Mapping[str, Any], report: Any, full: bool) -> 
 
 def _validate(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
     shapes = _shapes()
-    desc = _descriptor(req, "validate")
-    if "kind" in req:
-        if desc not in (None, "idesc"):
-            raise _usage("BATCH-KEY", "kind", req["kind"], shapes["validate", desc].allowed(),
-                         f"kind applies to instruction descriptors, not descriptor {desc!r}")
-        desc = "idesc"
+    desc = _word_descriptor(req, "validate")
     if desc is None:
         word = _word(req, "word")
         wide = word is not None and word >= 1 << 32

@@ -14,7 +14,7 @@ import operator
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 
-from .errors import EncodeError, Finding, UsageError, WordError
+from .errors import EncodeError, Finding, HasFindings, UsageError, WordError
 from .loader import Domain, Field, Layout, layout
 
 __all__ = ["Plan", "plan", "Word", "DecodedField", "Decoded", "decode", "encode", "check_value", "check_word", "finding_code"]
@@ -353,7 +353,7 @@ class DecodedField:
 
 
 @dataclass(frozen=True, slots=True)
-class Decoded:
+class Decoded(HasFindings):
     """A decoded descriptor word.
 
     Attributes:
@@ -401,15 +401,6 @@ class Decoded:
     def values(self) -> dict[str, Any]:
         """Logical values of the value fields (not reserved/constant), by name."""
         return {f.name: f.value for f in self.fields if f.type in ("uint", "flag", "enum")}
-
-    @property
-    def errors(self) -> tuple[Finding, ...]:
-        return tuple(f for f in self.findings if f.severity == "error")
-
-    @property
-    def ok(self) -> bool:
-        """True when no finding is an error (warnings allowed)."""
-        return not self.errors
 
     @property
     def hex(self) -> str:

@@ -76,6 +76,33 @@ def _show(value: Any) -> str:
     return repr(value)
 
 
+class HasFindings:
+    """``codes``, ``errors``, ``warnings`` and ``ok`` over a result's ``findings`` (anything with
+    ``.code`` and ``.severity``): shared by :class:`descgen.Decoded`, :class:`descgen.Report` and
+    :class:`descgen.scan.ScanResult`."""
+
+    __slots__ = ()
+    findings: tuple[Any, ...]
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        """The findings' codes, in order."""
+        return tuple(f.code for f in self.findings)
+
+    @property
+    def errors(self) -> tuple[Any, ...]:
+        return tuple(f for f in self.findings if f.severity == "error")
+
+    @property
+    def warnings(self) -> tuple[Any, ...]:
+        return tuple(f for f in self.findings if f.severity == "warning")
+
+    @property
+    def ok(self) -> bool:
+        """True when no finding is an error (warnings allowed)."""
+        return not any(f.severity == "error" for f in self.findings)
+
+
 class DescgenError(Exception):
     """Root of every error descgen raises.
 

@@ -14,7 +14,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping
 
-from .errors import SEVERITIES, Finding, TableError, UsageError
+from .errors import SEVERITIES, Finding, HasFindings, TableError, UsageError
 from .loader import KINDS, LAYOUT_FILES, _keys, _read, atoms, layout
 
 __all__ = [
@@ -165,7 +165,7 @@ def role_of(f: Finding) -> str:
 
 
 @dataclass(frozen=True)
-class Report:
+class Report(HasFindings):
     """What a validation found: a sequence of :class:`Finding` records (iterate, ``len``, index),
     plus the rules that could not run and the decoded words.
 
@@ -197,24 +197,6 @@ class Report:
         if len(self.decoded) <= 1:
             return self.findings if role in self.decoded else ()
         return tuple(f for f in self.findings if role_of(f) == role)
-
-    @property
-    def codes(self) -> tuple[str, ...]:
-        """The findings' codes, in order."""
-        return tuple(f.code for f in self.findings)
-
-    @property
-    def errors(self) -> tuple[Finding, ...]:
-        return tuple(f for f in self.findings if f.severity == "error")
-
-    @property
-    def warnings(self) -> tuple[Finding, ...]:
-        return tuple(f for f in self.findings if f.severity == "warning")
-
-    @property
-    def ok(self) -> bool:
-        """True when no finding is an error (warnings allowed)."""
-        return not any(f.severity == "error" for f in self.findings)
 
     def as_dict(self) -> dict[str, Any]:
         return {

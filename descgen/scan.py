@@ -42,7 +42,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping
 
-from .errors import DescgenError, Finding
+from .errors import DescgenError, Finding, HasFindings
 from .loader import KINDS
 from .rules import NotChecked, Report, catalog, constraints, normalize_arch
 
@@ -243,7 +243,7 @@ class ScanInstruction:
 
 
 @dataclass(frozen=True)
-class ScanResult:
+class ScanResult(HasFindings):
     """What :func:`scan_ptx` found in one file.
 
     Behaves like a :class:`descgen.Report` for its findings (``findings``, ``codes``, ``ok``,
@@ -270,19 +270,6 @@ class ScanResult:
 
     def __len__(self) -> int:
         return len(self.findings)
-
-    @property
-    def codes(self) -> tuple[str, ...]:
-        return tuple(f.code for f in self.findings)
-
-    @property
-    def errors(self) -> tuple[ScanFinding, ...]:
-        return tuple(f for f in self.findings if f.severity == "error")
-
-    @property
-    def ok(self) -> bool:
-        """True when no finding is an error."""
-        return not self.errors
 
     @property
     def counts(self) -> dict[str, int]:
