@@ -12,7 +12,7 @@ Each input line is one JSON object, a request::
 
 and gets one response line::
 
-    {"line": 1, "id": 7, "ok": true, "result": {...}, "defaults": {...}}
+    {"line": 1, "id": 7, "ok": true, "word": "0x08400010", "findings": []}
     {"line": 9, "ok": false, "error": {"type": "UsageError", "message": "...", "findings": [...]}}
 
 Keys are the keyword arguments of the API (so their documentation is the API's):
@@ -24,10 +24,16 @@ tile form of an smem encode, chosen by any of ``mn``, ``k``, ``dtype``, ``major`
 descriptor do not take is an error naming the key and the allowed keys (``BATCH-KEY``), never
 ignored.
 
-The response mirrors the CLI's ``--json`` envelope without ``descgen``/``command``/``input``:
-``result`` (and ``defaults``, ``mask``, ``tile``, ``consistent``/``results``) are exactly what
-``descgen idesc|smem|zcm|decode|validate|check --json`` prints for the same request, so there is
-one schema (:meth:`descgen.Decoded.as_dict`, :meth:`descgen.Report.as_dict`). Words come back as
+Answers are brief by default, what a generator or a script needs: an encode's ``word`` and
+``findings`` (and a zcm's ``mask`` hex for m and n); a decode's ``descriptor``, ``kind``,
+``word``, ``fields`` (``{name: value}``), ``derived`` and ``findings`` (several layouts tried:
+``consistent`` and ``results``); a validate's or check's ``findings`` and ``not_checked`` codes.
+With ``full`` (``descgen batch --full``) the answer mirrors the CLI's ``--json`` envelope without
+``descgen``/``command``/``input``: ``result`` (and ``defaults``, ``mask``, ``tile``,
+``consistent``/``results``) exactly as ``descgen idesc|smem|zcm|decode|validate|check --json``
+prints them (:meth:`descgen.Decoded.as_dict`, :meth:`descgen.Report.as_dict`). A request about
+one word or instruction may add ``format`` (and ``name``): the answer then carries ``code``,
+:func:`descgen.emit`'s text. Words come back as
 hex strings zero-padded to their width (``"0x08400010"``, 16 digits for 64-bit words; JSON
 consumers cannot all hold 64-bit integers); words may be given as JSON integers or as strings in
 decimal, ``0x`` hex or ``0b`` binary (``_`` separators allowed).
@@ -48,7 +54,7 @@ library's own codes). A failure inside descgen itself (a bug) is reported as
 ``"type": "InternalError"`` and the run goes on.
 
 Results are pure functions of the request: :func:`run` keeps an LRU cache of responses keyed on
-the request (without ``id``) and serializes results from cached per-field JSON fragments.
+the request (without ``id``); full answers are serialized from cached per-field JSON fragments.
 """
 
 from __future__ import annotations
@@ -301,7 +307,8 @@ def _encoded(report: Any, role: str, full: dict[str, Any] | None) -> tuple[bool,
     """An encode's answer: the word and its findings (brief), or the decoded word and ``full``'s
     parts (defaults, tile, mask)."""
     d = report.decoded[role]
-    return True, {"result": d, **full} if full is not None else {"word": d.hex, "findings": report.findings}
+    parts = {"result": d, **full} if full is not None else {"word": d.hex, "findings": report.findings}
+    return True, {**parts, "_source": report}
 
 
 def _encode(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
@@ -386,7 +393,7 @@ def _decode(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
         d = report.decoded[desc]
         mask = _decode_mask(word, ctx, report, full) if desc == "zcm" else None
         parts = {"result": _DecodeResult(d, report)} if full else _brief_decoded(d)
-        return d.ok, {**parts, "mask": mask} if mask else parts
+        return d.ok, {**parts, **({"mask": mask} if mask else {}), "_source": report}
     # several layouts: which are consistent (no error finding), fewest findings first
     mask = None
     if desc == "idesc*":
@@ -429,7 +436,7 @@ def _validate(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]
     word = _word(req, "word")
     ctx = _args(req, shape, ("op", "id", "descriptor", "word", "kind"))
     report = _validated(desc, word, req["kind"], **ctx) if desc == "idesc" else _validated(desc, word, **ctx)
-    return report.ok, {"result": report} if full else _brief_report(report)
+    return report.ok, {**({"result": report} if full else _brief_report(report)), "_source": report}
 
 
 def _check(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
@@ -442,7 +449,7 @@ def _check(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
         if key in args:
             args[key] = _word(args, key)
     report = descgen.check_mma(**args)
-    return report.ok, {"result": report} if full else _brief_report(report)
+    return report.ok, {**({"result": report} if full else _brief_report(report)), "_source": report}
 
 
 _OPS: dict[str, Callable[[Mapping[str, Any], bool], tuple[bool, dict[str, Any]]]] = {
@@ -459,7 +466,22 @@ def _process(req: Any, full: bool = False) -> tuple[bool, dict[str, Any], bool]:
         fn = _OPS.get(op) if op.__class__ is str else None
         if fn is None:
             raise _usage("BATCH-OP", "op", op, ", ".join(OPS), "every request names its op" if op is None else "no such op")
+        fmt = name = None
+        if "format" in req or "name" in req:  # the answer's words as source code (descgen.emit)
+            req = dict(req)
+            fmt, name = req.pop("format", None), req.pop("name", None)
+            if fmt is None:
+                raise _usage("BATCH-KEY-MISSING", "format", None, "hex, json, c, cpp, ptx, python",
+                             "name names the constant of format; give format too")
         ok, parts = fn(req, full)
+        source = parts.pop("_source", None)
+        if fmt is not None:
+            if source is None:
+                raise _usage("BATCH-KEY", "format", fmt, "a request about one word or instruction",
+                             "format writes one word's code: give the decode a descriptor (and kind)")
+            from .emitters import emit
+
+            parts["code"] = emit(source, fmt, name=name)
         return ok, parts, False
     except RecursionError as e:  # pragma: no cover - absurdly nested input
         error, internal = _error(e)

@@ -232,6 +232,24 @@ def test_brief_validate_and_check_are_the_findings_and_what_was_not_checked():
     assert c["ok"] is True and c["findings"] == [] and "IDESC-N-TRANSPOSE-8BIT" not in c["not_checked"]
 
 
+def test_format_adds_the_words_as_source_code():
+    a = one({"op": "encode", "descriptor": "idesc", "kind": "f16", "m": 128, "n": 256, "format": "cpp", "name": "kF16"},
+            full=False)
+    assert a["word"] == "0x08400010" and a["code"].endswith("constexpr std::uint32_t kF16 = 0x08400010u;")
+    assert "bits 17-22 n                 = 256 columns" in a["code"]
+    c = one({"op": "check", "idesc": "0x08400010", "kind": "f16", "a_desc": "0x4000404000010040",
+             "b_desc": "0x4000404000010440", "format": "python"}, full=False)
+    scope: dict = {}
+    exec(c["code"], scope)
+    assert (scope["IDESC"], scope["A_DESC"], scope["B_DESC"]) == (0x08400010, 0x4000404000010040, 0x4000404000010440)
+    d = one({"op": "decode", "word": "0x000c008007050301", "descriptor": "zcm", "format": "ptx"}, full=False)
+    assert d["code"].splitlines()[-1] == "mov.b64 %zcm_desc, 0x000c008007050301;"
+    assert error_codes(one({"op": "decode", "word": "0x08400010", "format": "c"}, full=False)) == ["BATCH-KEY"]  # every kind
+    assert error_codes(one({"op": "encode", "descriptor": "smem", "start_address": 0, "lbo": 16, "sbo": 16,
+                            "swizzle": "none", "format": "rust"}, full=False)) == ["EMIT-FORMAT"]
+    assert error_codes(one({"op": "validate", "word": 1, "kind": "f16", "name": "x"}, full=False)) == ["BATCH-KEY-MISSING"]
+
+
 @settings(max_examples=40)
 @given(st.sampled_from([(kind, m, n, kw, ctx) for kind in descgen.KINDS
                         for i, (m, n, kw, ctx) in enumerate(legal_space(kind)) if i % 89 == 0]))
