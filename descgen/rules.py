@@ -50,6 +50,23 @@ CONTEXT_NAMES: dict[str, str] = {
     "alloc_base": "the tensor memory address tcgen05.alloc wrote: lane 0, the allocation's first column (taddr)",
 }
 
+#: Where a context value's meaning is defined, for its CONTEXT-* usage code (default: the
+#: tcgen05.mma instruction syntax, whose qualifiers most of them are).
+_CONTEXT_SOURCES = {
+    "pattern_start": "Table 41",
+    "m": "§9.7.16.4.3",
+    "n": "§9.7.16.4.3",
+    "warp": "§9.7.16.8.1",
+    "alloc_columns": "§9.7.16.1.2; §9.7.16.7.1 (tcgen05.alloc nCols)",
+    "alloc_base": "§9.7.16.1.2; §9.7.16.7.1",
+}
+
+
+def context_source(name: str) -> str:
+    """The PTX section a context value ``name`` comes from (the source of ``CONTEXT-<NAME>``)."""
+    return _CONTEXT_SOURCES.get(name, "§9.7.16.10.9 (tcgen05.mma syntax)")
+
+
 #: The scale vector sizes, as descgen names them (PTX: .scale_vec::1X ... .block32).
 SCALE_VECS = ("1X", "2X", "4X", "block16", "block32")
 
@@ -350,7 +367,7 @@ def parse_rules(data: Mapping[str, Any], path: str) -> tuple[dict[str, Rule], Co
 
 def _usage(name: str, value: Any, allowed: str, rule: str) -> UsageError:
     return UsageError((Finding(f"CONTEXT-{name.upper().replace('_', '-')}", "error", name, value, allowed, rule,
-                               "§9.7.16.10.9 (tcgen05.mma syntax)"),))
+                               context_source(name)),))
 
 
 def _flag(name: str, value: Any) -> bool | None:
@@ -436,7 +453,7 @@ def _warp(value: Any) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < warps:
         raise UsageError((Finding("CONTEXT-WARP", "error", "warp", value, f"0..{warps - 1} or None",
                                   "warp is the warp's ID within its warpgroup (warp ID % 4); §9.7.16.8.1 gives each "
-                                  "of the 4 warps a quarter of the lanes", "§9.7.16.8.1"),))
+                                  "of the 4 warps a quarter of the lanes", context_source("warp")),))
     return value
 
 
@@ -451,7 +468,7 @@ def _alloc_base(value: Any) -> int | None:
         raise UsageError((Finding("CONTEXT-ALLOC-BASE", "error", "alloc_base", value,
                                   f"a tensor memory address with lane 0 and column {columns.describe()}",
                                   "tcgen05.alloc allocates whole columns (all 128 lanes) and writes the address of "
-                                  "the first: lane 0, that column", "§9.7.16.1.2; §9.7.16.7.1"),))
+                                  "the first: lane 0, that column", context_source("alloc_base")),))
     return value
 
 
@@ -535,7 +552,7 @@ def usage_codes() -> dict[str, Rule]:
                 out.update([rule(f"{lay.word.upper()}-{f.name.upper().replace('_', '-')}-MISSING", lay.word, f.name,
                                  "a value is required", f.source)])
     out.update(rule(f"CONTEXT-{name.upper().replace('_', '-')}", "context", name, f"{name} is {text}",
-                    "§9.7.16.10.9 (tcgen05.mma syntax)") for name, text in CONTEXT_NAMES.items())
+                    context_source(name)) for name, text in CONTEXT_NAMES.items())
     from .batch import BATCH_CODES, _SOURCE
 
     out.update(rule(code, "batch", field, text, _SOURCE) for code, (field, text) in BATCH_CODES.items())

@@ -314,3 +314,15 @@ def test_cli_explain_taddr_rules():
 def test_cli_validate_taddr_context_without_as_says_so():
     result = run("validate", "0x00200000", "--warp", "0", code=2)
     assert "add --as taddr" in result.stderr
+
+
+def test_context_usage_errors_cite_where_the_value_is_defined():
+    from descgen.rules import usage_codes
+
+    codes = usage_codes()
+    assert codes["CONTEXT-ALLOC-COLUMNS"].source.startswith("§9.7.16.1.2; §9.7.16.7.1")
+    assert codes["CONTEXT-WARP"].source == "§9.7.16.8.1"
+    assert codes["CONTEXT-CTA-GROUP"].source == "§9.7.16.10.9 (tcgen05.mma syntax)"
+    with pytest.raises(descgen.UsageError) as e:
+        descgen.validate_taddr(0, warp=4)
+    assert e.value.code == "CONTEXT-WARP" and e.value.source == codes["CONTEXT-WARP"].source
