@@ -61,6 +61,8 @@ def validate(out: Output, word: int, as_: str | None, kind: str | None, context:
       --as taddr             a 32-bit tensor memory address (lane, column)
       (no --as)              a word below 2**32 is an idesc; a wider word must say
                              --as smem or --as zcm
+    A 64-bit word with --kind (--as idesc) is CUTLASS's runtime form: its upper 32 bits are
+    validated, and a note on stderr (JSON: "runtime") says so (errata E31).
 
     \b
     Context (each option applies to the words whose rules use it):
@@ -94,6 +96,12 @@ def validate(out: Output, word: int, as_: str | None, kind: str | None, context:
     width = 32 if as_ in ("idesc", "taddr") and word < 1 << 32 else 64
     out.input = {"word": hex_word(word, width), "as": as_, "kind": kind, **context}
     ctx = {name: context[name] for name in APPLIES[as_]}
+    runtime = None
+    if as_ == "idesc" and word >> 32:  # CUTLASS's 64-bit runtime form: the idesc is the upper half (E31)
+        split = descgen.idesc_from_runtime(word)
+        word, runtime = split.idesc, split.as_dict()
+        if not out.json:
+            click.echo(f"note: {hex_word(split.word, 64)} {split.note}", err=True)
     if as_ == "idesc":
         report = descgen.validate_idesc(word, kind, **ctx)
     elif as_ == "smem":
@@ -103,7 +111,7 @@ def validate(out: Output, word: int, as_: str | None, kind: str | None, context:
     else:
         report = descgen.validate_zcm(word, **ctx)
     if out.json:
-        out.emit_json(result=report.as_dict())
+        out.emit_json(result=report.as_dict(), **({"runtime": runtime} if runtime else {}))
     elif out.table:
         _render().validated(report, as_, ctx, verbose=verbose)
     else:

@@ -88,7 +88,7 @@ def test_warning_only_exits_0():
     (["validate", F16_OK, "--kind", "f16", "--pattern-start", "0x400"], ["--pattern-start does not apply", "--arch"]),
     (["validate", ADESC, "--as", "smem", "--cta-group", "2", "--ws"], ["--cta-group, --ws do not apply"]),
     (["validate", ZCM_WORD, "--as", "zcm", "--arch", "sm_100a"], ["--arch does not apply", "--m, --n"]),
-    (["validate", "0x100000000", "--kind", "f16"], ["32-bit"]),
+    (["validate", "0x1" + "0" * 16, "--kind", "f16"], ["65 bits"]),  # wider than a runtime idesc
     (["explain", "IDESC-N-SHAP"], ["unknown code 'IDESC-N-SHAP'", "did you mean IDESC-N-SHAPE"]),
     (["explain", "NOPE"], ["unknown code 'NOPE'", "descgen rules lists every code"]),
     (["check", "--idesc", F16_OK, "--bdesc", BDESC, "--kind", "f16"], ["--adesc WORD", "--a-tmem"]),

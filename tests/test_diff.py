@@ -266,3 +266,12 @@ def test_readme_diff_sample_is_current():
     assert sample, "README diff sample"
     got = run("diff", sample.group(1), sample.group(2), code=1).stdout
     assert got == sample.group(3)
+
+
+def test_e31_validate_reads_a_64_bit_word_with_a_kind_as_the_runtime_form():
+    r = run("validate", "0x1040001000000000", "--kind", "f16", "--cta-group", "1", code=1)
+    assert r.stdout.startswith("error IDESC-M-SHAPE m=256")  # the upper half, M = 256, is what was checked
+    assert "note: 0x1040001000000000 read as CUTLASS's 64-bit runtime instruction descriptor" in r.stderr
+    doc = run_json("validate", "0x0840001000000000", "--kind", "f16")
+    assert doc["runtime"]["idesc"] == "0x08400010" and doc["result"]["decoded"]["idesc"]["word"] == "0x08400010"
+    assert doc["input"]["word"] == "0x0840001000000000"
