@@ -51,6 +51,9 @@ def cli_figures(runs: int) -> None:
     table = wall(job + ["--table"], runs)
     env_cols = os.environ.get("COLUMNS", "")
     print("CLI wall time (median of %d runs)" % runs)
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        print("  (PYTHONDONTWRITEBYTECODE is set: every run compiles descgen's modules from source; an installed\n"
+              "   descgen has .pyc files. Unset it, run once, then measure, for the installed figure.)")
     print(f"  python -c pass              {base * 1e3:7.1f} ms")
     print(f"  descgen idesc ... (piped)   {piped * 1e3:7.1f} ms   {piped / base:4.1f}x   (target <= 5x)")
     print(f"  descgen idesc ... --table   {table * 1e3:7.1f} ms   {table / base:4.1f}x   (target <= 8x){' COLUMNS=' + env_cols if env_cols else ''}")
