@@ -21,6 +21,7 @@ from typing import Any, Iterable, Sequence
 import click
 
 import descgen
+from descgen.engine import hex_bits, hex_word  # re-exported: how every word and mask is written
 from descgen.rules import ROLES, role_of  # re-exported: the words of one instruction (descgen check)
 
 __all__ = [
@@ -62,16 +63,6 @@ def exit_code_for(error: BaseException) -> int:
     if isinstance(error, (descgen.UsageError, descgen.WordError)):
         return EXIT_USAGE
     return EXIT_INTERNAL
-
-
-def hex_word(word: int, width: int) -> str:
-    """``0x08400010`` (32-bit) / ``0xc000401000010800`` (64-bit): zero-padded to the width."""
-    return f"{word:#0{width // 4 + 2}x}"
-
-
-def hex_bits(value: int, nbits: int) -> str:
-    """``value`` as hex zero-padded to ``nbits`` bits (rounded up to whole digits)."""
-    return f"0x{value:0{max(1, (nbits + 3) // 4)}x}"
 
 
 def binary_runs(value: int, nbits: int) -> str:

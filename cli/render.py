@@ -21,7 +21,7 @@ from rich.text import Text
 import descgen
 from descgen.loader import layout as _layout
 
-from .output import hex_word, plain_value
+from .output import hex_bits, hex_word, plain_value
 
 __all__ = ["encoded", "decoded", "decoded_many", "validated", "checked", "explained", "rules_table", "bit_diagram",
            "field_styles", "findings_text", "not_checked_view"]
@@ -176,7 +176,7 @@ def _raw(f: descgen.DecodedField) -> str:
     width = f.hi - f.lo + 1
     if width <= 4:
         return f"0b{f.raw:0{width}b}"
-    return f"0x{f.raw:0{(width + 3) // 4}x}"
+    return hex_bits(f.raw, width)
 
 
 def _value(f: descgen.DecodedField, defaults: dict[str, Any]) -> Text:

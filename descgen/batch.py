@@ -64,7 +64,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
-from .engine import Decoded, DecodedField
+from .engine import Decoded, DecodedField, hex_bits, hex_word
 from .errors import DescgenError, Finding, UsageError
 
 __all__ = ["OPS", "DESCRIPTORS", "BATCH_CODES", "BatchStats", "ResponseCache", "handle", "run", "response_line", "request_keys"]
@@ -359,7 +359,7 @@ def _mask(word: int, m: int, n: int, full: bool) -> Any:
     if not full:
         from .zcm import zcm_mask
 
-        return f"0x{zcm_mask(word, m, n):0{max(1, (n + 3) // 4)}x}"
+        return hex_bits(zcm_mask(word, m, n), n)
     from .cli.output import mask_info  # the CLI's form of the mask (imports click once)
 
     return mask_info(word, m, n)
@@ -574,7 +574,7 @@ def _decoded_json(d: Decoded, extra: str = "") -> str:
         derived = _dumps({name: {"value": value, "unit": unit} for name, value, unit in d.derived})
         if len(_DERIVED_JSON) < _LIMIT:
             _DERIVED_JSON[d.derived] = derived
-    return (f'{head}{d.word:#0{d.width // 4 + 2}x}","width":{d.width},"ok":{"false" if d.errors else "true"},'
+    return (f'{head}{hex_word(d.word, d.width)}","width":{d.width},"ok":{"false" if d.errors else "true"},'
             f'"fields":[{",".join([_field_json(f) for f in d.fields])}],"derived":{derived},"findings":{_findings_json(d.findings)}{extra}}}')
 
 

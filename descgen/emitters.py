@@ -23,7 +23,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
-from .engine import Decoded
+from .engine import Decoded, hex_word
 from .errors import Finding, UsageError
 
 
@@ -156,9 +156,9 @@ def _items(what: Any, descriptor: str | None, kind: str | None, name: str | None
         findings = tuple(getattr(what, "findings", ()))
         if descriptor is None:
             width = 32 if what < 1 << 32 else 64
-            comment = (f"{width}-bit word {_hex(int(what), width)} (no descriptor given: fields not decoded)",
+            comment = (f"{width}-bit word {hex_word(int(what), width)} (no descriptor given: fields not decoded)",
                        *map(str, findings))
-            yield _Item(name or "word", name is not None, int(what), width, comment, {"word": _hex(int(what), width), "width": width})
+            yield _Item(name or "word", name is not None, int(what), width, comment, {"word": hex_word(int(what), width), "width": width})
         else:
             yield _decoded_item(name, _decode(int(what), descriptor, kind), findings)
     else:
@@ -220,10 +220,6 @@ def _show(value: Any) -> str:
     return str(value)
 
 
-def _hex(word: int, width: int) -> str:
-    return f"{word:#0{width // 4 + 2}x}"
-
-
 def _version() -> str:
     from . import __version__
 
@@ -258,8 +254,8 @@ def _comment_block(item: _Item, header: str, notes: tuple[str, ...], prefix: str
 
 def _hex_writer(items: list[_Item], header: str, notes: tuple[str, ...]) -> str:
     if len(items) == 1:
-        return _hex(items[0].word, items[0].width)
-    return "\n".join(f"{it.name}={_hex(it.word, it.width)}" for it in items)
+        return hex_word(items[0].word, items[0].width)
+    return "\n".join(f"{it.name}={hex_word(it.word, it.width)}" for it in items)
 
 
 def _json_writer(items: list[_Item], header: str, notes: tuple[str, ...]) -> str:
@@ -273,7 +269,7 @@ def _c_writer(items: list[_Item], header: str, notes: tuple[str, ...]) -> str:
         name = _named(it, "C", lambda n: _C_IDENT.match(n) and n not in _C_KEYWORDS)
         body = [line.replace("*/", "* /") for line in _comment_block(it, header, notes, "")]
         out += ["", "/* " + body[0], *(" * " + line for line in body[1:]), " */",
-                f"#define {name} UINT{it.width}_C({_hex(it.word, it.width)})"]
+                f"#define {name} UINT{it.width}_C({hex_word(it.word, it.width)})"]
     return "\n".join(out)
 
 
@@ -283,7 +279,7 @@ def _cpp_writer(items: list[_Item], header: str, notes: tuple[str, ...]) -> str:
         name = _named(it, "C++", lambda n: _C_IDENT.match(n) and n not in _CPP_KEYWORDS)
         suffix = "u" if it.width == 32 else "ull"
         out += ["", *_safe_lines(_comment_block(it, header, notes, "// ")),
-                f"constexpr std::uint{it.width}_t {name} = {_hex(it.word, it.width)}{suffix};"]
+                f"constexpr std::uint{it.width}_t {name} = {hex_word(it.word, it.width)}{suffix};"]
     return "\n".join(out)
 
 
@@ -292,7 +288,7 @@ def _ptx_writer(items: list[_Item], header: str, notes: tuple[str, ...]) -> str:
     for it in items:
         name = _named(it, "PTX", _PTX_IDENT.match)
         out += [*([""] if out else []), *_safe_lines(_comment_block(it, header, notes, "// ")),
-                f"mov.b{it.width} {name}, {_hex(it.word, it.width)};"]
+                f"mov.b{it.width} {name}, {hex_word(it.word, it.width)};"]
     return "\n".join(out)
 
 
@@ -300,7 +296,7 @@ def _python_writer(items: list[_Item], header: str, notes: tuple[str, ...]) -> s
     out: list[str] = []
     for it in items:
         name = _named(it, "Python", lambda n: n.isidentifier() and not keyword.iskeyword(n))
-        out += [*([""] if out else []), *_comment_block(it, header, notes, "# "), f"{name} = {_hex(it.word, it.width)}"]
+        out += [*([""] if out else []), *_comment_block(it, header, notes, "# "), f"{name} = {hex_word(it.word, it.width)}"]
     return "\n".join(out)
 
 

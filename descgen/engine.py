@@ -286,6 +286,16 @@ def check_word(word: Any, width: int, what: str) -> None:
                                  f"{'an' if what[0] in 'aeiou' else 'a'} {what} word is an unsigned {width}-bit integer", "§9.7.16.4"),))
 
 
+def hex_word(word: int, width: int) -> str:
+    """``0x08400010`` (32-bit) / ``0xc000401000010800`` (64-bit): zero-padded to the width."""
+    return f"{word:#0{width // 4 + 2}x}"
+
+
+def hex_bits(value: int, nbits: int) -> str:
+    """``value`` as hex zero-padded to ``nbits`` bits (rounded up to whole digits), e.g. an N-bit mask."""
+    return f"0x{value:0{max(1, (nbits + 3) // 4)}x}"
+
+
 class Word(int):
     """An encoded word that breaks rules, returned by ``encode_*(..., check=False)``.
 
@@ -404,7 +414,7 @@ class Decoded(HasFindings):
 
     @property
     def hex(self) -> str:
-        return f"{self.word:#0{self.width // 4 + 2}x}"
+        return hex_word(self.word, self.width)
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form; the word is a hex string (TOML/JSON consumers may not hold 64 bits)."""

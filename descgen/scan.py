@@ -42,6 +42,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping
 
+from .engine import hex_word
 from .errors import DescgenError, Finding, HasFindings
 from .loader import KINDS
 from .rules import NotChecked, Report, catalog, constraints, normalize_arch
@@ -129,7 +130,7 @@ class ScanOperand:
 
     @property
     def hex(self) -> str | None:
-        return None if self.value is None else f"{self.value:#0{self.width // 4 + 2}x}"
+        return None if self.value is None else hex_word(self.value, self.width)
 
     def label(self) -> str:
         """``b-desc %rd2 = 0x4000404000010440`` (``b-desc 0x...`` for an immediate)."""
