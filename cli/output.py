@@ -22,6 +22,7 @@ import click
 
 import descgen
 from descgen.engine import hex_bits, hex_word  # re-exported: how every word and mask is written
+from descgen.zcm import binary_runs, mask_info  # re-exported: the mask's JSON form
 from descgen.rules import ROLES, role_of  # re-exported: the words of one instruction (descgen check)
 
 __all__ = [
@@ -63,48 +64,6 @@ def exit_code_for(error: BaseException) -> int:
     if isinstance(error, (descgen.UsageError, descgen.WordError)):
         return EXIT_USAGE
     return EXIT_INTERNAL
-
-
-def binary_runs(value: int, nbits: int) -> str:
-    """``value`` in binary, MSB left, runs of equal bits separated by spaces, like the PTX
-    examples after Table 45: ``0b111 0000 111 0000``."""
-    bits = f"{value:0{nbits}b}" if nbits else ""
-    runs: list[str] = []
-    for b in bits:
-        if runs and runs[-1][-1] == b:
-            runs[-1] += b
-        else:
-            runs.append(b)
-    return "0b" + " ".join(runs)
-
-
-def mask_info(word: int, m: int, n: int) -> dict[str, Any]:
-    """The N-bit zero-column mask of a zcm word for an M x N MMA, JSON-ready (hex strings).
-
-    ``submasks[i]`` covers B columns ``columns[0]..columns[1]``; bit j of a sub-mask is its j-th
-    column, 1 = column forced to zero.
-
-    Raises:
-        descgen.UsageError: M is not 32/64/128 or N does not split into the sub-masks.
-    """
-    parts = descgen.zcm_submasks(word, m, n)
-    mask = descgen.zcm_mask(word, m, n)
-    width = n // len(parts)
-    return {
-        "m": m,
-        "n": n,
-        "mask": hex_bits(mask, n),
-        "submask_bits": width,
-        "submasks": [
-            {
-                "index": i,
-                "columns": [i * width, (i + 1) * width - 1],
-                "hex": hex_bits(part, width),
-                "binary": binary_runs(part, width),
-            }
-            for i, part in enumerate(parts)
-        ],
-    }
 
 
 # --------------------------------------------------------------------------------------------

@@ -360,7 +360,7 @@ def _mask(word: int, m: int, n: int, full: bool) -> Any:
         from .zcm import zcm_mask
 
         return hex_bits(zcm_mask(word, m, n), n)
-    from .cli.output import mask_info  # the CLI's form of the mask (imports click once)
+    from .zcm import mask_info  # the form descgen zcm/decode --json print
 
     return mask_info(word, m, n)
 

@@ -10,11 +10,12 @@ gives an all-zero mask. Column Shift changes which B columns are read, not the m
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from .engine import Decoded, plan
+from .engine import Decoded, hex_bits, plan
 from .errors import Finding, UsageError
 
-__all__ = ["encode_zcm", "decode_zcm", "zcm_mask", "zcm_submasks", "submask_counts"]
+__all__ = ["encode_zcm", "decode_zcm", "zcm_mask", "zcm_submasks", "submask_counts", "mask_info", "binary_runs"]
 
 
 def submask_counts() -> dict[int, int]:
@@ -140,3 +141,45 @@ def zcm_mask(word: int, m: int, n: int) -> int:
     for i, part in enumerate(parts):
         mask |= part << (i * width)
     return mask
+
+
+def binary_runs(value: int, nbits: int) -> str:
+    """``value`` in binary, MSB left, runs of equal bits separated by spaces, like the PTX
+    examples after Table 45: ``0b111 0000 111 0000``."""
+    bits = f"{value:0{nbits}b}" if nbits else ""
+    runs: list[str] = []
+    for b in bits:
+        if runs and runs[-1][-1] == b:
+            runs[-1] += b
+        else:
+            runs.append(b)
+    return "0b" + " ".join(runs)
+
+
+def mask_info(word: int, m: int, n: int) -> dict[str, Any]:
+    """The N-bit zero-column mask of a zcm word for an M x N MMA, JSON-ready (hex strings).
+
+    ``submasks[i]`` covers B columns ``columns[0]..columns[1]``; bit j of a sub-mask is its j-th
+    column, 1 = column forced to zero.
+
+    Raises:
+        UsageError: M is not 32/64/128 or N does not split into the sub-masks.
+    """
+    parts = zcm_submasks(word, m, n)
+    mask = zcm_mask(word, m, n)
+    width = n // len(parts)
+    return {
+        "m": m,
+        "n": n,
+        "mask": hex_bits(mask, n),
+        "submask_bits": width,
+        "submasks": [
+            {
+                "index": i,
+                "columns": [i * width, (i + 1) * width - 1],
+                "hex": hex_bits(part, width),
+                "binary": binary_runs(part, width),
+            }
+            for i, part in enumerate(parts)
+        ],
+    }
