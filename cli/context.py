@@ -4,7 +4,7 @@
 
 Every option defaults to None, "not given": a rule that needs context that was not given is
 reported as not checked, never guessed. The spellings are the ones
-:meth:`descgen.rules.Example.command` prints (``--ws``/``--no-ws``, ``--cta-group 2``,
+:meth:`descgen.examples.Example.command` prints (``--ws``/``--no-ws``, ``--cta-group 2``,
 ``--scale-vec 4X``, ``--arch sm_103a``, ``--pattern-start 0x580``).
 """
 
@@ -15,25 +15,20 @@ from typing import Any, Callable, Iterable
 
 import click
 
-from descgen.rules import CONTEXT_NAMES
+from descgen.catalog import constraints, contexts
+from descgen.context import words_context
+from descgen.facts import warps_per_warpgroup
 
 from .params import UINT, ArchType, LazyChoice, ScaleVecType
 
 __all__ = ["APPLIES", "CONTEXT_ORDER", "context_options", "option_name", "given", "check_applies"]
 
-#: Every context name, in the order the options are listed.
-CONTEXT_ORDER = ("cta_group", "ws", "sp", "scale_vec", "a_tmem", "arch", "pattern_start", "m", "n", "warp", "alloc_columns",
-                 "alloc_base")
+#: Every context name, in the order the options are listed (``[[context]]`` of tables/rules.toml).
+CONTEXT_ORDER = tuple(contexts())
 
 #: The context each kind of word is validated with (the keyword arguments of validate_idesc,
-#: validate_smem, validate_zcm and check_mma).
-APPLIES: dict[str, tuple[str, ...]] = {
-    "idesc": ("cta_group", "ws", "sp", "scale_vec", "a_tmem", "arch"),
-    "smem": ("arch", "pattern_start"),
-    "zcm": ("m", "n", "ws"),
-    "mma": ("cta_group", "ws", "sp", "scale_vec", "a_tmem", "arch"),
-    "taddr": ("warp", "alloc_columns", "alloc_base"),
-}
+#: validate_smem, validate_zcm, validate_taddr and check_mma), from each entry's ``words``.
+APPLIES: dict[str, tuple[str, ...]] = {word: words_context(word) for word in ("idesc", "smem", "zcm", "mma", "taddr")}
 
 _WHAT = {"idesc": "an instruction descriptor", "smem": "a shared memory descriptor",
          "zcm": "a zero-column mask descriptor", "mma": "an instruction", "taddr": "a tensor memory address"}
@@ -44,48 +39,25 @@ def option_name(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def _help(name: str, text: str) -> str:
-    return f"{text} Default: not given."
-
-
 def _option(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    dest = f"ctx_{name}"
-    if name == "cta_group":
-        return click.option("--cta-group", dest, type=LazyChoice(("1", "2"), cast=int),
-                            help=_help(name, "The instruction's .cta_group::1 or ::2 (Table 39 rows, Table 50)."))
-    if name in ("ws", "sp", "a_tmem"):
-        flag = option_name(name)
-        text = {"ws": "The instruction is (not) tcgen05.mma.ws.", "sp": "The instruction is (not) tcgen05.mma.sp.",
-                "a_tmem": "A is (not) read from tensor memory ([a-tmem]) rather than a shared memory descriptor."}[name]
-        return click.option(f"{flag}/--no-{flag[2:]}", dest, default=None, help=_help(name, text))
-    if name == "scale_vec":
-        return click.option("--scale-vec", dest, type=ScaleVecType(),
-                            help=_help(name, "The scale vector size, .scale_vec::1X/2X/4X or .block16/.block32 (block-scaled kinds)."))
-    if name == "arch":
-        targets = CONTEXT_NAMES["arch"].split("(", 1)[-1].rstrip(")")
-        return click.option("--arch", dest, type=ArchType(),
-                            help=_help(name, f"The .target: {targets} (sm_101a/f = sm_110a/f)."))
-    if name == "pattern_start":
-        return click.option("--pattern-start", dest, type=UINT, metavar="BYTES",
-                            help=_help(name, "Byte address where the operand's swizzle pattern starts; the base offset "
-                                             "is then checked exactly against Table 41."))
-    if name == "m":
-        return click.option("--m", dest, type=UINT, metavar="M",
-                            help=_help(name, "The MMA's M (32, 64, 128): the zero-column mask's sub-masks and column shift limit."))
-    if name == "n":
-        return click.option("--n", dest, type=UINT, metavar="N", help=_help(name, "The MMA's N (the zero-column mask's width)."))
-    if name == "warp":
-        return click.option("--warp", dest, type=LazyChoice(("0", "1", "2", "3"), cast=int),
-                            help=_help(name, "The warp's ID within its warpgroup (warp ID % 4) that accesses the address "
-                                             "with tcgen05.ld/st: its lanes are 32*W..32*W+31 (§9.7.16.8.1)."))
-    if name == "alloc_columns":
-        return click.option("--alloc-columns", dest, type=UINT, metavar="N",
-                            help=_help(name, "nCols of the tcgen05.alloc the address lies in: a power of 2, 32-512."))
-    if name == "alloc_base":
-        return click.option("--alloc-base", dest, type=UINT, metavar="ADDR",
-                            help=_help(name, "The address tcgen05.alloc wrote (lane 0, the first column allocated); "
-                                             "with --alloc-columns the column must lie inside the allocation."))
-    raise ValueError(f"unknown context name {name!r}")
+    """The option of context name ``name``: its spelling, type and help from its ``[[context]]`` entry."""
+    entry = contexts()[name]
+    dest, flag = f"ctx_{name}", option_name(name)
+    text = entry.help
+    if entry.value == "arch":
+        text = f"{text[:-1]}: {', '.join(constraints().targets)} (sm_101a/f = sm_110a/f)."
+    text += " Default: not given."
+    if entry.value == "flag":
+        return click.option(f"{flag}/--no-{flag[2:]}", dest, default=None, help=text)
+    types: dict[str, Any] = {
+        "cta_group": LazyChoice(("1", "2"), cast=int),
+        "warp": LazyChoice(lambda: tuple(map(str, range(warps_per_warpgroup()))), cast=int),
+        "scale_vec": ScaleVecType(),
+        "arch": ArchType(),
+    }
+    if entry.value in types:
+        return click.option(flag, dest, type=types[entry.value], help=text)
+    return click.option(flag, dest, type=UINT, metavar=entry.metavar or "INT", help=text)
 
 
 def context_options(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

@@ -6,7 +6,6 @@ Only click and descgen are imported here; rich is imported inside the functions 
 
 from __future__ import annotations
 
-from typing import Any
 
 import click
 

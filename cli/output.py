@@ -23,7 +23,7 @@ import click
 import descgen
 from descgen.engine import hex_bits, hex_word  # re-exported: how every word and mask is written
 from descgen.zcm import binary_runs, mask_info  # re-exported: the mask's JSON form
-from descgen.rules import ROLES, role_of  # re-exported: the words of one instruction (descgen check)
+from descgen.report import ROLES, role_of  # re-exported: the words of one instruction (descgen check)
 
 __all__ = [
     "ENVELOPE_VERSION",

@@ -12,7 +12,8 @@ from typing import Any, Callable, Iterable
 import click
 
 import descgen
-from descgen.rules import SCALE_VECS, constraints, normalize_arch, normalize_scale_vec
+from descgen.catalog import SCALE_VECS, constraints
+from descgen.context import normalize_arch, normalize_scale_vec
 
 __all__ = ["UInt", "UIntList", "LazyChoice", "KindType", "TileShape", "ScaleVecType", "ArchType", "UINT", "WORD", "TILE"]
 

@@ -11,7 +11,9 @@ from typing import Any
 import click
 
 import descgen
-from descgen.rules import all_codes, catalog, example, field_codes, rules_markdown, usage_codes
+from descgen.catalog import catalog
+from descgen.codes import all_codes, field_codes, usage_codes
+from descgen.examples import example, rules_markdown
 
 from .app import _render, output_options
 from .context import APPLIES, check_applies, context_options

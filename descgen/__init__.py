@@ -33,23 +33,39 @@ _root = _os.path.dirname(_here)
 if not _os.path.isdir(_os.path.join(_here, "tables")) and _os.path.isfile(_os.path.join(_root, "tables", "shapes.toml")):
     __path__.append(_root)
 
+from typing import TYPE_CHECKING
+
+from .catalog import SCALE_VECS, Rule
 from .engine import Decoded, DecodedField, Word, decode, encode
 from .errors import DescgenError, EncodeError, Finding, TableError, UsageError, WordError
-from .idesc import KIND_LAYOUTS, consistent_kinds, decode_idesc, decode_idesc_all, encode_idesc, idesc_defaults, mma_k, normalize_kind, type_names
-from .smem import LBO_MODES, SWIZZLES, decode_smem, encode_smem
-from .loader import KINDS, MAJORS
-from .zcm import decode_zcm, encode_zcm, submask_counts, zcm_mask, zcm_submasks
-from .rules import SCALE_VECS, NotChecked, Report, Rule
-from .validate import check_mma, validate_idesc, validate_smem, validate_zcm
+from .facts import idesc_defaults, mma_k, normalize_kind, submask_counts, type_names
+from .idesc import consistent_kinds, decode_idesc, decode_idesc_all, encode_idesc, validate_idesc
+from .instruction import check_mma
+from .loader import KINDS
+from .report import NotChecked, Report
+from .smem import decode_smem, encode_smem, validate_smem
+from .version import __version__
+from .zcm import decode_zcm, encode_zcm, validate_zcm, zcm_mask, zcm_submasks
 
-__version__ = "0.1.0"
+if TYPE_CHECKING:  # what the lazy exports below are, for type checkers and editors
+    from .compare import Diff, diff
+    from .emitters import FORMATS, emit
+    from .facts import KIND_LAYOUTS, LBO_MODES, MAJORS, SWIZZLES
+    from .runtime import RuntimeIdesc, idesc_from_runtime
+    from .scan import ScanFinding, ScanInstruction, ScanOperand, ScanResult, scan_file, scan_ptx
+    from .taddr import alloc_sizes, check_alloc, decode_taddr, encode_taddr, lane_warp, validate_taddr, warp_lanes
+    from .tiles import (ATOM_ORDERS, SmemLayout, SwizzleAtom, TileDescriptor, advance_smem, smem_for_tile, smem_layout,
+                        swizzle_atom)
 
-#: Modules loaded on first use, by the names they export: defining the layout helpers' result
-#: classes costs more at ``import descgen`` than most callers ever need; tensor memory addresses,
-#: CUTLASS's runtime form, diff, the emitters and the PTX scanner load on first use too.
+#: Modules loaded on first use, by the names they export (a deliberate start-up boundary: the CLI
+#: imports ``descgen`` for every command): defining the tile helpers' result classes costs more at
+#: ``import descgen`` than most callers ever need; tensor memory addresses, CUTLASS's runtime form,
+#: diff, the emitters and the PTX scanner load on first use too, and so do the enumerations the
+#: tables hold (``SWIZZLES``...), which need the tables read.
 _LAZY = {
     **dict.fromkeys(("ATOM_ORDERS", "SmemLayout", "SwizzleAtom", "TileDescriptor", "advance_smem", "smem_for_tile",
-                     "smem_layout", "swizzle_atom"), "layout"),
+                     "smem_layout", "swizzle_atom"), "tiles"),
+    **dict.fromkeys(("KIND_LAYOUTS", "SWIZZLES", "LBO_MODES", "MAJORS"), "facts"),
     **dict.fromkeys(("encode_taddr", "decode_taddr", "validate_taddr", "warp_lanes", "lane_warp", "alloc_sizes",
                      "check_alloc"), "taddr"),
     **dict.fromkeys(("idesc_from_runtime", "RuntimeIdesc"), "runtime"),

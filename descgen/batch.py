@@ -64,26 +64,25 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
+from .catalog import usage_table
+from .emitters import emit
 from .engine import Decoded, DecodedField, hex_bits, hex_word
 from .errors import DescgenError, Finding, UsageError
+from .facts import idesc_defaults
+from .idesc import encode_idesc, validate_idesc
+from .instruction import check_mma
+from .loader import KINDS
+from .smem import encode_smem, validate_smem
+from .tiles import smem_for_tile
+from .zcm import encode_zcm, mask_info, validate_zcm, zcm_mask
 
-__all__ = ["OPS", "DESCRIPTORS", "BATCH_CODES", "BatchStats", "ResponseCache", "handle", "run", "response_line", "request_keys"]
+__all__ = ["OPS", "DESCRIPTORS", "BatchStats", "ResponseCache", "handle", "run", "response_line", "request_keys"]
 
 #: The operations a request can ask for.
 OPS = ("encode", "decode", "validate", "check")
 #: The descriptor words (``descriptor`` key of encode/decode/validate).
 DESCRIPTORS = ("idesc", "smem", "zcm")
 
-_SOURCE = "descgen batch request schema (descgen batch --help)"
-#: The codes of a bad request line (UsageError): code -> (field, rule). Listed by ``descgen rules``.
-BATCH_CODES = {
-    "BATCH-JSON": ("line", "a request is one JSON object per line (no NaN/Infinity, no duplicate keys)"),
-    "BATCH-OP": ("op", "a request names its op: encode, decode, validate or check"),
-    "BATCH-DESCRIPTOR": ("descriptor", "the descriptor is idesc, smem or zcm, and is given where the op needs it"),
-    "BATCH-KEY": ("key", "every key must be one the op (and descriptor) takes; an unknown key is never ignored"),
-    "BATCH-KEY-MISSING": ("key", "the keys the API requires must be given"),
-    "BATCH-WORD": ("word", "a word is an unsigned integer: a JSON number or a decimal, 0x or 0b string"),
-}
 _SMEM_TILE_ONLY = ("mn", "k", "dtype", "major", "atom_order", "kind")
 
 
@@ -119,16 +118,14 @@ _SHAPES: dict[tuple[str, str | None], _Shape] = {}
 def _shapes() -> dict[tuple[str, str | None], _Shape]:
     if _SHAPES:
         return _SHAPES
-    import descgen
-    from .validate import check_mma, validate_idesc, validate_smem, validate_zcm
 
     head = ("op", "id", "descriptor")
     ctx = {name: _params(fn, ("word", "kind", "more"))[0] for name, fn in
            (("idesc", validate_idesc), ("smem", validate_smem), ("zcm", validate_zcm))}
-    for desc, fn in (("idesc", descgen.encode_idesc), ("smem", descgen.encode_smem), ("zcm", descgen.encode_zcm)):
+    for desc, fn in (("idesc", encode_idesc), ("smem", encode_smem), ("zcm", encode_zcm)):
         keys, required = _params(fn)
         _SHAPES["encode", desc] = _Shape(head + keys, ("descriptor",) + required)
-    keys, required = _params(descgen.smem_for_tile)
+    keys, required = _params(smem_for_tile)
     _SHAPES["encode", "smem_tile"] = _Shape(head + keys + ("arch",), ("descriptor",) + required)
     for op in ("decode", "validate"):
         for desc in DESCRIPTORS:
@@ -155,7 +152,9 @@ def request_keys() -> dict[str, dict[str, list[str]]]:
 
 
 def _usage(code: str, field: str, value: Any, allowed: str, rule: str) -> UsageError:
-    return UsageError((Finding(code, "error", field, value, allowed, rule, _SOURCE),), "batch")
+    """The ``BATCH-*`` usage error ``code`` (a ``[[usage]]`` entry of ``tables/rules.toml``), with
+    ``rule`` saying what is wrong with this request."""
+    return UsageError((Finding(code, "error", field, value, allowed, rule, usage_table()[code].source),), "batch")
 
 
 _NEAR: dict[tuple[Any, ...], str] = {}
@@ -275,14 +274,12 @@ def _validated(what: str, word: int, kind: Any = None, **ctx: Any) -> Any:
     except TypeError:  # an unhashable value: the validator will say what is wrong with it
         key, hit = None, None
     if hit is None:
-        import descgen
-
         if what == "idesc":
-            hit = descgen.validate_idesc(word, kind, **ctx)
+            hit = validate_idesc(word, kind, **ctx)
         elif what == "smem":
-            hit = descgen.validate_smem(word, **ctx)
+            hit = validate_smem(word, **ctx)
         else:
-            hit = descgen.validate_zcm(word, **ctx)
+            hit = validate_zcm(word, **ctx)
         if key is not None:
             if len(_REPORTS) >= 1 << 16:
                 _REPORTS.clear()
@@ -312,8 +309,6 @@ def _encoded(report: Any, role: str, full: dict[str, Any] | None) -> tuple[bool,
 
 
 def _encode(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
-    import descgen
-
     shapes = _shapes()
     desc = _descriptor(req, "encode")
     if desc is None:
@@ -321,9 +316,9 @@ def _encode(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
     if desc == "idesc":
         _check_keys(req, shapes["encode", "idesc"], "encode idesc")
         args = _args(req, shapes["encode", "idesc"])
-        word = descgen.encode_idesc(**args)
+        word = encode_idesc(**args)
         ctx = {k: args.get(k) for k in ("cta_group", "ws", "sp", "scale_vec", "a_tmem", "arch")}
-        defaults = {name: value for name, value in descgen.idesc_defaults(args["kind"]).items()
+        defaults = {name: value for name, value in idesc_defaults(args["kind"]).items()
                     if args.get(name) is None} if full else None
         return _encoded(_validated("idesc", word, args["kind"], **ctx), "idesc", {"defaults": defaults} if full else None)
     if desc == "smem":
@@ -336,17 +331,17 @@ def _encode(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
             _check_keys(req, shape, "encode smem (tile form)")
             args = _args(req, shape)
             arch = args.pop("arch", None)
-            td = descgen.smem_for_tile(**args)
+            td = smem_for_tile(**args)
             return _encoded(_validated("smem", td.word, arch=arch, pattern_start=args.get("pattern_start")), "smem",
                             {"tile": td} if full else None)
         _check_keys(req, shapes["encode", "smem"], "encode smem")
         args = _args(req, shapes["encode", "smem"])
-        word = descgen.encode_smem(**args)
+        word = encode_smem(**args)
         return _encoded(_validated("smem", word, arch=args.get("arch"), pattern_start=args.get("pattern_start")), "smem",
                         {} if full else None)
     _check_keys(req, shapes["encode", "zcm"], "encode zcm")
     args = _args(req, shapes["encode", "zcm"])
-    word = descgen.encode_zcm(**args)
+    word = encode_zcm(**args)
     m, n = args.get("m"), args.get("n")
     ok, parts = _encoded(_validated("zcm", word, m=m, n=n, ws=args.get("ws")), "zcm", {} if full else None)
     if m is not None and n is not None:
@@ -357,19 +352,13 @@ def _encode(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
 def _mask(word: int, m: int, n: int, full: bool) -> Any:
     """The N-bit mask: the CLI's form (sub-masks in hex and binary) for ``full``, else its hex."""
     if not full:
-        from .zcm import zcm_mask
-
         return hex_bits(zcm_mask(word, m, n), n)
-    from .zcm import mask_info  # the form descgen zcm/decode --json print
-
-    return mask_info(word, m, n)
+    return mask_info(word, m, n)  # the form descgen zcm/decode --json print
 
 
 def _decode(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
     """``descgen decode``'s rules: a kind means idesc; an idesc without a kind is decoded under
     every kind; no descriptor: idesc (every kind) below 2**32, else both smem and zcm."""
-    import descgen
-
     shapes = _shapes()
     desc = _word_descriptor(req, "decode")
     word = _word(req, "word")
@@ -397,7 +386,7 @@ def _decode(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
     # several layouts: which are consistent (no error finding), fewest findings first
     mask = None
     if desc == "idesc*":
-        reports = {k: _validated("idesc", word, k, **ctx) for k in descgen.KINDS}
+        reports = {k: _validated("idesc", word, k, **ctx) for k in KINDS}
         results = {k: r.decoded["idesc"] for k, r in reports.items()}
     else:
         zcm = _validated("zcm", word, m=ctx.get("m"), n=ctx.get("n"), ws=ctx.get("ws"))
@@ -440,15 +429,13 @@ def _validate(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]
 
 
 def _check(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
-    import descgen
-
     shape = _shapes()["check", None]
     _check_keys(req, shape, "check")
     args = _args(req, shape, ("op", "id"))
     for key in shape.words:
         if key in args:
             args[key] = _word(args, key)
-    report = descgen.check_mma(**args)
+    report = check_mma(**args)
     return report.ok, {**({"result": report} if full else _brief_report(report)), "_source": report}
 
 
@@ -479,7 +466,6 @@ def _process(req: Any, full: bool = False) -> tuple[bool, dict[str, Any], bool]:
             if source is None:
                 raise _usage("BATCH-KEY", "format", fmt, "a request about one word or instruction",
                              "format writes one word's code: give the decode a descriptor (and kind)")
-            from .emitters import emit
 
             parts["code"] = emit(source, fmt, name=name)
         return ok, parts, False

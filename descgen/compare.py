@@ -13,20 +13,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from .catalog import usage_error
 from .engine import Decoded, check_word
 from .errors import Finding, UsageError
-from .idesc import KINDS, decode_idesc, normalize_kind
+from .facts import normalize_kind
+from .idesc import decode_idesc
+from .loader import KINDS
+from .identify import DESCRIPTORS, decode_as
 from .runtime import RuntimeIdesc, idesc_from_runtime
-from .smem import decode_smem
-from .taddr import decode_taddr
-from .zcm import decode_zcm
 
 __all__ = ["DESCRIPTORS", "FieldDiff", "Diff", "diff"]
 
 #: The words ``diff`` compares, by their ``--as`` names.
-DESCRIPTORS = ("idesc", "smem", "zcm", "taddr")
 
-_DECODERS: dict[str, Callable[[int], Decoded]] = {"smem": decode_smem, "zcm": decode_zcm, "taddr": decode_taddr}
+
+
+
+def _decode(descriptor: str) -> Callable[[int], Decoded]:
+    return lambda word: decode_as(word, descriptor)
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,12 +151,10 @@ def diff(a: int, b: int, *, descriptor: str | None = None, kind: str | None = No
             than its descriptor.
     """
     if descriptor is not None and descriptor not in DESCRIPTORS:
-        raise UsageError((Finding("DIFF-DESCRIPTOR", "error", "descriptor", descriptor, ", ".join(DESCRIPTORS),
-                                  "diff compares two words of one descriptor type", "§9.7.16.4"),))
+        raise usage_error("DIFF-DESCRIPTOR", "descriptor", descriptor, ", ".join(DESCRIPTORS))
     if kind is not None:
         if descriptor not in (None, "idesc"):
-            raise UsageError((Finding("DIFF-DESCRIPTOR", "error", "descriptor", descriptor, "idesc",
-                                      "a kind applies to instruction descriptors", "§9.7.16.4.2"),))
+            raise usage_error("DIFF-DESCRIPTOR", "descriptor", descriptor, "idesc", "a kind was given")
         descriptor = "idesc"
     for w in (a, b):
         check_word(w, 64, descriptor or "word")
@@ -176,7 +178,7 @@ def diff(a: int, b: int, *, descriptor: str | None = None, kind: str | None = No
         elif why != "given":
             chosen = f"{chosen}; kind: {why}"
     else:
-        da, db = _DECODERS[descriptor](a), _DECODERS[descriptor](b)
+        da, db = _decode(descriptor)(a), _decode(descriptor)(b)
         kind = None
     fields = tuple(FieldDiff(fa.name, fa.bits, fa.raw, fb.raw, fa.value, fb.value, fa.unit)
                    for fa, fb in zip(da.fields, db.fields))
@@ -191,7 +193,7 @@ def _score(ds: tuple[Decoded, Decoded]) -> tuple[int, int]:
 
 
 def _best_wide(a: int, b: int) -> str:
-    scores = {name: _score((_DECODERS[name](a), _DECODERS[name](b))) for name in ("smem", "zcm")}
+    scores = {name: _score((_decode(name)(a), _decode(name)(b))) for name in ("smem", "zcm")}
     return min(scores, key=scores.__getitem__)
 
 
@@ -201,5 +203,5 @@ def _runtime_best(a: int, b: int) -> bool:
         _, da, db, _ = _idesc_pair(a >> 32, b >> 32, None)
     except UsageError:
         return False
-    best = min(_score((_DECODERS[n](a), _DECODERS[n](b))) for n in ("smem", "zcm"))
+    best = min(_score((_decode(n)(a), _decode(n)(b))) for n in ("smem", "zcm"))
     return _score((da, db)) < best

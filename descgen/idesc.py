@@ -1,4 +1,5 @@
-"""The 32-bit instruction descriptor (PTX ISA 9.1 §9.7.16.4.2, Tables 42-44).
+"""The 32-bit instruction descriptor (PTX ISA 9.1 §9.7.16.4.2, Tables 42-44): encode, decode,
+validate.
 
 Its layout depends on the MMA kind, which is not in the word: ``kind`` is always an argument.
 """
@@ -7,104 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from .engine import Decoded, Plan, Word, plan
-from .errors import EncodeError, Finding, UsageError
-from .loader import KINDS, shapes
+from .checks import enforce, idesc_findings, word_findings
+from .context import context
+from .engine import Decoded, Plan
+from .errors import EncodeError, Finding
+from .facts import kind_facts, major_keys, mma_k, normalize_kind, shape_keys
+from .loader import KINDS
+from .report import Report
 
-__all__ = ["KIND_LAYOUTS", "encode_idesc", "decode_idesc", "decode_fields", "decode_idesc_all", "consistent_kinds", "normalize_kind", "mma_k", "type_names", "idesc_defaults"]
-
-#: Which PTX table lays out the instruction descriptor for each kind.
-KIND_LAYOUTS: dict[str, str] = {
-    "tf32": "idesc_dense",  # Table 42
-    "f16": "idesc_dense",
-    "f8f6f4": "idesc_dense",
-    "i8": "idesc_dense",
-    "mxf8f6f4": "idesc_mxf8f6f4",  # Table 43
-    "mxf4": "idesc_mxf4",  # Table 44
-    "mxf4nvf4": "idesc_mxf4",
-}
-
-# API arguments some layouts do not have, with the value that means "not asked for". A layout
-# that lacks the field accepts only that value (or, for dtype, the value the kind implies).
-_NEUTRAL: dict[str, Any] = {
-    "dtype": None,
-    "saturate": False,
-    "sparsity_selector": 0,
-    "max_shift": 0,
-    "scale_type": None,
-    "a_sf_id": 0,
-    "b_sf_id": 0,
-}
-
-_Compiled = tuple[Plan, tuple[tuple[str, tuple[Any, ...]], ...], tuple[int, ...], frozenset[tuple[Any, ...]], Any]
-_PLANS: dict[str, _Compiled] = {}
-
-
-def normalize_kind(kind: str) -> str:
-    """Accept ``f16``, ``kind::f16`` or ``.kind::f16``; raise :class:`UsageError` on an unknown kind."""
-    if isinstance(kind, str):
-        k = kind.strip().lower().removeprefix(".").removeprefix("kind::")
-        if k in KIND_LAYOUTS:
-            return k
-    raise UsageError((Finding("IDESC-KIND", "error", "kind", kind, ", ".join(KINDS),
-                              "the MMA kind selects the instruction descriptor layout (Tables 42-44)",
-                              "§9.7.16.4.2, Tables 42-44"),))
-
-
-def _compiled(kind: str) -> _Compiled:
-    """Per kind, once: the plan, the arguments its layout lacks, K (dense, sparse) and Table 39's
-    legal (atype, btype, dtype, scale type) combinations."""
-    hit = _PLANS.get(kind)
-    if hit is None:
-        kind = normalize_kind(kind)
-        p = plan(KIND_LAYOUTS[kind], kind)
-        names = {f.name for f in p.layout.fields}
-        absent = tuple(
-            (arg, (neutral, p.layout.implied[arg]) if arg in p.layout.implied else (neutral,))
-            for arg, neutral in _NEUTRAL.items()
-            if arg not in names
-        )
-        table = shapes()
-        ks = table.k_values(kind, False)[:1] + table.k_values(kind, True)[:1]
-        combos = frozenset(
-            (a, b, row["dtype"], scale)
-            for row in table.types
-            if row["kind"] == kind
-            for a in row["ab"]
-            for b in row["ab"]
-            for scale in row.get("scale", [None])
-        )
-        hit = _PLANS[kind] = (p, absent, ks, combos, p.layout.implied.get("dtype"))
-    return hit
-
-
-def type_names(field: str) -> tuple[str, ...]:
-    """Every member name of an idesc enum field (``atype``, ``btype``, ``dtype``, ``scale_type``)
-    over all kinds, in kind order then code order, from the tables."""
-    names: dict[str, None] = {}
-    for kind in KINDS:
-        f = _compiled(kind)[0].layout.by_name.get(field)
-        if f is not None:
-            names.update(dict.fromkeys(f.domain(kind).members()))
-    return tuple(names)
-
-
-def idesc_defaults(kind: str) -> dict[str, str]:
-    """The types descgen fills in for ``kind`` when the caller names none (``[defaults]`` in the
-    tables), plus what the kind implies but the word does not hold (dtype f32 for the mx kinds).
-
-    Raises:
-        UsageError: unknown kind.
-    """
-    p = _compiled(kind)[0]
-    return {**p.layout.implied, **p.defaults}
-
-
-def mma_k(kind: str, sparse: bool, k96: bool = False) -> int:
-    """The MMA's K for ``kind`` and sparsity (Table 39); ``k96`` is Table 44's K bit."""
-    if k96:
-        return 96
-    return _compiled(kind)[2][1 if sparse else 0]
+__all__ = ["encode_idesc", "decode_idesc", "decode_fields", "validate_idesc", "decode_idesc_all", "consistent_kinds"]
 
 
 def encode_idesc(
@@ -175,7 +87,7 @@ def encode_idesc(
         EncodeError: a value breaks a PTX rule, or an argument is given that the kind's
             layout has no field for (with every finding attached).
     """
-    p, absent, ks, combos, implied_dtype = _PLANS.get(kind) or _compiled(kind)
+    p, absent, ks, combos, implied_dtype = kind_facts(kind)
     d = p.defaults
     if atype is None:
         atype = d["atype"]
@@ -209,7 +121,7 @@ def encode_idesc(
         if values["k_dim"] is not None:
             word = p.encode(values, check=check)
             if sp is None and scale_vec is None and arch is None:
-                # Table 39/50/52 and the type combinations as sets (descgen.validate builds them
+                # Table 39/50/52 and the type combinations as sets (descgen.facts builds them
                 # from the tables): a legal configuration costs three lookups.
                 # (cta_group's class is in the key: True == 1 must not find cta_group 1's entry)
                 fast = _FAST.get((kind, cta_group, cta_group.__class__, ws, a_tmem)) or _fast(kind, cta_group, ws, a_tmem)
@@ -237,9 +149,6 @@ _FAST: dict[tuple[Any, ...], tuple[frozenset[Any], dict[Any, bool]]] = {}
 
 
 def _fast(kind: str, cta_group: Any, ws: Any, a_tmem: Any) -> tuple[frozenset[Any], dict[Any, bool]]:
-    from .rules import context
-    from .validate import major_keys, shape_keys
-
     ctx = context(cta_group=cta_group, ws=ws, a_tmem=a_tmem)  # raises on a bad context value
     hit = _FAST[(kind, cta_group, cta_group.__class__, ws, a_tmem)] = (
         shape_keys(normalize_kind(kind), ctx["cta_group"], ctx["ws"]),
@@ -249,10 +158,7 @@ def _fast(kind: str, cta_group: Any, ws: Any, a_tmem: Any) -> tuple[frozenset[An
 
 
 def _rules_checked(p: Plan, word: int, values: dict[str, Any], check: bool, **ctx: Any) -> int:
-    """Run every idesc rule over the encoder's values; raise on an error (see validate.enforce)."""
-    from .rules import context
-    from .validate import enforce, idesc_findings
-
+    """Run every idesc rule over the encoder's values; raise on an error (see checks.enforce)."""
     return enforce(word, idesc_findings(p.kind, values, context(**ctx))[0], check, p.context)
 
 
@@ -283,7 +189,7 @@ def decode_fields(word: int, kind: str) -> Decoded:
     """Decode under ``kind`` with the field checks only (no cross-field rules), and the derived
     K and implied dtype. :func:`decode_idesc` adds the rules; :func:`descgen.validate_idesc` the
     context rules too."""
-    p = _compiled(kind)[0]
+    p = kind_facts(kind).plan
     result = p.decode(word)
     sparse = bool(result["sparse"].raw)
     k96 = "k_dim" in p.layout.by_name and result["k_dim"].value == "96"
@@ -306,10 +212,40 @@ def decode_idesc(word: int, kind: str) -> Decoded:
         UsageError: unknown kind.
         WordError: ``word`` is negative or wider than 32 bits.
     """
-    from .validate import word_findings
-
     d = decode_fields(word, kind)
     return d.extended(tuple(word_findings(d.kind, d.values())), d.derived)
+
+
+def validate_idesc(word: int, kind: str, *, cta_group: int | None = None, ws: bool | None = None, sp: bool | None = None,
+                   scale_vec: str | None = None, a_tmem: bool | None = None, arch: str | None = None) -> Report:
+    """Check a 32-bit instruction descriptor against every rule that applies to it.
+
+    Args:
+        word: the descriptor (unsigned 32-bit).
+        kind: the MMA kind (``f16``, ``kind::f16``...); it selects Table 42, 43 or 44.
+        cta_group: 1 or 2 (Table 39 rows; Table 50).
+        ws: the instruction is ``tcgen05.mma.ws`` (Table 39 rows; max shift).
+        sp: the instruction is ``tcgen05.mma.sp`` (must match the Sparsity bit).
+        scale_vec: ``"1X"``, ``"2X"``, ``"4X"``, ``"block16"`` or ``"block32"`` (Tables 54/55,
+            scale factor IDs §9.7.16.10.7.2-3).
+        a_tmem: A is read from tensor memory (Table 51: K-major only).
+        arch: the target, e.g. ``"sm_100a"`` (Target ISA notes).
+
+    Context left as None is not guessed: rules that need it are listed in ``.not_checked``.
+
+    Returns:
+        A :class:`descgen.Report`: the findings (every check runs), the rules not checked and the
+        decoded word (``report.decoded["idesc"]``).
+
+    Raises:
+        UsageError: unknown kind, or a context value that is not one.
+        WordError: ``word`` is not an unsigned 32-bit integer.
+    """
+    ctx = context(cta_group=cta_group, ws=ws, sp=sp, scale_vec=scale_vec, a_tmem=a_tmem, arch=arch)
+    d = decode_fields(word, kind)
+    found, skipped = idesc_findings(d.kind, d.values(), ctx)
+    d = d.extended(tuple(found), d.derived)
+    return Report(d.findings, tuple(skipped), {"idesc": d}, ctx)
 
 
 def decode_idesc_all(word: int) -> dict[str, Decoded]:

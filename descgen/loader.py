@@ -304,7 +304,7 @@ class Shapes:
 # Loading.
 
 
-def _read(name: str) -> dict[str, Any]:
+def read_table(name: str) -> dict[str, Any]:
     """Parse one table file from the ``descgen.tables`` data package (``tables/`` in the repo).
 
     The package's ``__path__`` is read directly rather than through ``importlib.resources``, which
@@ -389,16 +389,16 @@ def _save_cache(cache: dict[str, Any]) -> None:
 @functools.cache
 def shapes() -> Shapes:
     """Table 39, loaded once."""
-    return parse_shapes(_read(SHAPES_FILE), f"tables/{SHAPES_FILE}")
+    return parse_shapes(read_table(SHAPES_FILE), f"tables/{SHAPES_FILE}")
 
 
 def parse_shapes(data: Mapping[str, Any], path: str) -> Shapes:
     """Validate and compile the Table 39 data (``tables/shapes.toml``)."""
-    _keys(data, {"table", "shape", "types"}, path, "file")
+    check_keys(data, {"table", "shape", "types"}, path, "file")
     rows = []
     for i, row in enumerate(data.get("shape", [])):
         where = f"shape #{i + 1}"
-        _keys(row, {"kind", "ws", "cta_group", "sparse", "m", "n", "k", "source", "note"}, path, where)
+        check_keys(row, {"kind", "ws", "cta_group", "sparse", "m", "n", "k", "source", "note"}, path, where)
         for key in ("kind", "ws", "cta_group", "sparse", "m", "n", "k", "source"):
             if key not in row:
                 raise TableError(path, where, f"missing key '{key}'")
@@ -420,7 +420,7 @@ def parse_shapes(data: Mapping[str, Any], path: str) -> Shapes:
     types = []
     for i, row in enumerate(data.get("types", [])):
         where = f"types #{i + 1}"
-        _keys(row, {"kind", "dtype", "ab", "scale", "source"}, path, where)
+        check_keys(row, {"kind", "dtype", "ab", "scale", "source"}, path, where)
         if row.get("kind") not in KINDS:
             raise TableError(path, where, f"unknown kind {row.get('kind')!r}")
         types.append(dict(row))
@@ -504,14 +504,14 @@ class Atoms(NamedTuple):
 @functools.cache
 def atoms() -> Atoms:
     """Tables 52 and 53 and the storage rules, loaded once."""
-    return parse_atoms(_read(ATOMS_FILE), f"tables/{ATOMS_FILE}")
+    return parse_atoms(read_table(ATOMS_FILE), f"tables/{ATOMS_FILE}")
 
 
 def _row(raw: Any, required: Mapping[str, type], optional: Mapping[str, type], path: str, where: str) -> dict[str, Any]:
     """One ``[[section]]`` entry: known keys only, the required ones present, each of its type."""
     if not isinstance(raw, dict):
         raise TableError(path, where, "must be a table")
-    _keys(raw, set(required) | set(optional), path, where)
+    check_keys(raw, set(required) | set(optional), path, where)
     for key, expected in {**optional, **required}.items():
         if key not in raw:
             if key in required:
@@ -532,7 +532,7 @@ def _row(raw: Any, required: Mapping[str, type], optional: Mapping[str, type], p
 
 def parse_atoms(data: Mapping[str, Any], path: str) -> Atoms:
     """Validate and compile ``tables/smem_atoms.toml``. Raises :class:`TableError` naming the entry."""
-    _keys(data, {"table", "swizzle", "atom", "combination", "element", "storage"}, path, "file")
+    check_keys(data, {"table", "swizzle", "atom", "combination", "element", "storage"}, path, "file")
     source = data.get("table", {}).get("source", "") if isinstance(data.get("table"), dict) else ""
     if not source:
         raise TableError(path, "table", "missing 'source'")
@@ -619,7 +619,7 @@ def layout(name: str) -> Layout:
     if name not in LAYOUT_FILES:
         raise KeyError(name)
     file = LAYOUT_FILES[name]
-    return parse_layout(_read(file), f"tables/{file}")
+    return parse_layout(read_table(file), f"tables/{file}")
 
 
 def layouts() -> tuple[Layout, ...]:
@@ -627,7 +627,7 @@ def layouts() -> tuple[Layout, ...]:
     return tuple(layout(name) for name in LAYOUT_FILES)
 
 
-def _keys(table: Mapping[str, Any], allowed: set[str], path: str, where: str) -> None:
+def check_keys(table: Mapping[str, Any], allowed: set[str], path: str, where: str) -> None:
     unknown = sorted(set(table) - allowed)
     if unknown:
         raise TableError(path, where, f"unknown key(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(sorted(allowed))}")
@@ -647,11 +647,11 @@ def _parse_bits(spec: Any, width: int, path: str, where: str) -> tuple[int, int]
 
 def parse_layout(data: Mapping[str, Any], path: str) -> Layout:
     """Validate and compile one layout table. Raises :class:`TableError` naming file and field."""
-    _keys(data, _LAYOUT_KEYS, path, "file")
+    check_keys(data, _LAYOUT_KEYS, path, "file")
     desc = data.get("descriptor")
     if not isinstance(desc, dict):
         raise TableError(path, "descriptor", "missing [descriptor] section")
-    _keys(desc, _DESCRIPTOR_KEYS, path, "descriptor")
+    check_keys(desc, _DESCRIPTOR_KEYS, path, "descriptor")
     for key in ("word", "layout", "width", "title", "source"):
         if key not in desc:
             raise TableError(path, "descriptor", f"missing key '{key}'")
@@ -731,7 +731,7 @@ def _parse_field(raw: Mapping[str, Any], index: int, width: int, kinds: tuple[st
     where = f"field '{name}'" if name else f"field #{index + 1}"
     if not isinstance(name, str) or not name.isidentifier():
         raise TableError(path, where, f"'name' must be an identifier, got {name!r}")
-    _keys(raw, _FIELD_KEYS, path, where)
+    check_keys(raw, _FIELD_KEYS, path, where)
     for key in ("bits", "type", "description", "source"):
         if not raw.get(key) and raw.get(key) != 0:
             raise TableError(path, where, f"missing '{key}' (every field cites its PTX source)")

@@ -45,7 +45,15 @@ from typing import Any, Iterable, Iterator, Mapping
 from .engine import hex_word
 from .errors import DescgenError, Finding, HasFindings
 from .loader import KINDS
-from .rules import NotChecked, Report, catalog, constraints, normalize_arch
+from .catalog import catalog, constraints
+from .checks import rule_impl
+from .context import context, normalize_arch
+from .facts import mma_k
+from .idesc import validate_idesc
+from .instruction import check_mma
+from .report import NotChecked, Report
+from .smem import validate_smem
+from .zcm import validate_zcm
 
 __all__ = ["scan_ptx", "scan_file", "ScanResult", "ScanInstruction", "ScanOperand", "ScanFinding", "SCAN_CODES",
            "parse_int"]
@@ -320,8 +328,6 @@ def _brief(d: Any) -> str:
     """The decoded fields a reader wants first, for -v."""
     v = d.values()
     if d.descriptor == "idesc":
-        from .idesc import mma_k
-
         k = None
         try:
             k = mma_k(d.kind, bool(v.get("sparse")), v.get("k_dim") == "96")
@@ -843,8 +849,6 @@ class _Scan:
                 "a_tmem": q["a_tmem"], "arch": self.arch}
 
     def _check_mma(self, line: int, name: str, q: Mapping[str, Any], ops: list[ScanOperand]) -> Report | None:
-        from . import validate
-
         by = {o.role: o for o in ops}
         for o in ops:
             if not o.resolved:
@@ -863,26 +867,26 @@ class _Scan:
             decoded: dict[str, Any] = {}
             m = n = None
             if "idesc" in known:
-                r = validate.validate_idesc(known["idesc"], q["kind"], **ctx)
+                r = validate_idesc(known["idesc"], q["kind"], **ctx)
                 findings += r.findings
                 skipped += r.not_checked
                 decoded["idesc"] = r.decoded["idesc"]
                 m, n = r.decoded["idesc"].value("m"), r.decoded["idesc"].value("n")
             for role in ("a_desc", "b_desc"):
                 if role in known:
-                    r = validate.validate_smem(known[role], arch=self.arch)
+                    r = validate_smem(known[role], arch=self.arch)
                     findings += _prefixed(role, r.findings)
                     skipped += r.not_checked
                     decoded[role] = r.decoded["smem"]
             if "zcm" in known:
                 ok_mn = isinstance(m, int) and isinstance(n, int)
-                r = validate.validate_zcm(known["zcm"], m=m if ok_mn else None, n=n if ok_mn else None, ws=q["ws"])
+                r = validate_zcm(known["zcm"], m=m if ok_mn else None, n=n if ok_mn else None, ws=q["ws"])
                 findings += _prefixed("zcm", r.findings)
                 skipped += r.not_checked
                 decoded["zcm"] = r.decoded["zcm"]
             missing = tuple(o.name for o in ops if not o.resolved)
             skipped += [NotChecked(r.code, missing, r.rule, r.source) for r in self.rules.values() if r.applies == "mma"]
-            report = Report(tuple(findings), tuple(skipped), decoded, validate.context(**ctx))
+            report = Report(tuple(findings), tuple(skipped), decoded, context(**ctx))
         if "idesc" not in known:
             self._context_rules(line, name, q)
         if report is not None:
@@ -899,15 +903,13 @@ class _Scan:
     def _context_rules(self, line: int, name: str, q: Mapping[str, Any]) -> None:
         """The idesc/mma rules that read only qualifiers and the target, run with the validator's
         own implementation when the idesc itself is not known (E36)."""
-        from .validate import _IMPLS
-
         ctx = self._context(q)
         facts = {**ctx, "kind": q["kind"], "sparse": q["sp"], "k": None, "k_dim": None}
         for code in _CONTEXT_ONLY:
             rule = self.rules[code]
             if any(ctx.get(n) is None for n in rule.needs) or (rule.kinds and q["kind"] not in rule.kinds):
                 continue
-            for f in _IMPLS[code](rule, facts, constraints()):
+            for f in rule_impl(code)(rule, facts, constraints()):
                 self.add(line, f, f"{name}.kind::{q['kind']}")
 
     def cp(self, line: int, text: str, opcode: str, operands: list[str]) -> None:
@@ -951,9 +953,7 @@ class _Scan:
             self.rule("PTX-OPERAND-UNRESOLVED", line, f"{op.name} {op.text}", op.role, op.text,
                       "", op.reason or "", op.role)
         else:
-            from . import validate
-
-            report = validate.validate_smem(op.value, arch=self.arch)
+            report = validate_smem(op.value, arch=self.arch)
             for f in report.findings:
                 self.add(line, f, op.label(), "s_desc")
         self.instructions.append(ScanInstruction(line, "tcgen05.cp", text + ";", q, (op,), report))
@@ -983,8 +983,6 @@ def _check_mma_cached(idesc: int, kind: str, a_desc: int | None, b_desc: int, zc
                       ctx: tuple[tuple[str, Any], ...]) -> Report:
     """:func:`descgen.check_mma`, once per distinct instruction (unrolled kernels repeat them; a
     Report is immutable)."""
-    from .validate import check_mma
-
     return check_mma(idesc=idesc, kind=kind, a_desc=a_desc, b_desc=b_desc, zcm=zcm, **dict(ctx))
 
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from .checks import enforce, smem_findings
+from .context import context, no_context
 from .engine import Decoded, plan
+from .report import Report
 
-__all__ = ["SWIZZLES", "LBO_MODES", "encode_smem", "decode_smem"]
-
-#: Swizzle mode names, as Table 40 orders them (codes 0, 1, 2, 4, 6).
-SWIZZLES = ("none", "128B_base32B", "128B", "64B", "32B")
-#: Leading dimension stride modes (bit 52).
-LBO_MODES = ("relative", "absolute")
+__all__ = ["encode_smem", "decode_smem", "decode_fields", "validate_smem"]
 
 
 def encode_smem(
@@ -55,9 +55,6 @@ def encode_smem(
             such as absolute LBO mode without 128B swizzling (all findings attached).
         UsageError: a context value that is not one.
     """
-    from .rules import context
-    from .validate import enforce, smem_findings
-
     p = plan("smem_desc")
     values = {
         "start_address": start_address,
@@ -83,10 +80,8 @@ def decode_smem(word: int) -> Decoded:
     Raises:
         WordError: ``word`` is negative or wider than 64 bits.
     """
-    from .validate import NO_CONTEXT, smem_findings
-
     d = decode_fields(word)
-    return d.extended(tuple(smem_findings(d.values(), NO_CONTEXT)[0]), d.derived)
+    return d.extended(tuple(smem_findings(d.values(), no_context())[0]), d.derived)
 
 
 def decode_fields(word: int) -> Decoded:
@@ -97,3 +92,26 @@ def decode_fields(word: int) -> Decoded:
     attrs = p.layout.field("swizzle").member_attrs.get(swizzle, {}) if swizzle is not None else {}
     derived = tuple((name, attrs[key], "bytes") for name, key in (("swizzle_bytes", "bytes"), ("pattern_boundary", "boundary")) if key in attrs)
     return result.extended((), derived)
+
+
+def validate_smem(word: int, *, arch: str | None = None, pattern_start: int | None = None, **more: Any) -> Report:
+    """Check a 64-bit shared memory descriptor against every rule that applies to it.
+
+    Args:
+        word: the descriptor (unsigned 64-bit).
+        arch: the target (absolute LBO mode needs ``sm_103a``).
+        pattern_start: byte address where the operand's swizzle pattern starts; with it the base
+            offset is checked exactly against Table 41.
+        more: other context names are accepted (``cta_group``...) and ignored: no smem rule uses them.
+
+    Returns:
+        A :class:`descgen.Report` (``report.decoded["smem"]``).
+
+    Raises:
+        UsageError: a context value that is not one. WordError: not an unsigned 64-bit integer.
+    """
+    ctx = context(arch=arch, pattern_start=pattern_start, **more)
+    d = decode_fields(word)
+    found, skipped = smem_findings(d.values(), ctx)
+    d = d.extended(tuple(found), d.derived)
+    return Report(d.findings, tuple(skipped), {"smem": d}, ctx)

@@ -16,68 +16,19 @@ the context the address is used in are catalog rules (``tables/rules.toml``):
 
 from __future__ import annotations
 
-import functools
-from typing import Any, Iterable
+from typing import Any
 
+from .checks import alloc_findings, enforce, taddr_findings
+from .context import context
 from .engine import Decoded, plan
 from .errors import Finding
-from .rules import Constraints, Report, Rule, _warp, catalog, context
-from .validate import _impl, _run, enforce
+from .facts import alloc_sizes, lane_warp, tmem_shape, warp_lanes, warps_per_warpgroup
+from .report import Report
 
 __all__ = ["encode_taddr", "decode_taddr", "validate_taddr", "warp_lanes", "lane_warp", "alloc_sizes", "check_alloc",
            "tmem_shape", "warps_per_warpgroup"]
 
 _LAYOUT = "taddr"
-
-
-@functools.cache
-def tmem_shape() -> tuple[int, int]:
-    """(lanes, columns) of a CTA's tensor memory: (128, 512), from the address layout's field
-    domains (§9.7.16.1)."""
-    lay = plan(_LAYOUT).layout
-    return lay.field("lane").domain(None).hi + 1, lay.field("column").domain(None).hi + 1
-
-
-def warps_per_warpgroup() -> int:
-    """4: the warps of a warpgroup, each with its quarter of the lanes (§9.7.16.8.1)."""
-    return int(plan(_LAYOUT).layout.extra["access"]["warps"])
-
-
-_warps = warps_per_warpgroup
-
-
-def warp_lanes(warp: int) -> range:
-    """The lanes warp ``warp`` of a warpgroup (its warp ID % 4, 0-3) may access with
-    ``tcgen05.ld``/``tcgen05.st``: ``range(32 * warp, 32 * warp + 32)`` (§9.7.16.8.1). Every
-    warp may access every column.
-
-    Raises:
-        UsageError: ``warp`` is not 0-3 (``CONTEXT-WARP``).
-    """
-    w = _warp(warp if warp is not None else "None")  # None is no warp here: CONTEXT-WARP
-    per = tmem_shape()[0] // _warps()
-    return range(per * w, per * (w + 1))
-
-
-def lane_warp(lane: int) -> int | None:
-    """The warp of a warpgroup (0-3) whose quarter holds ``lane``, or None for a lane that does
-    not exist (128 or more) (§9.7.16.8.1)."""
-    lanes = tmem_shape()[0]
-    if isinstance(lane, bool) or not isinstance(lane, int) or not 0 <= lane < lanes:
-        return None
-    return lane // (lanes // _warps())
-
-
-@functools.cache
-def alloc_sizes() -> tuple[int, ...]:
-    """Every legal ``tcgen05.alloc`` nCols: the powers of 2 from 32 to 512 (§9.7.16.7.1)."""
-    spec = plan(_LAYOUT).layout.extra["alloc"]
-    out, n = [], 1
-    while n <= spec["max"]:
-        if n >= spec["min"] and n % spec["unit"] == 0:
-            out.append(n)
-        n *= 2
-    return tuple(out)
 
 
 def check_alloc(ncols: int) -> tuple[Finding, ...]:
@@ -88,57 +39,15 @@ def check_alloc(ncols: int) -> tuple[Finding, ...]:
         UsageError: ``ncols`` is not a non-negative integer (``CONTEXT-ALLOC-COLUMNS``).
     """
     n = context(alloc_columns=-1 if ncols is None else ncols)["alloc_columns"]  # None is no count: a usage error
-    rule = catalog()["TADDR-ALLOC-COLUMNS"]
-    return tuple(_alloc_columns(rule, {"alloc_columns": n}, None))  # type: ignore[arg-type]
-
-
-# --------------------------------------------------------------------------------------------
-# The rules (registered with descgen.validate; catalogued in tables/rules.toml).
-
-
-def _describe(r: range) -> str:
-    return f"{r.start}..{r.stop - 1}"
-
-
-@_impl("TADDR-WARP-LANES")
-def _warp_lanes(rule: Rule, v: dict[str, Any], c: Constraints) -> Iterable[Finding]:
-    lane, warp = v["lane"], v["warp"]
-    if lane_warp(lane) is None or lane in warp_lanes(warp):
-        return ()  # a lane that does not exist is the field check's TADDR-LANE-RANGE
-    return (rule.finding("lane", lane, _describe(warp_lanes(warp)),
-                         f"lane {lane} is in warp {lane_warp(lane)}'s quarter, the access is by warp {warp}"),)
-
-
-@_impl("TADDR-ALLOC-COLUMNS")
-def _alloc_columns(rule: Rule, v: dict[str, Any], c: Constraints) -> Iterable[Finding]:
-    n = v["alloc_columns"]
-    if n in alloc_sizes():
-        return ()
-    return (rule.finding("alloc_columns", n, ", ".join(map(str, alloc_sizes())), f"nCols = {n}"),)
-
-
-@_impl("TADDR-COLUMN-ALLOC")
-def _column_alloc(rule: Rule, v: dict[str, Any], c: Constraints) -> Iterable[Finding]:
-    n, base, column = v["alloc_columns"], v["alloc_base"], v["column"]
-    columns = tmem_shape()[1]
-    if n not in alloc_sizes():
-        return ()  # TADDR-ALLOC-COLUMNS reports it
-    if base + n > columns:
-        return (rule.finding("alloc_base", base, f"0..{columns - n} for nCols = {n}",
-                             f"an allocation of {n} columns from column {base} ends past column {columns - 1}"),)
-    if not 0 <= column < columns or base <= column < base + n:
-        return ()  # a column that does not exist is the field check's TADDR-COLUMN-RANGE
-    return (rule.finding("column", column, f"{base}..{base + n - 1}",
-                         f"column {column} is outside the {n} columns allocated from column {base}"),)
-
-
-def taddr_findings(values: dict[str, Any], ctx: dict[str, Any]) -> tuple[list[Finding], tuple[Any, ...]]:
-    """The catalog's taddr rules over logical values (decoded, or an encoder's arguments)."""
-    return _run("taddr", {**values, **ctx}, ctx)
+    return alloc_findings(n)
 
 
 # --------------------------------------------------------------------------------------------
 # API.
+
+
+def _describe(r: range) -> str:
+    return f"{r.start}..{r.stop - 1}"
 
 
 def _derived(d: Decoded) -> tuple[tuple[str, Any, str], ...]:

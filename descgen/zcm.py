@@ -12,16 +12,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .checks import enforce, zcm_findings
+from .context import context, no_context
 from .engine import Decoded, hex_bits, plan
 from .errors import Finding, UsageError
+from .facts import submask_counts
+from .report import Report
 
-__all__ = ["encode_zcm", "decode_zcm", "zcm_mask", "zcm_submasks", "submask_counts", "mask_info", "binary_runs"]
-
-
-def submask_counts() -> dict[int, int]:
-    """M -> number of sub-masks (the table after Table 45, from ``tables/zcm_desc.toml``)."""
-    table = plan("zcm_desc").layout.extra["submasks"]
-    return {int(m): count for m, count in table.items() if m != "source"}
+__all__ = ["encode_zcm", "decode_zcm", "validate_zcm", "zcm_mask", "zcm_submasks", "submask_counts", "mask_info",
+           "binary_runs"]
 
 
 def encode_zcm(
@@ -62,9 +61,6 @@ def encode_zcm(
         EncodeError: a value is out of range, or breaks a rule for the given M (all findings attached).
         UsageError: start_count / first_span do not have four entries; a bad context value.
     """
-    from .rules import context
-    from .validate import enforce, zcm_findings
-
     values = {"nonzero_mask": nonzero_mask, "skip_span": skip_span, "use_span": use_span, "column_shift": column_shift}
     for name, seq in (("start_count", start_count), ("first_span", first_span)):
         if isinstance(seq, (str, bytes)) or not isinstance(seq, Sequence) or len(seq) != 4:
@@ -85,10 +81,30 @@ def decode_zcm(word: int) -> Decoded:
     Raises:
         WordError: ``word`` is negative or wider than 64 bits.
     """
-    from .validate import NO_CONTEXT, zcm_findings
-
     d = plan("zcm_desc").decode(word)
-    return d.extended(tuple(zcm_findings(d.values(), NO_CONTEXT)[0]), d.derived)
+    return d.extended(tuple(zcm_findings(d.values(), no_context())[0]), d.derived)
+
+
+def validate_zcm(word: int, *, m: int | None = None, n: int | None = None, ws: bool | None = None, **more: Any) -> Report:
+    """Check a 64-bit zero-column mask descriptor against every rule that applies to it.
+
+    Args:
+        word: the descriptor (unsigned 64-bit).
+        m, n: the instruction descriptor's M and N (sub-mask break-up, column shift limit).
+        ws: the instruction is ``tcgen05.mma.ws`` (the only one that takes this operand).
+        more: other context names are accepted and ignored.
+
+    Returns:
+        A :class:`descgen.Report` (``report.decoded["zcm"]``).
+
+    Raises:
+        UsageError: a context value that is not one. WordError: not an unsigned 64-bit integer.
+    """
+    ctx = context(m=m, n=n, ws=ws, **more)
+    d = plan("zcm_desc").decode(word)
+    found, skipped = zcm_findings(d.values(), ctx)
+    d = d.extended(tuple(found), d.derived)
+    return Report(d.findings, tuple(skipped), {"zcm": d}, ctx)
 
 
 def zcm_submasks(word: int, m: int, n: int) -> tuple[int, ...]:

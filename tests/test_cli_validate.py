@@ -11,7 +11,9 @@ import pytest
 from descgen.cli import cli
 
 from test_cli import run, run_module_piped  # the in-process runner: exit status checked, no traceback leaks
-from descgen.rules import all_codes, catalog, example, field_codes, rules_markdown, usage_codes
+from descgen.catalog import catalog
+from descgen.codes import all_codes, field_codes, usage_codes
+from descgen.examples import example, rules_markdown
 
 CATALOG = catalog()
 

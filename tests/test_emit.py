@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import descgen
+import descgen.codes
 from descgen.emitters import FORMATS
 
 from test_cli import run as _run
@@ -130,7 +131,7 @@ def test_int_input_is_decoded_when_told_what_it_is():
 def test_bad_calls_raise_usage_errors_naming_the_rule(call, code):
     with pytest.raises(descgen.UsageError) as e:
         call()
-    assert e.value.code == code and code in descgen.rules.usage_codes()
+    assert e.value.code == code and code in descgen.codes.usage_codes()
     assert "allowed:" in str(e.value)
 
 

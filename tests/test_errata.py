@@ -24,7 +24,7 @@ from descgen import (
 )
 from descgen import validate_idesc, validate_smem
 from descgen.loader import shapes
-from descgen.rules import constraints
+from descgen.catalog import constraints
 
 MX_KINDS = ("mxf8f6f4", "mxf4", "mxf4nvf4")
 DENSE_KINDS = ("tf32", "f16", "f8f6f4", "i8")

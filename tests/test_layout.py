@@ -1,4 +1,4 @@
-"""Layouts (descgen.layout): tiles -> descriptors, descriptors -> addresses, advancing along K.
+"""Layouts (descgen.tiles): tiles -> descriptors, descriptors -> addresses, advancing along K.
 
 The expected values are typed from the spec (§9.7.16.3.3's five worked examples, Table 53, Table
 52, Table 41, §9.7.16.10.4) and from an independent model of a tile: Table 53 atoms tiled like
@@ -816,8 +816,8 @@ def test_storage_rule_missing_for_a_size_is_rejected():
 def test_import_is_light_and_tables_load_lazily():
     code = ("import sys, descgen\n"
             "print(descgen.loader.atoms.cache_info().currsize, descgen.loader.layout.cache_info().currsize,\n"
-            "      'descgen.layout' in sys.modules,\n"
+            "      'descgen.tiles' in sys.modules,\n"
             "      sorted(m for m in sys.modules if m.split('.')[0] in ('click', 'rich', 'bitstring')))\n"
-            "print(descgen.smem_for_tile.__module__, 'descgen.layout' in sys.modules, 'smem_layout' in dir(descgen))\n")
+            "print(descgen.smem_for_tile.__module__, 'descgen.tiles' in sys.modules, 'smem_layout' in dir(descgen))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60).stdout
-    assert out.split() == ["0", "0", "False", "[]", "descgen.layout", "True", "True"]
+    assert out.split() == ["0", "0", "False", "[]", "descgen.tiles", "True", "True"]

@@ -23,7 +23,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import descgen
-from descgen.rules import catalog, example
+from descgen.catalog import catalog
+from descgen.examples import example
 from descgen.scan import SCAN_CODES, parse_int, scan_file, scan_ptx
 
 from conftest import REPO

@@ -524,7 +524,7 @@ def test_parsed_tables_cache_is_keyed_by_the_file(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv("DESCGEN_NO_CACHE", raising=False)
     monkeypatch.setattr(loader, "_CACHE", None)
-    fresh = loader._read("shapes.toml")
+    fresh = loader.read_table("shapes.toml")
     with open(os.path.join(REPO, "tables", "shapes.toml"), "rb") as fh:
         assert fresh == tomllib.load(fh)
     cache_file = loader._cache_file()
@@ -536,11 +536,11 @@ def test_parsed_tables_cache_is_keyed_by_the_file(tmp_path, monkeypatch):
     with open(cache_file, "wb") as fh:
         marshal.dump(stored, fh)
     monkeypatch.setattr(loader, "_CACHE", None)
-    assert loader._read("shapes.toml") == fresh
+    assert loader.read_table("shapes.toml") == fresh
     # a cache that cannot be read is ignored
     with open(cache_file, "wb") as fh:
         fh.write(b"not marshal")
     monkeypatch.setattr(loader, "_CACHE", None)
-    assert loader._read("shapes.toml") == fresh
+    assert loader.read_table("shapes.toml") == fresh
     monkeypatch.setenv("DESCGEN_NO_CACHE", "1")
     assert loader._cache_file() is None

@@ -317,7 +317,7 @@ def test_cli_validate_taddr_context_without_as_says_so():
 
 
 def test_context_usage_errors_cite_where_the_value_is_defined():
-    from descgen.rules import usage_codes
+    from descgen.codes import usage_codes
 
     codes = usage_codes()
     assert codes["CONTEXT-ALLOC-COLUMNS"].source.startswith("§9.7.16.1.2; §9.7.16.7.1")

@@ -1,37 +1,41 @@
-"""Validation: every PTX rule for tcgen05 descriptors, as findings with stable codes.
+"""The checks: one function per catalog rule of ``tables/rules.toml``, and the runner.
 
 A word is checked in two layers. Its fields are checked one by one by the generic engine (codes
-generated from the layout tables). Then the rules of ``tables/rules.toml`` run: rules within one
-word (Table 39 shapes, Table 52 type size x major-ness), rules that need the instruction's context
-(``cta_group``, ``.ws``, ``.sp``, the scale vector size, A in tensor memory, the target), and, in
-:func:`check_mma`, rules that tie the instruction descriptor to the shared memory and zero-column
-mask descriptors. A rule whose context is not given is listed as not checked, never guessed.
+generated from the layout tables). Then the rules of ``tables/rules.toml`` run, each a function
+registered here under its catalog code: rules within one word (Table 39 shapes, Table 52 type
+size x major-ness), rules that need the instruction's context (``cta_group``, ``.ws``, ``.sp``,
+the scale vector size, A in tensor memory, the target) and the instruction rules that tie the
+instruction descriptor to the shared memory descriptors (``applies = "mma"``). A rule whose
+context is not given is listed as not checked, never guessed; a rule that finds no table row for
+the combination it is asked about reports that, never passes.
 
-Each rule here is a function registered under its catalog code; what it reads (Table 39, Tables
-50-55, the target notes) is data in ``tables/``.
+What the rules read (Table 39, Tables 50-55, the target notes) is data in ``tables/``, through
+:mod:`descgen.catalog` and :mod:`descgen.facts`.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from typing import Any, Callable, Iterable, Mapping
 
-from .engine import Decoded, Word, plan
-from .errors import EncodeError, Finding, UsageError
-from .idesc import KIND_LAYOUTS, _compiled, decode_fields, mma_k, normalize_kind
-from .loader import shapes
-from .rules import SCALE_VECS, Constraints, NotChecked, Report, Rule, catalog, constraints, context
-from .zcm import submask_counts
+from .catalog import SCALE_VECS, Constraints, Rule, catalog, constraints
+from .context import no_context
+from .engine import Word, plan
+from .errors import EncodeError, Finding
+from .facts import (alloc_sizes, kind_facts, lane_warp, mma_k, shape_case, shape_rows, shape_union, submask_counts,
+                    tmem_shape, warp_lanes)
+from .loader import KINDS, shapes
+from .report import NotChecked
 
-__all__ = ["validate_idesc", "validate_smem", "validate_zcm", "check_mma", "shape_keys", "major_keys"]
+__all__ = ["Facts", "implemented", "rule_impl", "run_rules", "enforce", "idesc_findings", "word_findings", "smem_findings",
+           "zcm_findings", "taddr_findings", "alloc_findings", "mma_findings", "describe_ints"]
 
-_Facts = dict[str, Any]
-_Impl = Callable[[Rule, _Facts, Constraints], Iterable[Finding]]
+#: What a rule reads: the word's logical values, the context, and derived facts.
+Facts = dict[str, Any]
+_Facts = Facts
+_Impl = Callable[[Rule, Facts, Constraints], Iterable[Finding]]
 _IMPLS: dict[str, _Impl] = {}
 _MX = ("mxf8f6f4", "mxf4", "mxf4nvf4")
-#: The context with nothing given (what the decode_* functions check with).
-NO_CONTEXT: Mapping[str, Any] = context()
 
 
 def _impl(code: str) -> Callable[[_Impl], _Impl]:
@@ -41,11 +45,13 @@ def _impl(code: str) -> Callable[[_Impl], _Impl]:
     return register
 
 
-def implemented() -> frozenset[str]:
-    """Codes with an implementation (a test checks this equals the catalog). The tensor memory
-    address rules register when :mod:`descgen.taddr` loads, which every taddr check does first."""
-    from . import taddr  # noqa: F401
+def rule_impl(code: str) -> _Impl:
+    """The function that checks catalog rule ``code``: ``fn(rule, facts, constraints)`` -> findings."""
+    return _IMPLS[code]
 
+
+def implemented() -> frozenset[str]:
+    """Codes with an implementation (a test checks this equals the catalog's non-PTX rules)."""
     return frozenset(_IMPLS)
 
 
@@ -69,8 +75,9 @@ def _plan(applies: str, given: frozenset[str], kind: str | None) -> tuple[tuple[
     return tuple(runnable), tuple(skipped)
 
 
-def _run(applies: str, facts: _Facts, ctx: Mapping[str, Any]) -> tuple[list[Finding], tuple[NotChecked, ...]]:
-    """Every rule of one kind of word: findings, and the rules whose context was missing."""
+def run_rules(applies: str, facts: _Facts, ctx: Mapping[str, Any]) -> tuple[list[Finding], tuple[NotChecked, ...]]:
+    """Every rule of one kind of word (``applies``) over ``facts``: the findings, and the rules whose
+    context (``ctx``, normalized: None = not given) was missing."""
     c = constraints()
     runnable, skipped = _plan(applies, frozenset(name for name, value in ctx.items() if value is not None), facts.get("kind"))
     found: list[Finding] = []
@@ -79,7 +86,7 @@ def _run(applies: str, facts: _Facts, ctx: Mapping[str, Any]) -> tuple[list[Find
     return found, skipped
 
 
-def _ints(values: Iterable[int]) -> str:
+def describe_ints(values: Iterable[int]) -> str:
     """``8..256 step 8``, or the values listed."""
     v = sorted(values)
     if len(v) > 3:
@@ -93,53 +100,9 @@ def _ints(values: Iterable[int]) -> str:
 # Instruction descriptor.
 
 
-@functools.cache
-def shape_keys(kind: str, cta_group: int | None, ws: bool | None) -> frozenset[tuple[int, int, bool, str, bool]]:
-    """Table 39 (with Table 50) as a set: every legal ``(M, N, sparse, k_dim, transposed 8-bit B)``
-    for ``kind`` under the given ``cta_group`` / ``.ws`` (None: any). ``k_dim`` is Table 44's K
-    member (``"64/128"`` for every kind's standard K, ``"96"`` for K1)."""
-    t50 = constraints().transpose_b_8bit
-    out = set()
-    for r in _rows(kind, cta_group, ws):
-        k_dim = "96" if r.k == 96 else "64/128"
-        for m in r.m:
-            for n in r.n:
-                out.add((m, n, r.sparse, k_dim, False))
-                if n in t50[r.cta_group]:
-                    out.add((m, n, r.sparse, k_dim, True))
-    return frozenset(out)
-
-
-@functools.cache
-def _rows(kind: str, cta_group: int | None, ws: bool | None) -> tuple[Any, ...]:
-    return tuple(r for r in shapes().for_kind(kind)
-                 if (cta_group is None or r.cta_group == cta_group) and (ws is None or r.ws == ws))
-
-
-@functools.cache
-def major_keys(kind: str, a_tmem: bool | None = None) -> dict[tuple[Any, str, Any, str], bool]:
-    """Table 52's type size x major-ness (and Table 51 for A in tensor memory) as a map: every legal
-    ``(atype, a_major, btype, b_major)`` for ``kind`` -> whether B is a transposed 8-bit type
-    (the key Table 50 adds to :func:`shape_keys`)."""
-    c = constraints()
-    p = _compiled(kind)[0]
-    by = p.layout.by_name
-    types = {op: tuple(by[f"{op}type"].codes(kind)) for op in "ab"}
-    majors = {op: tuple(by[f"{op}_major"].codes(kind)) for op in "ab"}
-    if a_tmem:
-        majors["a"] = tuple(m for m in majors["a"] if m == c.a_tmem["a_major"])
-
-    def ok(t: str, major: str) -> bool:
-        return major == "k" or bool(c.swizzles_for(c.type_bits[t], major))
-
-    return {(a, am, b, bm): bm == "mn" and c.type_bits[b] == 8
-            for a in types["a"] for am in majors["a"] for b in types["b"] for bm in majors["b"]
-            if ok(a, am) and ok(b, bm)}
-
-
 @_impl("IDESC-TYPES-TABLE39")
 def _types(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
-    combos = _compiled(v["kind"])[3]
+    combos = kind_facts(v["kind"]).combos
     given = (v["atype"], v["btype"], v.get("dtype") or v["implied_dtype"], v.get("scale_type"))
     # Reported only when each type is itself legal for the kind (the field checks report the others).
     if given in combos or any(x not in {cmb[i] for cmb in combos} for i, x in enumerate(given)):
@@ -163,18 +126,8 @@ def _shape_case(v: _Facts) -> tuple[Any, ...] | None:
     itself has no row (MMA-WS-* report that) or K is illegal (IDESC-K-VALUE reports that)."""
     if v["k"] is None:
         return None
-    return _case(v["kind"], v["cta_group"], v["ws"], v["sparse"], v["k"])
+    return shape_case(v["kind"], v["cta_group"], v["ws"], v["sparse"], v["k"])
 
-
-@functools.cache
-def _case(kind: str, cta_group: int | None, ws: bool | None, sparse: bool, k: int) -> tuple[Any, ...] | None:
-    return tuple(r for r in _rows(kind, cta_group, ws) if r.sparse == sparse and r.k == k) or None
-
-
-@functools.cache
-def _union(kind: str, name: str) -> frozenset[int]:
-    """Every M (or N) Table 39 has for the kind in some row: what the field check allows."""
-    return shapes().m_values(kind) if name == "m" else shapes().n_values(kind)
 
 
 def _where(v: _Facts) -> str:
@@ -187,9 +140,9 @@ def _where(v: _Facts) -> str:
 @_impl("IDESC-M-SHAPE")
 def _m_shape(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
     rows = _shape_case(v)
-    if rows is None or any(v["m"] in r.m for r in rows) or v["m"] not in _union(v["kind"], "m"):
+    if rows is None or any(v["m"] in r.m for r in rows) or v["m"] not in shape_union(v["kind"], "m"):
         return ()  # (an M no row has at all is the field check's IDESC-M-RANGE)
-    return (rule.finding("m", v["m"], _ints({m for r in rows for m in r.m}), f"M = {v['m']} with {_where(v)}"),)
+    return (rule.finding("m", v["m"], describe_ints({m for r in rows for m in r.m}), f"M = {v['m']} with {_where(v)}"),)
 
 
 @_impl("IDESC-N-SHAPE")
@@ -198,9 +151,9 @@ def _n_shape(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
     if rows is None:
         return ()
     rows = tuple(r for r in rows if v["m"] in r.m)
-    if not rows or any(v["n"] in r.n for r in rows) or v["n"] not in _union(v["kind"], "n"):
+    if not rows or any(v["n"] in r.n for r in rows) or v["n"] not in shape_union(v["kind"], "n"):
         return ()
-    return (rule.finding("n", v["n"], _ints({n for r in rows for n in r.n}), f"N = {v['n']} with M = {v['m']}, {_where(v)}"),)
+    return (rule.finding("n", v["n"], describe_ints({n for r in rows for n in r.n}), f"N = {v['n']} with M = {v['m']}, {_where(v)}"),)
 
 
 @_impl("IDESC-N-TRANSPOSE-8BIT")
@@ -211,7 +164,7 @@ def _n_t50(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
     rows = tuple(r for r in rows or () if v["m"] in r.m and v["n"] in r.n)
     if not rows or any(v["n"] in c.transpose_b_8bit[r.cta_group] for r in rows):
         return ()
-    allowed = "; ".join(f"cta_group::{g}: {_ints(c.transpose_b_8bit[g])}" for g in sorted({r.cta_group for r in rows}))
+    allowed = "; ".join(f"cta_group::{g}: {describe_ints(c.transpose_b_8bit[g])}" for g in sorted({r.cta_group for r in rows}))
     return (rule.finding("n", v["n"], allowed, f"N = {v['n']} with B {v['btype']} MN-major"),)
 
 
@@ -266,8 +219,8 @@ def _ws_cta(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
 
 @_impl("MMA-WS-KIND")
 def _ws_kind(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
-    if v["ws"] and not _rows(v["kind"], None, True):
-        kinds = sorted({r.kind for r in shapes().rows if r.ws}, key=list(KIND_LAYOUTS).index)
+    if v["ws"] and not shape_rows(v["kind"], None, True):
+        kinds = sorted({r.kind for r in shapes().rows if r.ws}, key=KINDS.index)
         return (rule.finding("ws", True, f".ws kinds: {', '.join(kinds)}", f"tcgen05.mma.ws.kind::{v['kind']}"),)
     return ()
 
@@ -339,55 +292,22 @@ _scale_vec_nx = _arch("scale_vec_nx", lambda v: v["scale_vec"] in ("1X", "2X", "
 _scale_vec_block = _arch("scale_vec_block", lambda v: v["scale_vec"] in ("block16", "block32"))
 _impl("IDESC-SCALE-VEC-ARCH")(lambda rule, v, c: (*_scale_vec_nx(rule, v, c), *_scale_vec_block(rule, v, c)))
 
-
 def _idesc_facts(kind: str, values: Mapping[str, Any], ctx: Mapping[str, Any]) -> _Facts:
     """Values and context for the rules, plus the MMA's K (None for K = 96 with sparsity)."""
     k96, sparse = values.get("k_dim") == "96", values["sparse"]
-    return {**ctx, **values, "kind": kind, "implied_dtype": _compiled(kind)[4],
+    return {**ctx, **values, "kind": kind, "implied_dtype": kind_facts(kind).implied_dtype,
             "k": None if k96 and sparse else mma_k(kind, sparse, k96)}
 
 
 def idesc_findings(kind: str, values: Mapping[str, Any], ctx: Mapping[str, Any]) -> tuple[list[Finding], list[NotChecked]]:
     """The catalog's idesc rules over logical values (decoded, or an encoder's arguments)."""
-    return _run("idesc", _idesc_facts(kind, values, ctx), ctx)
-
-
-def validate_idesc(word: int, kind: str, *, cta_group: int | None = None, ws: bool | None = None, sp: bool | None = None,
-                   scale_vec: str | None = None, a_tmem: bool | None = None, arch: str | None = None) -> Report:
-    """Check a 32-bit instruction descriptor against every rule that applies to it.
-
-    Args:
-        word: the descriptor (unsigned 32-bit).
-        kind: the MMA kind (``f16``, ``kind::f16``...); it selects Table 42, 43 or 44.
-        cta_group: 1 or 2 (Table 39 rows; Table 50).
-        ws: the instruction is ``tcgen05.mma.ws`` (Table 39 rows; max shift).
-        sp: the instruction is ``tcgen05.mma.sp`` (must match the Sparsity bit).
-        scale_vec: ``"1X"``, ``"2X"``, ``"4X"``, ``"block16"`` or ``"block32"`` (Tables 54/55,
-            scale factor IDs §9.7.16.10.7.2-3).
-        a_tmem: A is read from tensor memory (Table 51: K-major only).
-        arch: the target, e.g. ``"sm_100a"`` (Target ISA notes).
-
-    Context left as None is not guessed: rules that need it are listed in ``.not_checked``.
-
-    Returns:
-        A :class:`descgen.Report`: the findings (every check runs), the rules not checked and the
-        decoded word (``report.decoded["idesc"]``).
-
-    Raises:
-        UsageError: unknown kind, or a context value that is not one.
-        WordError: ``word`` is not an unsigned 32-bit integer.
-    """
-    ctx = context(cta_group=cta_group, ws=ws, sp=sp, scale_vec=scale_vec, a_tmem=a_tmem, arch=arch)
-    d = decode_fields(word, kind)
-    found, skipped = idesc_findings(d.kind, d.values(), ctx)
-    d = d.extended(tuple(found), d.derived)
-    return Report(d.findings, tuple(skipped), {"idesc": d}, ctx)
+    return run_rules("idesc", _idesc_facts(kind, values, ctx), ctx)
 
 
 def word_findings(kind: str, values: Mapping[str, Any]) -> list[Finding]:
     """The idesc rules that need no context, over decoded values (what :func:`descgen.decode_idesc`
     reports beyond the field checks)."""
-    return _run("idesc", _idesc_facts(kind, values, NO_CONTEXT), NO_CONTEXT)[0]
+    return run_rules("idesc", _idesc_facts(kind, values, no_context()), no_context())[0]
 
 
 # --------------------------------------------------------------------------------------------
@@ -451,32 +371,7 @@ def _base_table41(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
 
 def smem_findings(values: Mapping[str, Any], ctx: Mapping[str, Any]) -> tuple[list[Finding], list[NotChecked]]:
     """The catalog's smem rules over logical values."""
-    return _run("smem", {**values, **ctx}, ctx)
-
-
-def validate_smem(word: int, *, arch: str | None = None, pattern_start: int | None = None, **more: Any) -> Report:
-    """Check a 64-bit shared memory descriptor against every rule that applies to it.
-
-    Args:
-        word: the descriptor (unsigned 64-bit).
-        arch: the target (absolute LBO mode needs ``sm_103a``).
-        pattern_start: byte address where the operand's swizzle pattern starts; with it the base
-            offset is checked exactly against Table 41.
-        more: other context names are accepted (``cta_group``...) and ignored: no smem rule uses them.
-
-    Returns:
-        A :class:`descgen.Report` (``report.decoded["smem"]``).
-
-    Raises:
-        UsageError: a context value that is not one. WordError: not an unsigned 64-bit integer.
-    """
-    from .smem import decode_fields
-
-    ctx = context(arch=arch, pattern_start=pattern_start, **more)
-    d = decode_fields(word)
-    found, skipped = smem_findings(d.values(), ctx)
-    d = d.extended(tuple(found), d.derived)
-    return Report(d.findings, tuple(skipped), {"smem": d}, ctx)
+    return run_rules("smem", {**values, **ctx}, ctx)
 
 
 # --------------------------------------------------------------------------------------------
@@ -516,29 +411,7 @@ def _zcm_unused(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
 
 def zcm_findings(values: Mapping[str, Any], ctx: Mapping[str, Any]) -> tuple[list[Finding], list[NotChecked]]:
     """The catalog's zcm rules over logical values."""
-    return _run("zcm", {**values, **ctx}, ctx)
-
-
-def validate_zcm(word: int, *, m: int | None = None, n: int | None = None, ws: bool | None = None, **more: Any) -> Report:
-    """Check a 64-bit zero-column mask descriptor against every rule that applies to it.
-
-    Args:
-        word: the descriptor (unsigned 64-bit).
-        m, n: the instruction descriptor's M and N (sub-mask break-up, column shift limit).
-        ws: the instruction is ``tcgen05.mma.ws`` (the only one that takes this operand).
-        more: other context names are accepted and ignored.
-
-    Returns:
-        A :class:`descgen.Report` (``report.decoded["zcm"]``).
-
-    Raises:
-        UsageError: a context value that is not one. WordError: not an unsigned 64-bit integer.
-    """
-    ctx = context(m=m, n=n, ws=ws, **more)
-    d = plan("zcm_desc").decode(word)
-    found, skipped = zcm_findings(d.values(), ctx)
-    d = d.extended(tuple(found), d.derived)
-    return Report(d.findings, tuple(skipped), {"zcm": d}, ctx)
+    return run_rules("zcm", {**values, **ctx}, ctx)
 
 
 # --------------------------------------------------------------------------------------------
@@ -591,63 +464,57 @@ def enforce(word: int, found: Iterable[Finding], check: bool, where: str) -> int
     return Word(word, found) if errors else word
 
 
-def _prefixed(role: str, findings: Iterable[Finding]) -> tuple[Finding, ...]:
-    return tuple(dataclasses.replace(f, field=f"{role}.{f.field}") for f in findings)
+def mma_findings(facts: Facts, ctx: Mapping[str, Any]) -> tuple[list[Finding], tuple[NotChecked, ...]]:
+    """The catalog's instruction rules (``applies = "mma"``) over ``facts``: ``{"idesc": values
+    with "kind", "a_desc": values, "b_desc": values}`` (an operand that is not there is left out)."""
+    return run_rules("mma", facts, ctx)
 
 
-def check_mma(*, idesc: int, kind: str, b_desc: int, a_desc: int | None = None, zcm: int | None = None,
-              a_tmem: bool | None = None, cta_group: int | None = None, ws: bool | None = None, sp: bool | None = None,
-              scale_vec: str | None = None, arch: str | None = None, a_pattern_start: int | None = None,
-              b_pattern_start: int | None = None) -> Report:
-    """Check one ``tcgen05.mma`` instruction as a whole: each word's rules plus the rules that tie
-    them together (Table 52 swizzle vs the idesc's major-ness and types, absolute LBO only K-major,
-    the K-major swizzled LBO that is ignored, the zero-column mask limits for the idesc's M).
+# --------------------------------------------------------------------------------------------
+# Tensor memory address.
 
-    Args:
-        idesc: the 32-bit instruction descriptor. kind: the MMA kind.
-        b_desc: B's 64-bit shared memory descriptor.
-        a_desc: A's shared memory descriptor, or None with ``a_tmem=True`` (A in tensor memory).
-        zcm: the 64-bit zero-column mask descriptor (``.ws`` only), if any.
-        a_tmem, cta_group, ws, sp, scale_vec, arch: the instruction's context, as
-            :func:`validate_idesc`. Give ``a_desc`` or ``a_tmem=True``.
-        a_pattern_start, b_pattern_start: where A's / B's swizzle pattern starts, for the exact
-            Table 41 base offset check of each descriptor (:func:`validate_smem`).
 
-    Findings from a shared memory or zcm word name their field as ``a_desc.swizzle``,
-    ``b_desc.lbo``, ``zcm.column_shift``.
+def _describe(r: range) -> str:
+    return f"{r.start}..{r.stop - 1}"
 
-    Returns:
-        A :class:`descgen.Report`; ``.decoded`` has ``idesc``, ``a_desc``, ``b_desc``, ``zcm``.
 
-    Raises:
-        UsageError: neither or both of ``a_desc`` and ``a_tmem=True``; bad context; unknown kind.
-        WordError: a word of the wrong width.
-    """
-    if a_tmem is None and a_desc is not None:
-        a_tmem = False
-    if (a_desc is None) != bool(a_tmem):
-        raise UsageError((Finding("MMA-A-OPERAND", "error", "a_desc", a_desc, "an A descriptor, or a_tmem=True without one",
-                                  "A comes from shared memory (a-desc) or tensor memory ([a-tmem]), exactly one",
-                                  "§9.7.16.10.9.1 (tcgen05.mma syntax)"),))
-    kind = normalize_kind(kind)
-    report = validate_idesc(idesc, kind, cta_group=cta_group, ws=ws, sp=sp, scale_vec=scale_vec, a_tmem=a_tmem, arch=arch)
-    di = report.decoded["idesc"]
-    findings = list(report.findings)
-    skipped = list(report.not_checked)
-    decoded: dict[str, Decoded] = {"idesc": di}
-    facts: _Facts = {"idesc": {**di.values(), "kind": kind}}
-    for role, word, start in (("a_desc", a_desc, a_pattern_start), ("b_desc", b_desc, b_pattern_start)):
-        if word is None:
-            continue
-        sub = validate_smem(word, arch=arch, pattern_start=start)
-        decoded[role] = sub.decoded["smem"]
-        facts[role] = sub.decoded["smem"].values()
-        findings += _prefixed(role, sub.findings)
-        skipped += [n for n in sub.not_checked if n not in skipped]
-    if zcm is not None:
-        sub = validate_zcm(zcm, m=di.value("m"), n=di.value("n"), ws=ws)
-        decoded["zcm"] = sub.decoded["zcm"]
-        findings += _prefixed("zcm", sub.findings)
-        skipped += sub.not_checked
-    found, more = _run("mma", facts, report.context)
-    return Report(tuple(findings + found), (*skipped, *more), decoded, report.context)
+@_impl("TADDR-WARP-LANES")
+def _warp_lanes(rule: Rule, v: dict[str, Any], c: Constraints) -> Iterable[Finding]:
+    lane, warp = v["lane"], v["warp"]
+    if lane_warp(lane) is None or lane in warp_lanes(warp):
+        return ()  # a lane that does not exist is the field check's TADDR-LANE-RANGE
+    return (rule.finding("lane", lane, _describe(warp_lanes(warp)),
+                         f"lane {lane} is in warp {lane_warp(lane)}'s quarter, the access is by warp {warp}"),)
+
+
+@_impl("TADDR-ALLOC-COLUMNS")
+def _alloc_columns(rule: Rule, v: dict[str, Any], c: Constraints) -> Iterable[Finding]:
+    n = v["alloc_columns"]
+    if n in alloc_sizes():
+        return ()
+    return (rule.finding("alloc_columns", n, ", ".join(map(str, alloc_sizes())), f"nCols = {n}"),)
+
+
+@_impl("TADDR-COLUMN-ALLOC")
+def _column_alloc(rule: Rule, v: dict[str, Any], c: Constraints) -> Iterable[Finding]:
+    n, base, column = v["alloc_columns"], v["alloc_base"], v["column"]
+    columns = tmem_shape()[1]
+    if n not in alloc_sizes():
+        return ()  # TADDR-ALLOC-COLUMNS reports it
+    if base + n > columns:
+        return (rule.finding("alloc_base", base, f"0..{columns - n} for nCols = {n}",
+                             f"an allocation of {n} columns from column {base} ends past column {columns - 1}"),)
+    if not 0 <= column < columns or base <= column < base + n:
+        return ()  # a column that does not exist is the field check's TADDR-COLUMN-RANGE
+    return (rule.finding("column", column, f"{base}..{base + n - 1}",
+                         f"column {column} is outside the {n} columns allocated from column {base}"),)
+
+
+def alloc_findings(ncols: int) -> tuple[Finding, ...]:
+    """``TADDR-ALLOC-COLUMNS`` alone, for a ``tcgen05.alloc`` column count ``ncols``."""
+    return tuple(_alloc_columns(catalog()["TADDR-ALLOC-COLUMNS"], {"alloc_columns": ncols}, constraints()))
+
+
+def taddr_findings(values: dict[str, Any], ctx: dict[str, Any]) -> tuple[list[Finding], tuple[Any, ...]]:
+    """The catalog's taddr rules over logical values (decoded, or an encoder's arguments)."""
+    return run_rules("taddr", {**values, **ctx}, ctx)

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, NoReturn
 
 from .errors import EncodeError, Finding, UsageError
-from .idesc import mma_k, normalize_kind
-from .loader import MAJORS, atoms, layout, shapes
+from .facts import MAJORS, mma_k, normalize_kind
+from .loader import atoms, layout, shapes
 from .smem import decode_smem, encode_smem
 
 __all__ = [

@@ -1,0 +1,344 @@
+"""The rules catalog and constraint tables of ``tables/rules.toml``, as data.
+
+Every check descgen runs has a stable code. A single field's own range check is generated from its
+layout table (``IDESC-N-RANGE``, ``SMEM-RESERVED-14``: see :mod:`descgen.codes`); every rule that
+ties fields, words or the instruction together is a ``[[rule]]`` entry of ``tables/rules.toml``
+with its severity, rule sentence, PTX source and a legal and an illegal example. The constraint
+tables the rules read (Table 50, Tables 54/55, the target notes...) and the instruction context
+they may depend on (``[[context]]``) are in the same file. The checks themselves are in
+:mod:`descgen.checks`; this module holds the data they read.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any, Mapping, NamedTuple
+
+from .errors import SEVERITIES, Finding, TableError, UsageError
+from .loader import KINDS, atoms, check_keys, layout, read_table
+
+__all__ = [
+    "RULES_FILE",
+    "SCALE_VECS",
+    "APPLIES",
+    "CONTEXT_VALUES",
+    "Rule",
+    "ContextName",
+    "Constraints",
+    "Catalog",
+    "catalog",
+    "constraints",
+    "contexts",
+    "usage_table",
+    "usage_error",
+    "parse_rules",
+]
+
+RULES_FILE = "rules.toml"
+
+#: The scale vector sizes, as descgen names them (PTX: .scale_vec::1X ... .block32).
+SCALE_VECS = ("1X", "2X", "4X", "block16", "block32")
+
+#: What a rule applies to: one word, one instruction (``mma``: :func:`descgen.check_mma`) or an
+#: instruction-syntax or file rule of :func:`descgen.scan_ptx` (``ptx``).
+APPLIES = ("idesc", "smem", "zcm", "mma", "taddr", "ptx")
+#: The kinds of context value a ``[[context]]`` entry may declare (``value = ...``).
+CONTEXT_VALUES = ("flag", "uint", "cta_group", "scale_vec", "arch", "warp", "alloc_base")
+_WORDS = ("idesc", "smem", "zcm", "mma", "taddr")
+_RULE_KEYS = {"code", "severity", "applies", "kinds", "fields", "needs", "uses", "rule", "source", "legal", "illegal"}
+_USAGE_KEYS = {"code", "applies", "field", "rule", "source"}
+_USAGE_APPLIES = ("idesc", "smem", "zcm", "mma", "taddr", "context", "emit", "batch", "layout", "ptx")
+_CONTEXT_KEYS = {"name", "meaning", "value", "words", "help", "metavar", "source"}
+_TOP_KEYS = {"table", "transpose_b_8bit", "scale_vec", "a_tmem", "absolute_lbo", "zcm",
+             "targets", "requires", "context", "usage", "rule"}
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One catalogued rule.
+
+    Attributes:
+        code: stable code (``IDESC-N-SHAPE``).
+        severity: ``"error"``, ``"warning"`` or ``"info"``.
+        applies: ``idesc``, ``smem``, ``zcm``, ``mma`` (instruction-level, :func:`descgen.check_mma`) or
+            ``ptx`` (an instruction-syntax or file rule reported by :func:`descgen.scan_ptx`).
+        fields: the fields (or context names) the rule reads.
+        needs: context it cannot run without; missing context makes it "not checked".
+        uses: context that narrows it when given (otherwise every case is allowed for).
+        rule: the rule in one sentence. source: PTX table / section.
+        legal, illegal: examples (see ``tables/rules.toml``); None for generated field codes.
+        kinds: the MMA kinds the rule concerns (empty: all); for the others, missing context
+            is not reported as not checked.
+    """
+
+    code: str
+    severity: str
+    applies: str
+    fields: tuple[str, ...]
+    needs: tuple[str, ...]
+    uses: tuple[str, ...]
+    rule: str
+    source: str
+    legal: Mapping[str, Any] | None = None
+    illegal: Mapping[str, Any] | None = None
+    kinds: tuple[str, ...] = ()
+
+    def finding(self, field: str, value: Any, allowed: str, detail: str = "") -> Finding:
+        """A finding of this rule; ``detail`` says what was found, after the rule sentence."""
+        text = f"{self.rule}: {detail}" if detail else self.rule
+        return Finding(self.code, self.severity, field, value, allowed, text, self.source)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code, "severity": self.severity, "applies": self.applies, "fields": list(self.fields),
+            "needs": list(self.needs), "uses": list(self.uses), "kinds": list(self.kinds), "rule": self.rule,
+            "source": self.source,
+        }
+
+
+
+
+@dataclass(frozen=True, slots=True)
+class ContextName:
+    """One ``[[context]]`` entry: a name the instruction context may give.
+
+    Attributes:
+        name: ``cta_group``, ``ws``... (the keyword argument of the validators).
+        meaning: what it is, in one phrase. value: its kind of value (:data:`CONTEXT_VALUES`).
+        words: the words whose rules use it (``idesc``, ``smem``, ``zcm``, ``mma``, ``taddr``).
+        help: the help line of its command-line option. metavar: the option's value name.
+        source: where PTX defines it.
+    """
+
+    name: str
+    meaning: str
+    value: str
+    words: tuple[str, ...]
+    help: str
+    metavar: str
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class Constraints:
+    """The constraint tables of ``tables/rules.toml`` (see the file for each one's source), with
+    Table 52 and the element sizes from ``tables/smem_atoms.toml``."""
+
+    type_bits: Mapping[str, int]
+    major_swizzle: tuple[Mapping[str, Any], ...]
+    transpose_b_8bit: Mapping[int, frozenset[int]]
+    scale_vec: tuple[Mapping[str, Any], ...]
+    a_tmem: Mapping[str, Any]
+    absolute_lbo: Mapping[str, Any]
+    zcm: Mapping[str, Any]
+    targets: tuple[str, ...]
+    aliases: Mapping[str, str]
+    requires: Mapping[str, tuple[str, ...]]
+
+    def swizzles_for(self, bits: int, major: str) -> tuple[str, ...]:
+        """Table 52: the swizzle modes an operand of ``bits``-bit elements and ``major`` may use."""
+        return tuple(s for row in self.major_swizzle if bits in row["bits"] and row["major"] == major for s in row["swizzles"])
+
+    def supports(self, arch: str, feature: str) -> bool:
+        """Whether target ``arch`` meets the requirement list of ``feature`` ([[requires]])."""
+        return any(_meets(arch, req) for req in self.requires[feature])
+
+
+def _meets(arch: str, req: str) -> bool:
+    """``sm_100f`` is met by every target of the same family at or above 100; ``sm_100a`` only by itself."""
+    if req == arch:
+        return True
+    if req.endswith("f"):
+        want, have = int(req[3:-1]), int(arch[3:-1])
+        return have // 10 == want // 10 and have >= want
+    return False
+
+
+
+
+class Catalog(NamedTuple):
+    """``tables/rules.toml`` compiled: the rules, the constraint tables, the context names and the
+    usage codes."""
+
+    rules: dict[str, Rule]
+    constraints: Constraints
+    contexts: dict[str, ContextName]
+    usage: dict[str, Rule]
+
+
+@functools.cache
+def _data() -> Catalog:
+    return parse_rules(read_table(RULES_FILE), f"tables/{RULES_FILE}")
+
+
+def catalog() -> dict[str, Rule]:
+    """Every ``[[rule]]`` of ``tables/rules.toml``, by code, in file order."""
+    return _data().rules
+
+
+def constraints() -> Constraints:
+    """The constraint tables of ``tables/rules.toml``."""
+    return _data().constraints
+
+
+def contexts() -> dict[str, ContextName]:
+    """The instruction context names (``[[context]]`` of ``tables/rules.toml``), in file order."""
+    return _data().contexts
+
+
+def usage_table() -> dict[str, Rule]:
+    """The ``[[usage]]`` codes of ``tables/rules.toml`` (calls wrong in themselves), by code."""
+    return _data().usage
+
+
+def usage_error(code: str, field: str, value: Any, allowed: str, detail: str = "", where: str = "") -> UsageError:
+    """The :class:`UsageError` of the ``[[usage]]`` code ``code``: its rule and source, with
+    ``detail`` (what was found) after the rule sentence and ``where`` as the error's context."""
+    return UsageError((usage_table()[code].finding(field, value, allowed, detail),), where)
+
+
+def _need(table: Mapping[str, Any], key: str, path: str, where: str) -> Any:
+    if key not in table:
+        raise TableError(path, where, f"missing key '{key}'")
+    return table[key]
+
+
+def _int_range(spec: Any, path: str, where: str) -> frozenset[int]:
+    if isinstance(spec, dict):
+        check_keys(spec, {"min", "max", "step"}, path, where)
+        return frozenset(range(spec["min"], spec["max"] + 1, spec.get("step", 1)))
+    if isinstance(spec, list) and all(isinstance(v, int) for v in spec):
+        return frozenset(spec)
+    raise TableError(path, where, f"expected a list of integers or {{ min, max, step }}, got {spec!r}")
+
+
+def parse_rules(data: Mapping[str, Any], path: str) -> Catalog:
+    """Validate and compile ``tables/rules.toml``. Raises :class:`TableError` naming the entry."""
+    check_keys(data, _TOP_KEYS, path, "file")
+    swizzles = tuple(layout("smem_desc").field("swizzle").codes(None))
+
+    # Table 52 and the element sizes: tables/smem_atoms.toml (one copy, beside Table 53)
+    table52 = atoms()
+    type_bits = {name: bits for name, (bits, _) in table52.elements.items()}
+    major_swizzle = [{"bits": c.bits, "major": c.major, "swizzles": c.swizzles, "source": c.source}
+                     for c in table52.combinations]
+
+    t50 = {}
+    for i, row in enumerate(_need(data, "transpose_b_8bit", path, "file")):
+        where = f"transpose_b_8bit #{i + 1}"
+        check_keys(row, {"cta_group", "n", "source"}, path, where)
+        _need(row, "source", path, where)
+        t50[int(_need(row, "cta_group", path, where))] = _int_range(_need(row, "n", path, where), path, where)
+
+    scale_vec = []
+    for i, row in enumerate(_need(data, "scale_vec", path, "file")):
+        where = f"scale_vec #{i + 1}"
+        keys = {"name", "kinds", "k", "scale_factors", "scale_types", "sf_ids", "source"}
+        check_keys(row, keys, path, where)
+        for key in keys:
+            _need(row, key, path, where)
+        if row["name"] not in SCALE_VECS:
+            raise TableError(path, where, f"unknown scale vector size {row['name']!r}; known: {', '.join(SCALE_VECS)}")
+        if any(k not in KINDS for k in row["kinds"]):
+            raise TableError(path, where, f"unknown kind in {row['kinds']}")
+        scale_vec.append(dict(row, kinds=tuple(row["kinds"]), k=tuple(row["k"]), scale_types=tuple(row["scale_types"]),
+                              sf_ids=tuple(row["sf_ids"])))
+
+    singles = {}
+    for name, keys in (("a_tmem", {"a_major", "source"}), ("absolute_lbo", {"swizzles", "major", "base_offset", "source"}),
+                       ("zcm", {"ms", "max_column_shift", "source"}), ("targets", {"names", "aliases", "source"})):
+        table = _need(data, name, path, "file")
+        check_keys(table, keys, path, name)
+        for key in keys:
+            _need(table, key, path, name)
+        singles[name] = table
+    bad = [sw for sw in singles["absolute_lbo"]["swizzles"] if sw not in swizzles]
+    if bad:
+        raise TableError(path, "absolute_lbo", f"unknown swizzle mode(s) {bad}; known: {', '.join(swizzles)}")
+    zcm = dict(singles["zcm"], max_column_shift={int(m): v for m, v in singles["zcm"]["max_column_shift"].items()})
+    targets = tuple(singles["targets"]["names"])
+    for t in (*targets, *singles["targets"]["aliases"].values()):
+        if not (t.startswith("sm_") and t[3:-1].isdigit() and t[-1] in "af"):
+            raise TableError(path, "targets", f"target {t!r} is not sm_<NNN>a or sm_<NNN>f")
+
+    requires = {}
+    for i, row in enumerate(_need(data, "requires", path, "file")):
+        where = f"requires #{i + 1}"
+        check_keys(row, {"feature", "targets", "source"}, path, where)
+        for key in ("feature", "targets", "source"):
+            _need(row, key, path, where)
+        unknown = [t for t in row["targets"] if t not in targets]
+        if unknown:
+            raise TableError(path, where, f"unknown target(s) {unknown}; known: {', '.join(targets)}")
+        requires[row["feature"]] = tuple(row["targets"])
+
+    names: dict[str, ContextName] = {}
+    for i, row in enumerate(_need(data, "context", path, "file")):
+        where = f"context #{i + 1}"
+        check_keys(row, _CONTEXT_KEYS, path, where)
+        for key in ("name", "meaning", "value", "words", "help", "source"):
+            _need(row, key, path, where)
+        if row["value"] not in CONTEXT_VALUES:
+            raise TableError(path, where, f"value must be one of {', '.join(CONTEXT_VALUES)}")
+        bad = [w for w in row["words"] if w not in _WORDS]
+        if bad:
+            raise TableError(path, where, f"unknown word(s) {bad}; known: {', '.join(_WORDS)}")
+        if row["name"] in names:
+            raise TableError(path, where, "duplicate context name")
+        names[row["name"]] = ContextName(row["name"], row["meaning"], row["value"], tuple(row["words"]), row["help"],
+                                         row.get("metavar", ""), row["source"])
+
+    usage: dict[str, Rule] = {}
+    for i, row in enumerate(_need(data, "usage", path, "file")):
+        where = f"usage #{i + 1}"
+        check_keys(row, _USAGE_KEYS, path, where)
+        for key in _USAGE_KEYS:
+            _need(row, key, path, where)
+        if row["applies"] not in _USAGE_APPLIES:
+            raise TableError(path, where, f"applies must be one of {', '.join(_USAGE_APPLIES)}")
+        if row["code"] in usage:
+            raise TableError(path, where, "duplicate code")
+        usage[row["code"]] = Rule(row["code"], "error", row["applies"], (row["field"],), (), (), row["rule"], row["source"])
+
+    rules: dict[str, Rule] = {}
+    for i, row in enumerate(_need(data, "rule", path, "file")):
+        where = f"rule #{i + 1}"
+        check_keys(row, _RULE_KEYS, path, where)
+        for key in ("code", "severity", "applies", "fields", "rule", "source", "legal", "illegal"):
+            _need(row, key, path, where)
+        where = f"rule {row['code']}"
+        if row["code"] in rules or row["code"] in usage:
+            raise TableError(path, where, "duplicate code")
+        if row["severity"] not in SEVERITIES:
+            raise TableError(path, where, f"severity must be one of {', '.join(SEVERITIES)}")
+        if row["applies"] not in APPLIES:
+            raise TableError(path, where, f"applies must be one of {', '.join(APPLIES)}")
+        for key in ("needs", "uses"):
+            unknown = [c for c in row.get(key, []) if c not in names]
+            if unknown:
+                raise TableError(path, where, f"unknown context {unknown} in '{key}'; known: {', '.join(names)}")
+        for key in ("legal", "illegal"):
+            if row[key].get("as") not in APPLIES:
+                raise TableError(path, where, f"'{key}' example needs as = one of {', '.join(APPLIES)}")
+            if (row[key]["as"] == "ptx") != isinstance(row[key].get("ptx"), str):
+                raise TableError(path, where, f"'{key}' example: a PTX snippet (ptx = \"...\") goes with as = \"ptx\", and only there")
+        rules[row["code"]] = Rule(row["code"], row["severity"], row["applies"], tuple(row["fields"]),
+                                  tuple(row.get("needs", ())), tuple(row.get("uses", ())), row["rule"], row["source"],
+                                  row["legal"], row["illegal"], tuple(row.get("kinds", ())))
+        if any(k not in KINDS for k in rules[row["code"]].kinds):
+            raise TableError(path, where, f"unknown kind in {row['kinds']}; known: {', '.join(KINDS)}")
+
+    return Catalog(rules, Constraints(
+        type_bits=type_bits,
+        major_swizzle=tuple(major_swizzle),
+        transpose_b_8bit=t50,
+        scale_vec=tuple(scale_vec),
+        a_tmem=singles["a_tmem"],
+        absolute_lbo=singles["absolute_lbo"],
+        zcm=zcm,
+        targets=targets,
+        aliases=dict(singles["targets"]["aliases"]),
+        requires=requires,
+    ), names, usage)
+

@@ -1,0 +1,156 @@
+"""The instruction context: what descgen knows of the instruction a word is used in.
+
+The names, what each means, where PTX defines it and which words' rules use it are the
+``[[context]]`` entries of ``tables/rules.toml`` (:func:`descgen.catalog.contexts`). This module
+checks and normalizes given values; None always means "not given", and a rule that needs a name
+that was not given is reported as not checked, never guessed.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Mapping
+
+from .catalog import SCALE_VECS, ContextName, constraints, contexts
+from .errors import Finding, UsageError
+from .loader import layout
+
+__all__ = ["context", "context_names", "context_source", "normalize_arch", "normalize_scale_vec",
+           "normalize_warp", "no_context", "words_context"]
+
+
+def context_names() -> dict[str, ContextName]:
+    """Every context name, in table order (``[[context]]`` of ``tables/rules.toml``)."""
+    return contexts()
+
+
+def context_source(name: str) -> str:
+    """The PTX section a context value ``name`` comes from (the source of ``CONTEXT-<NAME>``)."""
+    return contexts()[name].source
+
+
+def words_context(word: str) -> tuple[str, ...]:
+    """The context names the rules of ``word`` (``idesc``, ``smem``, ``zcm``, ``mma``, ``taddr``)
+    use, in table order: the keyword arguments of its validator."""
+    return tuple(c.name for c in contexts().values() if word in c.words)
+
+
+def _usage(name: str, value: Any, allowed: str, rule: str) -> UsageError:
+    return UsageError((Finding(f"CONTEXT-{name.upper().replace('_', '-')}", "error", name, value, allowed, rule,
+                               context_source(name)),))
+
+
+def _flag(name: str, value: Any) -> bool | None:
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    raise _usage(name, value, "true, false or None", f"{name} is {contexts()[name].meaning}")
+
+
+def _uint(name: str, value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _usage(name, value, "a non-negative integer or None", f"{name} is {contexts()[name].meaning}")
+    return value
+
+
+def _cta_group(name: str, value: Any) -> int | None:
+    if value is not None and (isinstance(value, bool) or not hasattr(type(value), "__index__") or value not in (1, 2)):
+        raise _usage(name, value, "1, 2 or None", "the instruction's .cta_group is ::1 or ::2")
+    return value
+
+
+def normalize_scale_vec(value: Any) -> str | None:
+    """``"2X"``, ``"2x"``, ``"scale_vec::2X"``, ``".block16"`` -> the canonical name (None stays None).
+
+    Raises:
+        UsageError: not a scale vector size.
+    """
+    if value is None:
+        return None
+    if isinstance(value, str):
+        text = value.strip().removeprefix(".").removeprefix("scale_vec::")
+        for name in SCALE_VECS:
+            if text.lower() == name.lower():
+                return name
+    raise _usage("scale_vec", value, ", ".join(SCALE_VECS), "the scale vector size is .scale_vec::1X/2X/4X or .block16/.block32")
+
+
+def normalize_arch(value: Any) -> str | None:
+    """``"sm_100a"`` (also ``"sm_101a"``, renamed ``sm_110a``) -> the canonical target name.
+
+    Raises:
+        UsageError: a target descgen does not know.
+    """
+    if value is None:
+        return None
+    c = constraints()
+    if isinstance(value, str):
+        name = value.strip().lower()
+        name = c.aliases.get(name, name)
+        if name in c.targets:
+            return name
+    raise _usage("arch", value, ", ".join(c.targets) + " (sm_101a/f = sm_110a/f)",
+                 "tcgen05 needs an arch- or family-specific Blackwell target")
+
+
+def normalize_warp(value: Any) -> int | None:
+    """The warp's ID within its warpgroup, 0-3 (None stays None).
+
+    Raises:
+        UsageError: not 0-3 (``CONTEXT-WARP``).
+    """
+    if value is None:
+        return None
+    warps = layout("taddr").extra["access"]["warps"]  # §9.7.16.8.1
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < warps:
+        raise UsageError((Finding("CONTEXT-WARP", "error", "warp", value, f"0..{warps - 1} or None",
+                                  "warp is the warp's ID within its warpgroup (warp ID % 4); §9.7.16.8.1 gives each "
+                                  "of the 4 warps a quarter of the lanes", context_source("warp")),))
+    return value
+
+
+def _alloc_base(value: Any) -> int | None:
+    """The address tcgen05.alloc wrote: a tensor memory address with lane 0 (all 128 lanes of a
+    column are allocated together) and a column that exists."""
+    if value is None:
+        return None
+    columns = layout("taddr").field("column").domain(None)
+    if (isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 1 << 32 or value >> 16
+            or value not in columns):
+        raise UsageError((Finding("CONTEXT-ALLOC-BASE", "error", "alloc_base", value,
+                                  f"a tensor memory address with lane 0 and column {columns.describe()}",
+                                  "tcgen05.alloc allocates whole columns (all 128 lanes) and writes the address of "
+                                  "the first: lane 0, that column", context_source("alloc_base")),))
+    return value
+
+
+_NORMALIZE = {"flag": _flag, "uint": _uint, "cta_group": _cta_group,
+              "scale_vec": lambda name, v: normalize_scale_vec(v), "arch": lambda name, v: normalize_arch(v),
+              "warp": lambda name, v: normalize_warp(v), "alloc_base": lambda name, v: _alloc_base(v)}
+
+
+def context(**given: Any) -> dict[str, Any]:
+    """Check and normalize instruction context: every name of :func:`context_names`, None
+    meaning "not given" for each (``context(cta_group=2, arch="sm_101a")`` -> ``{"cta_group": 2,
+    "ws": None, ..., "arch": "sm_110a", ...}``).
+
+    Raises:
+        UsageError: a value that is not a context value (``CONTEXT-<NAME>``), or a name that is
+            not a context name (``CONTEXT``).
+    """
+    names = contexts()
+    unknown = [n for n in given if n not in names]
+    if unknown:
+        raise UsageError((Finding("CONTEXT", "error", unknown[0], given[unknown[0]], ", ".join(names),
+                                  "the instruction context is one of the names tables/rules.toml declares",
+                                  "tables/rules.toml [[context]]"),))
+    return {name: _NORMALIZE[c.value](name, given.get(name)) for name, c in names.items()}
+
+
+@functools.cache
+def no_context() -> Mapping[str, Any]:
+    """The context with nothing given (what the decode_* functions check with)."""
+    return context()

@@ -1,0 +1,268 @@
+"""Facts the tables imply, per MMA kind and per word, computed once: which layout serves a kind,
+the K of each kind (Table 39), Table 39 with Table 50 and Table 52 as sets of legal keys, the
+zero-column mask's sub-mask break-up (the table after Table 45) and tensor memory's shape
+(§9.7.16.1). The rules (:mod:`descgen.checks`) and the encoders' fast paths both read these; the
+sets are derived from the same table rows the rules read, and a test walks the whole legal space
+to keep them equal.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from .catalog import constraints
+from .context import normalize_warp
+from .engine import Plan, plan
+from .errors import Finding, UsageError
+from .loader import IDESC_LAYOUTS, KINDS, Shape, layout, shapes
+
+if TYPE_CHECKING:  # computed from the tables on first use (module __getattr__ below)
+    KIND_LAYOUTS: dict[str, str]
+    SWIZZLES: tuple[str, ...]
+    LBO_MODES: tuple[str, ...]
+    MAJORS: tuple[str, ...]
+
+__all__ = ["KIND_LAYOUTS", "SWIZZLES", "LBO_MODES", "MAJORS", "ABSENT_ARGS", "KindFacts", "kind_facts",
+           "normalize_kind", "type_names", "idesc_defaults", "mma_k", "shape_rows", "shape_keys", "major_keys",
+           "submask_counts", "tmem_shape", "warps_per_warpgroup", "warp_lanes", "lane_warp", "alloc_sizes"]
+
+
+def _kind_layouts() -> dict[str, str]:
+    """Which PTX table lays out the instruction descriptor for each kind: each idesc layout's
+    ``kinds`` (Table 42: tf32, f16, f8f6f4, i8; Table 43: mxf8f6f4; Table 44: mxf4, mxf4nvf4)."""
+    out = {kind: name for name in IDESC_LAYOUTS for kind in layout(name).kinds}
+    return {kind: out[kind] for kind in KINDS}
+
+
+def __getattr__(name: str) -> Any:
+    """The enumerations the tables hold, computed on first use so that ``import descgen`` reads
+    no table: ``KIND_LAYOUTS``, ``SWIZZLES`` (Table 40 bits 61-63, code order), ``LBO_MODES``
+    (bit 52) and ``MAJORS`` (the Transpose A/B bits' members)."""
+    smem = lambda f: tuple(layout("smem_desc").field(f).codes(None))  # noqa: E731
+    values = {"KIND_LAYOUTS": _kind_layouts, "SWIZZLES": lambda: smem("swizzle"), "LBO_MODES": lambda: smem("lbo_mode"),
+              "MAJORS": lambda: tuple(layout("idesc_dense").field("a_major").codes(None))}
+    if name in values:
+        value = globals()[name] = values[name]()
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+#: Arguments of :func:`descgen.encode_idesc` some layouts have no field for, with the value that
+#: means "not asked for". A layout that lacks the field accepts only that value (or, for dtype,
+#: the value the kind implies).
+ABSENT_ARGS: dict[str, Any] = {
+    "dtype": None,
+    "saturate": False,
+    "sparsity_selector": 0,
+    "max_shift": 0,
+    "scale_type": None,
+    "a_sf_id": 0,
+    "b_sf_id": 0,
+}
+
+
+class KindFacts(NamedTuple):
+    """One kind's facts, computed once (:func:`kind_facts`).
+
+    Attributes:
+        plan: the engine plan of the kind's layout (Table 42, 43 or 44).
+        absent: ``(argument, allowed values)`` for each :data:`ABSENT_ARGS` name the layout lacks.
+        ks: the MMA's K, (dense, sparse) (Table 39).
+        combos: Table 39's legal ``(atype, btype, dtype, scale type)`` combinations.
+        implied_dtype: the dtype the kind implies when the word has no dtype field (f32), or None.
+    """
+
+    plan: Plan
+    absent: tuple[tuple[str, tuple[Any, ...]], ...]
+    ks: tuple[int, ...]
+    combos: frozenset[tuple[Any, ...]]
+    implied_dtype: Any
+
+
+_KIND_FACTS: dict[str, KindFacts] = {}
+
+
+def normalize_kind(kind: str) -> str:
+    """Accept ``f16``, ``F16``, ``kind::f16`` or ``.kind::f16``.
+
+    Raises:
+        UsageError: an unknown kind (``IDESC-KIND``).
+    """
+    if isinstance(kind, str):
+        k = kind.strip().lower().removeprefix(".").removeprefix("kind::")
+        if k in KINDS:
+            return k
+    raise UsageError((Finding("IDESC-KIND", "error", "kind", kind, ", ".join(KINDS),
+                              "the MMA kind selects the instruction descriptor layout (Tables 42-44)",
+                              "§9.7.16.4.2, Tables 42-44"),))
+
+
+def kind_facts(kind: str) -> KindFacts:
+    """The facts of ``kind`` (any spelling :func:`normalize_kind` accepts), computed once.
+
+    Raises:
+        UsageError: an unknown kind.
+    """
+    hit = _KIND_FACTS.get(kind)
+    if hit is None:
+        name = normalize_kind(kind)
+        p = plan(_kind_layouts()[name], name)
+        names = {f.name for f in p.layout.fields}
+        absent = tuple(
+            (arg, (neutral, p.layout.implied[arg]) if arg in p.layout.implied else (neutral,))
+            for arg, neutral in ABSENT_ARGS.items()
+            if arg not in names
+        )
+        table = shapes()
+        ks = table.k_values(name, False)[:1] + table.k_values(name, True)[:1]
+        combos = frozenset(
+            (a, b, row["dtype"], scale)
+            for row in table.types
+            if row["kind"] == name
+            for a in row["ab"]
+            for b in row["ab"]
+            for scale in row.get("scale", [None])
+        )
+        hit = _KIND_FACTS[kind] = KindFacts(p, absent, ks, combos, p.layout.implied.get("dtype"))
+    return hit
+
+
+def type_names(field: str) -> tuple[str, ...]:
+    """Every member name of an idesc enum field (``atype``, ``btype``, ``dtype``, ``scale_type``)
+    over all kinds, in kind order then code order, from the tables."""
+    names: dict[str, None] = {}
+    for kind in KINDS:
+        f = kind_facts(kind).plan.layout.by_name.get(field)
+        if f is not None:
+            names.update(dict.fromkeys(f.domain(kind).members()))
+    return tuple(names)
+
+
+def idesc_defaults(kind: str) -> dict[str, str]:
+    """The types descgen fills in for ``kind`` when the caller names none (``[defaults]`` in the
+    tables), plus what the kind implies but the word does not hold (dtype f32 for the mx kinds).
+
+    Raises:
+        UsageError: unknown kind.
+    """
+    p = kind_facts(kind).plan
+    return {**p.layout.implied, **p.defaults}
+
+
+def mma_k(kind: str, sparse: bool, k96: bool = False) -> int:
+    """The MMA's K for ``kind`` and sparsity (Table 39); ``k96`` is Table 44's K bit."""
+    if k96:
+        return 96
+    return kind_facts(kind).ks[1 if sparse else 0]
+
+
+@functools.cache
+def shape_keys(kind: str, cta_group: int | None, ws: bool | None) -> frozenset[tuple[int, int, bool, str, bool]]:
+    """Table 39 (with Table 50) as a set: every legal ``(M, N, sparse, k_dim, transposed 8-bit B)``
+    for ``kind`` under the given ``cta_group`` / ``.ws`` (None: any). ``k_dim`` is Table 44's K
+    member (``"64/128"`` for every kind's standard K, ``"96"`` for K1)."""
+    t50 = constraints().transpose_b_8bit
+    out = set()
+    for r in shape_rows(kind, cta_group, ws):
+        k_dim = "96" if r.k == 96 else "64/128"
+        for m in r.m:
+            for n in r.n:
+                out.add((m, n, r.sparse, k_dim, False))
+                if n in t50[r.cta_group]:
+                    out.add((m, n, r.sparse, k_dim, True))
+    return frozenset(out)
+
+
+@functools.cache
+def shape_rows(kind: str, cta_group: int | None, ws: bool | None) -> tuple[Shape, ...]:
+    """Table 39's rows for ``kind`` under ``cta_group`` / ``.ws`` (None: any)."""
+    return tuple(r for r in shapes().for_kind(kind)
+                 if (cta_group is None or r.cta_group == cta_group) and (ws is None or r.ws == ws))
+
+
+@functools.cache
+def major_keys(kind: str, a_tmem: bool | None = None) -> dict[tuple[Any, str, Any, str], bool]:
+    """Table 52's type size x major-ness (and Table 51 for A in tensor memory) as a map: every legal
+    ``(atype, a_major, btype, b_major)`` for ``kind`` -> whether B is a transposed 8-bit type
+    (the key Table 50 adds to :func:`shape_keys`)."""
+    c = constraints()
+    p = kind_facts(kind).plan
+    by = p.layout.by_name
+    types = {op: tuple(by[f"{op}type"].codes(kind)) for op in "ab"}
+    majors = {op: tuple(by[f"{op}_major"].codes(kind)) for op in "ab"}
+    if a_tmem:
+        majors["a"] = tuple(m for m in majors["a"] if m == c.a_tmem["a_major"])
+
+    def ok(t: str, major: str) -> bool:
+        return major == "k" or bool(c.swizzles_for(c.type_bits[t], major))
+
+    return {(a, am, b, bm): bm == "mn" and c.type_bits[b] == 8
+            for a in types["a"] for am in majors["a"] for b in types["b"] for bm in majors["b"]
+            if ok(a, am) and ok(b, bm)}
+
+
+@functools.cache
+def shape_case(kind: str, cta_group: int | None, ws: bool | None, sparse: bool, k: int) -> tuple[Shape, ...] | None:
+    """The rows of Table 39 for ``kind``, context, sparsity and the MMA's K; None when there are none."""
+    return tuple(r for r in shape_rows(kind, cta_group, ws) if r.sparse == sparse and r.k == k) or None
+
+
+@functools.cache
+def shape_union(kind: str, name: str) -> frozenset[int]:
+    """Every M (or N) Table 39 has for the kind in some row: what the field check allows."""
+    return shapes().m_values(kind) if name == "m" else shapes().n_values(kind)
+
+
+def submask_counts() -> dict[int, int]:
+    """M -> number of sub-masks (the table after Table 45, from ``tables/zcm_desc.toml``)."""
+    table = plan("zcm_desc").layout.extra["submasks"]
+    return {int(m): count for m, count in table.items() if m != "source"}
+
+
+@functools.cache
+def tmem_shape() -> tuple[int, int]:
+    """(lanes, columns) of a CTA's tensor memory: (128, 512), from the address layout's field
+    domains (§9.7.16.1)."""
+    lay = plan("taddr").layout
+    return lay.field("lane").domain(None).hi + 1, lay.field("column").domain(None).hi + 1
+
+
+def warps_per_warpgroup() -> int:
+    """4: the warps of a warpgroup, each with its quarter of the lanes (§9.7.16.8.1)."""
+    return int(plan("taddr").layout.extra["access"]["warps"])
+
+
+def warp_lanes(warp: int) -> range:
+    """The lanes warp ``warp`` of a warpgroup (its warp ID % 4, 0-3) may access with
+    ``tcgen05.ld``/``tcgen05.st``: ``range(32 * warp, 32 * warp + 32)`` (§9.7.16.8.1). Every
+    warp may access every column.
+
+    Raises:
+        UsageError: ``warp`` is not 0-3 (``CONTEXT-WARP``).
+    """
+    w = normalize_warp(warp if warp is not None else "None")  # None is no warp here: CONTEXT-WARP
+    per = tmem_shape()[0] // warps_per_warpgroup()
+    return range(per * w, per * (w + 1))
+
+
+def lane_warp(lane: int) -> int | None:
+    """The warp of a warpgroup (0-3) whose quarter holds ``lane``, or None for a lane that does
+    not exist (128 or more) (§9.7.16.8.1)."""
+    lanes = tmem_shape()[0]
+    if isinstance(lane, bool) or not isinstance(lane, int) or not 0 <= lane < lanes:
+        return None
+    return lane // (lanes // warps_per_warpgroup())
+
+
+@functools.cache
+def alloc_sizes() -> tuple[int, ...]:
+    """Every legal ``tcgen05.alloc`` nCols: the powers of 2 from 32 to 512 (§9.7.16.7.1)."""
+    spec = plan("taddr").layout.extra["alloc"]
+    out, n = [], 1
+    while n <= spec["max"]:
+        if n >= spec["min"] and n % spec["unit"] == 0:
+            out.append(n)
+        n *= 2
+    return tuple(out)
+

@@ -1,0 +1,168 @@
+"""Which descriptor, and which MMA kind, a bare word is: :func:`identify`.
+
+A word from a debugger or a register dump carries no label. descgen reads it the one way every
+command does (``descgen decode``, ``descgen validate``, ``descgen batch``, :func:`descgen.emit`):
+
+- a kind given: an instruction descriptor under that kind; a 64-bit word is CUTLASS's runtime
+  form, whose upper 32 bits are the instruction descriptor (errata E31);
+- a descriptor given: that one (an instruction descriptor without a kind: under every kind);
+- nothing given: a word below 2**32 is an instruction descriptor, tried under every kind; a wider
+  word is tried as a shared memory and as a zero-column mask descriptor, and, when its low half is
+  0, as CUTLASS's runtime instruction descriptor too (errata E31, E32).
+
+Every reading is validated with the context that applies to its word; the readings come back best
+first: no error finding first, then the fewest findings, then the order tried (PTX's kind order;
+smem before zcm before the runtime form). A word that is a zero-column mask descriptor also
+passes as a shared memory descriptor with a warning on the fixed bits 46-48, so it ranks second.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .catalog import usage_error
+from .context import words_context
+from .engine import Decoded, check_word
+from .errors import Finding
+from .facts import normalize_kind
+from .idesc import decode_idesc, validate_idesc
+from .loader import KINDS
+from .report import Report
+from .runtime import RuntimeIdesc, idesc_from_runtime
+from .smem import decode_smem, validate_smem
+from .taddr import decode_taddr, validate_taddr
+from .zcm import decode_zcm, validate_zcm
+
+__all__ = ["DESCRIPTORS", "Reading", "Identified", "identify", "decode_as"]
+
+#: The words descgen reads, by name.
+DESCRIPTORS = ("idesc", "smem", "zcm", "taddr")
+
+_VALIDATORS: dict[str, Callable[..., Report]] = {"smem": validate_smem, "zcm": validate_zcm, "taddr": validate_taddr}
+_DECODERS: dict[str, Callable[[int], Decoded]] = {"smem": decode_smem, "zcm": decode_zcm, "taddr": decode_taddr}
+
+
+def decode_as(word: int, descriptor: str, kind: str | None = None) -> Decoded:
+    """Decode ``word`` as ``descriptor`` (``idesc`` needs ``kind``): the decode_* function of
+    that word, with the findings that need no context.
+
+    Raises:
+        UsageError: an unknown descriptor (``IDENTIFY-DESCRIPTOR``), an idesc without a kind or
+            with an unknown one (``IDESC-KIND``). WordError: as the decoder.
+    """
+    if descriptor == "idesc":
+        return decode_idesc(word, kind)  # type: ignore[arg-type]  # None: IDESC-KIND names it
+    if descriptor not in _DECODERS:
+        raise usage_error("IDENTIFY-DESCRIPTOR", "descriptor", descriptor, ", ".join(DESCRIPTORS))
+    return _DECODERS[descriptor](word)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One way to read a word: a descriptor (and kind), validated.
+
+    Attributes:
+        descriptor: ``idesc``, ``smem``, ``zcm`` or ``taddr``.
+        kind: the MMA kind of an instruction descriptor, else None.
+        report: the validation (its ``decoded[role]`` is the decoded word).
+        runtime: for CUTLASS's 64-bit runtime instruction descriptor, how it was split (E31).
+    """
+
+    descriptor: str
+    kind: str | None
+    report: Report
+    runtime: RuntimeIdesc | None = None
+
+    @property
+    def name(self) -> str:
+        """The reading's label: the kind for an instruction descriptor, else the descriptor."""
+        return self.kind if self.kind is not None else self.descriptor
+
+    @property
+    def decoded(self) -> Decoded:
+        return self.report.decoded[self.descriptor]
+
+    @property
+    def ok(self) -> bool:
+        return self.report.ok
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        return self.report.findings
+
+
+@dataclass(frozen=True)
+class Identified:
+    """Every reading of one word, best first (see the module doc for the order).
+
+    Attributes:
+        word: the word as given (64-bit for CUTLASS's runtime form).
+        readings: every reading tried, best first.
+        asked: what the caller fixed: ``"kind"``, ``"descriptor"`` or ``None`` (chosen by width).
+    """
+
+    word: int
+    readings: tuple[Reading, ...]
+    asked: str | None
+
+    @property
+    def consistent(self) -> tuple[Reading, ...]:
+        """The readings with no error finding, best first."""
+        return tuple(r for r in self.readings if r.ok)
+
+    @property
+    def best(self) -> Reading:
+        """The first reading: the best consistent one, or the best of none."""
+        return self.readings[0]
+
+
+def _rank(readings: list[Reading]) -> tuple[Reading, ...]:
+    return tuple(sorted(readings, key=lambda r: (not r.ok, len(r.findings))))
+
+
+def identify(word: int, *, descriptor: str | None = None, kind: str | None = None, **context: Any) -> Identified:
+    """Read a bare word every way it can be read, validated with ``context``.
+
+    Args:
+        word: the word (unsigned, at most 64 bits).
+        descriptor: ``idesc``, ``smem``, ``zcm`` or ``taddr``; None: chosen by width (module doc).
+        kind: the MMA kind (implies ``descriptor="idesc"``).
+        context: instruction context (:func:`descgen.validate_idesc` and siblings); each reading
+            takes the names its word's rules use (``[[context]]`` ``words`` in tables/rules.toml).
+
+    Returns:
+        An :class:`Identified`: ``.readings`` best first, ``.consistent``, ``.best``.
+
+    Raises:
+        UsageError: an unknown descriptor, or a kind with another descriptor
+            (``IDENTIFY-DESCRIPTOR``); an unknown kind (``IDESC-KIND``); a bad context value.
+        WordError: not an unsigned integer of at most 64 bits, or wider than the descriptor given.
+    """
+    if descriptor is not None and descriptor not in DESCRIPTORS:
+        raise usage_error("IDENTIFY-DESCRIPTOR", "descriptor", descriptor, ", ".join(DESCRIPTORS))
+    if kind is not None:
+        if descriptor not in (None, "idesc"):
+            raise usage_error("IDENTIFY-DESCRIPTOR", "descriptor", descriptor, "idesc", "a kind was given")
+        descriptor, kind = "idesc", normalize_kind(kind)
+    check_word(word, 64, descriptor or "word")
+    asked = "kind" if kind is not None else "descriptor" if descriptor is not None else None
+
+    def given(what: str) -> dict[str, Any]:
+        names = words_context(what)
+        return {k: v for k, v in context.items() if k in names}
+
+    def idesc_readings(w: int, kinds: tuple[str, ...], runtime: RuntimeIdesc | None) -> list[Reading]:
+        return [Reading("idesc", k, validate_idesc(w, k, **given("idesc")), runtime) for k in kinds]
+
+    if descriptor == "idesc" or (descriptor is None and word < 1 << 32):
+        runtime = idesc_from_runtime(word) if word >> 32 else None
+        kinds = (kind,) if kind is not None else KINDS
+        return Identified(word, _rank(idesc_readings(runtime.idesc if runtime else word, kinds, runtime)), asked)
+    if descriptor is not None:
+        return Identified(word, (Reading(descriptor, None, _VALIDATORS[descriptor](word, **given(descriptor))),), asked)
+    readings = [Reading(d, None, _VALIDATORS[d](word, **given(d))) for d in ("smem", "zcm")]
+    if not word & 0xFFFFFFFF:  # low half 0: perhaps CUTLASS's runtime instruction descriptor (E31)
+        runtime = idesc_from_runtime(word)
+        readings += [r for r in idesc_readings(runtime.idesc, KINDS, runtime) if r.ok]
+    return Identified(word, _rank(readings), asked)

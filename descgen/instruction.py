@@ -1,0 +1,86 @@
+"""One ``tcgen05.mma`` instruction checked as a whole: :func:`check_mma`.
+
+Each word's own rules run (:func:`descgen.validate_idesc`, :func:`descgen.validate_smem`,
+:func:`descgen.validate_zcm`), then the rules that tie the words together (``applies = "mma"``
+in ``tables/rules.toml``): Table 52's swizzle against the idesc's types and major-ness, absolute
+LBO mode only K-major, the K-major swizzled LBO that is ignored, and the zero-column mask limits
+for the idesc's M.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Iterable
+
+from .checks import Facts, mma_findings
+from .engine import Decoded
+from .errors import Finding, UsageError
+from .facts import normalize_kind
+from .idesc import validate_idesc
+from .report import Report
+from .smem import validate_smem
+from .zcm import validate_zcm
+
+__all__ = ["check_mma"]
+
+
+def _prefixed(role: str, findings: Iterable[Finding]) -> tuple[Finding, ...]:
+    return tuple(dataclasses.replace(f, field=f"{role}.{f.field}") for f in findings)
+
+
+def check_mma(*, idesc: int, kind: str, b_desc: int, a_desc: int | None = None, zcm: int | None = None,
+              a_tmem: bool | None = None, cta_group: int | None = None, ws: bool | None = None, sp: bool | None = None,
+              scale_vec: str | None = None, arch: str | None = None, a_pattern_start: int | None = None,
+              b_pattern_start: int | None = None) -> Report:
+    """Check one ``tcgen05.mma`` instruction as a whole: each word's rules plus the rules that tie
+    them together (Table 52 swizzle vs the idesc's major-ness and types, absolute LBO only K-major,
+    the K-major swizzled LBO that is ignored, the zero-column mask limits for the idesc's M).
+
+    Args:
+        idesc: the 32-bit instruction descriptor. kind: the MMA kind.
+        b_desc: B's 64-bit shared memory descriptor.
+        a_desc: A's shared memory descriptor, or None with ``a_tmem=True`` (A in tensor memory).
+        zcm: the 64-bit zero-column mask descriptor (``.ws`` only), if any.
+        a_tmem, cta_group, ws, sp, scale_vec, arch: the instruction's context, as
+            :func:`validate_idesc`. Give ``a_desc`` or ``a_tmem=True``.
+        a_pattern_start, b_pattern_start: where A's / B's swizzle pattern starts, for the exact
+            Table 41 base offset check of each descriptor (:func:`validate_smem`).
+
+    Findings from a shared memory or zcm word name their field as ``a_desc.swizzle``,
+    ``b_desc.lbo``, ``zcm.column_shift``.
+
+    Returns:
+        A :class:`descgen.Report`; ``.decoded`` has ``idesc``, ``a_desc``, ``b_desc``, ``zcm``.
+
+    Raises:
+        UsageError: neither or both of ``a_desc`` and ``a_tmem=True``; bad context; unknown kind.
+        WordError: a word of the wrong width.
+    """
+    if a_tmem is None and a_desc is not None:
+        a_tmem = False
+    if (a_desc is None) != bool(a_tmem):
+        raise UsageError((Finding("MMA-A-OPERAND", "error", "a_desc", a_desc, "an A descriptor, or a_tmem=True without one",
+                                  "A comes from shared memory (a-desc) or tensor memory ([a-tmem]), exactly one",
+                                  "§9.7.16.10.9.1 (tcgen05.mma syntax)"),))
+    kind = normalize_kind(kind)
+    report = validate_idesc(idesc, kind, cta_group=cta_group, ws=ws, sp=sp, scale_vec=scale_vec, a_tmem=a_tmem, arch=arch)
+    di = report.decoded["idesc"]
+    findings = list(report.findings)
+    skipped = list(report.not_checked)
+    decoded: dict[str, Decoded] = {"idesc": di}
+    facts: Facts = {"idesc": {**di.values(), "kind": kind}}
+    for role, word, start in (("a_desc", a_desc, a_pattern_start), ("b_desc", b_desc, b_pattern_start)):
+        if word is None:
+            continue
+        sub = validate_smem(word, arch=arch, pattern_start=start)
+        decoded[role] = sub.decoded["smem"]
+        facts[role] = sub.decoded["smem"].values()
+        findings += _prefixed(role, sub.findings)
+        skipped += [n for n in sub.not_checked if n not in skipped]
+    if zcm is not None:
+        sub = validate_zcm(zcm, m=di.value("m"), n=di.value("n"), ws=ws)
+        decoded["zcm"] = sub.decoded["zcm"]
+        findings += _prefixed("zcm", sub.findings)
+        skipped += sub.not_checked
+    found, more = mma_findings(facts, report.context)
+    return Report(tuple(findings + found), (*skipped, *more), decoded, report.context)

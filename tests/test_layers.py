@@ -1,0 +1,130 @@
+"""The library's layers: dependencies point one way (docs/architecture.md).
+
+The import graph of ``descgen/`` is read from the source (function-local imports included) and
+must have no cycle; no module imports another's private names; no module of the library imports
+the package itself (``import descgen``: the package's ``__init__`` sits on top of every module);
+``cli/`` imports no private name of the library.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LIB = os.path.join(REPO, "descgen")
+MODULES = sorted(name[:-3] for name in os.listdir(LIB) if name.endswith(".py") and name != "__init__.py")
+
+#: The layers, bottom to top, as docs/architecture.md lists them: a module may import only modules
+#: of its own layer or of layers below.
+LAYERS = (
+    ("errors", "transforms", "version"),
+    ("loader",),
+    ("engine",),
+    ("catalog", "report"),
+    ("context",),
+    ("facts",),
+    ("checks",),
+    ("idesc", "smem", "zcm", "taddr", "runtime"),
+    ("tiles", "instruction", "identify"),
+    ("scan", "compare", "emitters", "codes"),
+    ("batch", "examples"),
+    ("__main__",),
+)
+
+
+def _imports(path: str, package: str) -> list[tuple[str, tuple[str, ...], int]]:
+    """(module imported, names imported from it, line) for every import of a descgen module."""
+    with open(path, encoding="utf-8") as fh:
+        tree = ast.parse(fh.read(), path)
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            names = tuple(a.name for a in node.names)
+            if node.level == 1:
+                if node.module:
+                    out.append((node.module.split(".")[0], names, node.lineno))
+                else:  # from . import x
+                    out += [(n, (), node.lineno) if n in MODULES else ("__init__", (n,), node.lineno) for n in names]
+            elif node.module and (node.module == package or node.module.startswith(package + ".")):
+                parts = node.module.split(".")
+                out.append((parts[1] if len(parts) > 1 else "__init__", names, node.lineno))
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                parts = a.name.split(".")
+                if parts[0] == package:
+                    out.append((parts[1] if len(parts) > 1 else "__init__", (), node.lineno))
+    return out
+
+
+def _graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for name in MODULES:
+        graph[name] = {m for m, _, _ in _imports(os.path.join(LIB, f"{name}.py"), "descgen")
+                       if m in MODULES or m == "__init__"} - {"tables", "cli"}
+    return graph
+
+
+def test_every_module_has_a_layer():
+    placed = {m for layer in LAYERS for m in layer}
+    assert sorted(placed) == MODULES, "add the module to LAYERS here and to docs/architecture.md"
+
+
+def test_no_module_imports_the_package_itself():
+    for name, deps in _graph().items():
+        assert "__init__" not in deps, f"descgen/{name}.py imports the package descgen: import the module it needs"
+
+
+def test_imports_point_down_the_layers():
+    level = {m: i for i, layer in enumerate(LAYERS) for m in layer}
+    for name, deps in _graph().items():
+        up = sorted(d for d in deps if d in level and level[d] > level[name])
+        assert not up, f"descgen/{name}.py (layer {level[name]}) imports {up} from a layer above it"
+
+
+def test_import_graph_has_no_cycle():
+    graph = _graph()
+    state: dict[str, int] = {}
+    path: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        path.append(node)
+        for dep in sorted(graph.get(node, ())):
+            if state.get(dep) == 1:
+                cycle = path[path.index(dep):] + [dep]
+                pytest.fail("import cycle: " + " -> ".join(cycle))
+            if dep not in state:
+                visit(dep)
+        path.pop()
+        state[node] = 2
+
+    for node in graph:
+        if node not in state:
+            visit(node)
+
+
+@pytest.mark.parametrize("folder,package", [("descgen", "descgen"), ("cli", "descgen")])
+def test_no_private_name_crosses_a_module(folder, package):
+    base = os.path.join(REPO, folder)
+    own = {f[:-3] for f in os.listdir(base) if f.endswith(".py")} | {"cli"}
+    for file in sorted(os.listdir(base)):
+        if not file.endswith(".py"):
+            continue
+        for module, names, line in _imports(os.path.join(base, file), package):
+            if folder == "cli" and module in own:  # cli/'s own modules among themselves
+                continue
+            private = [n for n in names if n.startswith("_") and not n.startswith("__")]
+            assert not private, f"{folder}/{file}:{line} imports private {private} from descgen.{module}"
+
+
+def test_the_checker_sees_a_cycle_and_a_private_import(tmp_path):
+    """The graph reader itself: a planted cycle and a planted private import are seen."""
+    a = tmp_path / "a.py"
+    a.write_text("def f():\n    from .b import _hidden\n")
+    assert _imports(str(a), "descgen") == [("b", ("_hidden",), 2)]
+    b = tmp_path / "b.py"
+    b.write_text("import descgen.a\nfrom descgen import engine\n")
+    assert [m for m, _, _ in _imports(str(b), "descgen")] == ["a", "__init__"]
