@@ -529,37 +529,33 @@ def decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: in
     out.input["word"] = hex_word(word, width)
     ctx = {**context, "m": mask_m, "n": mask_n}
 
-    def args(what: str) -> dict[str, Any]:
-        return {name: ctx[name] for name in APPLIES[what]}
+    from descgen.identify import identify  # loaded by the commands that read bare words (start-up)
 
+    found = identify(word, descriptor=None if chosen == "smem+zcm" else chosen, kind=kind, **ctx)
+    by_name = {r.name: r for r in found.readings}
     runtime = None
-    if chosen == "idesc" and word >> 32:  # CUTLASS's 64-bit runtime form: the idesc is the upper half (E31)
-        split = descgen.idesc_from_runtime(word)
-        word, runtime = split.idesc, split.as_dict()
-    if chosen == "idesc" and kind is not None:
-        _show_one(out, descgen.validate_idesc(word, kind, **args("idesc")), "idesc", verbose, runtime=runtime)
-    elif chosen == "idesc":
-        reports = {k: descgen.validate_idesc(word, k, **args("idesc")) for k in descgen.KINDS}
-        _show_many(out, word, "kind", reports, "idesc", verbose, full_when_none=False, runtime=runtime)
-    elif chosen == "smem":
-        _show_one(out, descgen.validate_smem(word, **args("smem")), "smem", verbose)
-    elif chosen == "taddr":
-        _show_one(out, descgen.validate_taddr(word, **args("taddr")), "taddr", verbose)
+    if chosen == "idesc":
+        first = found.best
+        runtime = first.runtime.as_dict() if first.runtime else None
+        if kind is not None:
+            _show_one(out, first.report, "idesc", verbose, runtime=runtime)
+        else:
+            reports = {k: by_name[k].report for k in descgen.KINDS}
+            _show_many(out, word, "kind", reports, "idesc", verbose, full_when_none=False, runtime=runtime)
+    elif chosen in ("smem", "taddr"):
+        _show_one(out, found.best.report, chosen, verbose)
     elif chosen == "zcm":
-        report = descgen.validate_zcm(word, **args("zcm"))
+        report = found.best.report
         _show_one(out, report, "zcm", verbose, _mask(word, mask_m, mask_n, report))
     else:
-        report = descgen.validate_zcm(word, **args("zcm"))
-        reports = {"smem": descgen.validate_smem(word, **args("smem")), "zcm": report}
-        if not word & 0xFFFFFFFF:  # low half 0: perhaps CUTLASS's runtime instruction descriptor (E31)
-            split = descgen.idesc_from_runtime(word)
-            by_kind = {k: descgen.validate_idesc(split.idesc, k, **args("idesc")) for k in descgen.KINDS}
-            kinds = [k for k, r in by_kind.items() if r.ok]
-            if kinds:
-                reports["idesc"] = by_kind[kinds[0]]
-                runtime = {**split.as_dict(), "kinds": kinds}
+        reports = {"smem": by_name["smem"].report, "zcm": by_name["zcm"].report}
+        kinds = [r.kind for r in found.readings if r.descriptor == "idesc"]
+        if kinds:  # CUTLASS's runtime instruction descriptor, consistent with these kinds (E31)
+            first_idesc = by_name[kinds[0]]
+            reports["idesc"] = first_idesc.report
+            runtime = {**first_idesc.runtime.as_dict(), "kinds": kinds} if first_idesc.runtime else None
         _show_many(out, word, "descriptor", reports, None, verbose, full_when_none=True,
-                   mask=_mask(word, mask_m, mask_n, report), runtime=runtime)
+                   mask=_mask(word, mask_m, mask_n, reports["zcm"]), runtime=runtime)
 
 
 def _mask(word: int, m: int | None, n: int | None, report: descgen.Report) -> dict[str, Any] | None:

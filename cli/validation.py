@@ -44,8 +44,8 @@ def _finish(report: descgen.Report, exit_zero: bool) -> None:
 @click.command(short_help="Check one descriptor word against every PTX rule, with the instruction's context.")
 @click.argument("word", type=WORD)
 @click.option("--as", "as_", type=LazyChoice(("idesc", "smem", "zcm", "taddr")),
-              help="Descriptor type (taddr: a tensor memory address). Default: idesc for a word below 2**32 (needs --kind); "
-                   "a wider word needs --as.")
+              help="Descriptor type (taddr: a tensor memory address). Default: chosen as descgen decode chooses "
+                   "(a note on stderr says which reading was validated).")
 @click.option("--kind", type=KindType(), help="MMA kind of an instruction descriptor (implies --as idesc).")
 @context_options()
 @verbose_options
@@ -56,13 +56,15 @@ def validate(out: Output, word: int, as_: str | None, kind: str | None, context:
 
     \b
     Which descriptor:
-      --kind K (--as idesc)  an instruction descriptor under .kind::K; required for an
-                             idesc, whose rules depend on the kind (descgen decode WORD
-                             lists the kinds a word is consistent with)
+      --kind K (--as idesc)  an instruction descriptor under .kind::K (its rules depend
+                             on the kind)
       --as smem | zcm        a shared memory / zero-column mask descriptor
       --as taddr             a 32-bit tensor memory address (lane, column)
-      (no --as)              a word below 2**32 is an idesc; a wider word must say
-                             --as smem or --as zcm
+      (no --as, no --kind)   read as descgen decode reads it: below 2**32 an idesc under
+                             the first kind it is consistent with; wider, smem or zcm
+                             (or CUTLASS's runtime idesc), whichever decodes with no
+                             error and the fewest findings. A note on stderr (JSON:
+                             "identified") names the reading and the other consistent ones
     A 64-bit word with --kind (--as idesc) is CUTLASS's runtime form: its upper 32 bits are
     validated, and a note on stderr (JSON: "runtime") says so (errata E31).
 
@@ -91,29 +93,41 @@ def validate(out: Output, word: int, as_: str | None, kind: str | None, context:
       descgen validate 0x08020010 --kind f16 --cta-group 2
       descgen validate 0x4000404000010058 --as smem --pattern-start 0x580 -v
     """
+    from descgen.identify import identify  # loaded by the commands that read bare words (start-up)
+
     if as_ is None and kind is None and any(context[n] is not None for n in APPLIES["taddr"]):
         raise click.UsageError("--warp, --alloc-columns and --alloc-base apply to tensor memory addresses: add --as taddr")
-    as_ = _resolve_as(word, as_, kind)
+    if kind is not None and as_ not in (None, "idesc"):
+        raise click.UsageError(f"--kind applies to instruction descriptors, not --as {as_}")
+    if as_ is not None or kind is not None:
+        check_applies(context, "idesc" if kind is not None else as_)
+    ctx = {name: context[name] for name in context if context[name] is not None}
+    found = identify(word, descriptor=as_, kind=kind, **ctx)
+    reading = found.best
+    as_ = reading.descriptor
     check_applies(context, as_)
     width = 32 if as_ in ("idesc", "taddr") and word < 1 << 32 else 64
-    out.input = {"word": hex_word(word, width), "as": as_, "kind": kind, **context}
+    out.input = {"word": hex_word(word, width), "as": as_, "kind": reading.kind if kind is None and as_ == "idesc" else kind,
+                 **context}
     ctx = {name: context[name] for name in APPLIES[as_]}
-    runtime = None
-    if as_ == "idesc" and word >> 32:  # CUTLASS's 64-bit runtime form: the idesc is the upper half (E31)
-        split = descgen.idesc_from_runtime(word)
-        word, runtime = split.idesc, split.as_dict()
+    report = reading.report
+    runtime = reading.runtime.as_dict() if reading.runtime else None
+    chosen = None
+    if found.asked != "kind" and len(found.readings) > 1:  # chosen as descgen decode chooses (identify)
+        others = [f".kind::{r.kind}" if r.kind else r.descriptor for r in found.consistent if r is not reading]
+        chosen = {"reading": reading.name, "why": (
+            "the first reading with no error finding" if reading.ok else "no reading is free of errors; the one with the fewest"),
+            "consistent": [r.name for r in found.consistent]}
         if not out.json:
-            click.echo(f"note: {hex_word(split.word, 64)} {split.note}", err=True)
-    if as_ == "idesc":
-        report = descgen.validate_idesc(word, kind, **ctx)
-    elif as_ == "smem":
-        report = descgen.validate_smem(word, **ctx)
-    elif as_ == "taddr":
-        report = descgen.validate_taddr(word, **ctx)
-    else:
-        report = descgen.validate_zcm(word, **ctx)
+            what = f".kind::{reading.kind}" if reading.kind else reading.descriptor
+            also = f"; also consistent: {', '.join(others)}" if others else ""
+            click.echo(f"note: {hex_word(word, width)} read as {what} ({chosen['why']}{also}); "
+                       f"give {'--kind' if as_ == 'idesc' else '--as'} to choose", err=True)
+    if runtime is not None and not out.json:
+        click.echo(f"note: {runtime['word']} {runtime['note']}", err=True)
     if out.json:
-        out.emit_json(result=report.as_dict(), **({"runtime": runtime} if runtime else {}))
+        out.emit_json(result=report.as_dict(), **({"runtime": runtime} if runtime else {}),
+                      **({"identified": chosen} if chosen else {}))
     elif out.table:
         _render().validated(report, as_, ctx, verbose=verbose)
     else:
@@ -121,20 +135,6 @@ def validate(out: Output, word: int, as_: str | None, kind: str | None, context:
         if verbose:
             out.lines(plain_not_checked(n) for n in report.not_checked)
     _finish(report, exit_zero)
-
-
-def _resolve_as(word: int, as_: str | None, kind: str | None) -> str:
-    if kind is not None:
-        if as_ not in (None, "idesc"):
-            raise click.UsageError(f"--kind applies to instruction descriptors, not --as {as_}")
-        return "idesc"
-    if as_ is None and word >= 1 << 32:
-        raise click.UsageError("a word wider than 32 bits is a shared memory or zero-column mask descriptor: "
-                               "add --as smem or --as zcm (descgen decode WORD tries both)")
-    if as_ in (None, "idesc"):
-        raise click.UsageError("an instruction descriptor needs --kind: its rules depend on the MMA kind "
-                               "(descgen decode WORD lists the kinds the word is consistent with)")
-    return as_
 
 
 # --------------------------------------------------------------------------------------------
