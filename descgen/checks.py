@@ -28,7 +28,7 @@ from .loader import KINDS, shapes
 from .report import NotChecked
 
 __all__ = ["Facts", "implemented", "rule_impl", "run_rules", "enforce", "idesc_findings", "word_findings", "smem_findings",
-           "zcm_findings", "taddr_findings", "alloc_findings", "mma_findings", "describe_ints"]
+           "zcm_findings", "taddr_findings", "alloc_findings", "mma_findings", "describe_ints", "partial", "RunTimeValue"]
 
 #: What a rule reads: the word's logical values, the context, and derived facts.
 Facts = dict[str, Any]
@@ -75,15 +75,56 @@ def _plan(applies: str, given: frozenset[str], kind: str | None) -> tuple[tuple[
     return tuple(runnable), tuple(skipped)
 
 
+class RunTimeValue(Exception):
+    """Raised inside a rule that reads a value known at run time only (see :func:`partial`)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
+class _Partial(dict):  # type: ignore[type-arg]
+    """Facts some of whose values are known at run time only: reading one raises RunTimeValue."""
+
+    __slots__ = ("unknown",)
+
+    def __init__(self, data: Mapping[str, Any], unknown: Iterable[str]) -> None:
+        super().__init__(data)
+        self.unknown = frozenset(unknown)
+
+    def __getitem__(self, key: str) -> Any:
+        if key in self.unknown:
+            raise RunTimeValue(key)
+        return dict.__getitem__(self, key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key in self.unknown:
+            raise RunTimeValue(key)
+        return dict.get(self, key, default)
+
+
+def partial(values: Mapping[str, Any], unknown: Iterable[str]) -> Facts:
+    """``values`` with the names ``unknown`` known at run time only (a partly known word's fields,
+    :attr:`descgen.Decoded.unknown`): a rule that reads one is not checked; a rule whose result
+    the known values decide runs as usual. With nothing unknown, ``values`` itself."""
+    unknown = tuple(unknown)
+    return _Partial(values, unknown) if unknown else dict(values)
+
+
 def run_rules(applies: str, facts: _Facts, ctx: Mapping[str, Any]) -> tuple[list[Finding], tuple[NotChecked, ...]]:
     """Every rule of one kind of word (``applies``) over ``facts``: the findings, and the rules whose
-    context (``ctx``, normalized: None = not given) was missing."""
+    context (``ctx``, normalized: None = not given) was missing, or which read a value known at run
+    time only (facts made by :func:`partial`: reported with ``why="run-time"``)."""
     c = constraints()
     runnable, skipped = _plan(applies, frozenset(name for name, value in ctx.items() if value is not None), facts.get("kind"))
     found: list[Finding] = []
+    late: list[NotChecked] = []
     for rule, fn in runnable:
-        found.extend(fn(rule, facts, c))
-    return found, skipped
+        try:
+            found.extend(fn(rule, facts, c))
+        except RunTimeValue as unknown:
+            late.append(NotChecked(rule.code, (unknown.name,), rule.rule, rule.source, "run-time"))
+    return found, (*skipped, *late) if late else skipped
 
 
 def describe_ints(values: Iterable[int]) -> str:
@@ -234,8 +275,8 @@ def _scale_case(scale_vec: str, kind: str, k: int | None) -> tuple[tuple[Mapping
 
 @_impl("IDESC-SCALE-VEC-KIND")
 def _sv_kind(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
-    rows, _ = _scale_case(v["scale_vec"], v["kind"], v["k"])
-    if rows:
+    # (reads no field of the word: checked even when the word is known at run time only)
+    if any(r["name"] == v["scale_vec"] and v["kind"] in r["kinds"] for r in c.scale_vec):
         return ()
     names = [n for n in SCALE_VECS if any(r["name"] == n and v["kind"] in r["kinds"] for r in c.scale_vec)]
     return (rule.finding("scale_vec", v["scale_vec"], ", ".join(names) or "none (not a block-scaled kind)",
@@ -286,22 +327,33 @@ def _arch(feature: str, applies: Callable[[_Facts], bool]) -> _Impl:
 
 
 _impl("IDESC-KIND-ARCH")(_arch("kind_i8", lambda v: v["kind"] == "i8"))
-_impl("IDESC-SPARSE-ARCH")(_arch("sparse_mxf4", lambda v: v["sparse"] and v["kind"] in ("mxf4", "mxf4nvf4")))
+# (the instruction's .sp, when given, says whether the MMA is sparse: the word is then not read)
+_impl("IDESC-SPARSE-ARCH")(_arch("sparse_mxf4", lambda v: v["kind"] in ("mxf4", "mxf4nvf4")
+                                 and (v["sp"] if v["sp"] is not None else v["sparse"])))
 _impl("IDESC-K96-ARCH")(_arch("k96", lambda v: v.get("k_dim") == "96"))
 _scale_vec_nx = _arch("scale_vec_nx", lambda v: v["scale_vec"] in ("1X", "2X", "4X"))
 _scale_vec_block = _arch("scale_vec_block", lambda v: v["scale_vec"] in ("block16", "block32"))
 _impl("IDESC-SCALE-VEC-ARCH")(lambda rule, v, c: (*_scale_vec_nx(rule, v, c), *_scale_vec_block(rule, v, c)))
 
-def _idesc_facts(kind: str, values: Mapping[str, Any], ctx: Mapping[str, Any]) -> _Facts:
-    """Values and context for the rules, plus the MMA's K (None for K = 96 with sparsity)."""
-    k96, sparse = values.get("k_dim") == "96", values["sparse"]
-    return {**ctx, **values, "kind": kind, "implied_dtype": kind_facts(kind).implied_dtype,
-            "k": None if k96 and sparse else mma_k(kind, sparse, k96)}
+def _idesc_facts(kind: str, values: Mapping[str, Any], ctx: Mapping[str, Any], unknown: Iterable[str] = ()) -> _Facts:
+    """Values and context for the rules, plus the MMA's K (None for K = 96 with sparsity; known at
+    run time only when the Sparsity or K bit is)."""
+    unknown = tuple(unknown)
+    if unknown and {"sparse", "k_dim"} & set(unknown):
+        k = None
+        unknown += ("k",)
+    else:
+        k96, sparse = values.get("k_dim") == "96", values["sparse"]
+        k = None if k96 and sparse else mma_k(kind, sparse, k96)
+    facts = {**ctx, **values, "kind": kind, "implied_dtype": kind_facts(kind).implied_dtype, "k": k}
+    return partial(facts, unknown) if unknown else facts
 
 
-def idesc_findings(kind: str, values: Mapping[str, Any], ctx: Mapping[str, Any]) -> tuple[list[Finding], list[NotChecked]]:
-    """The catalog's idesc rules over logical values (decoded, or an encoder's arguments)."""
-    return run_rules("idesc", _idesc_facts(kind, values, ctx), ctx)
+def idesc_findings(kind: str, values: Mapping[str, Any], ctx: Mapping[str, Any],
+                   unknown: Iterable[str] = ()) -> tuple[list[Finding], tuple[NotChecked, ...]]:
+    """The catalog's idesc rules over logical values (decoded, or an encoder's arguments); the
+    fields ``unknown`` are known at run time only."""
+    return run_rules("idesc", _idesc_facts(kind, values, ctx, unknown), ctx)
 
 
 def word_findings(kind: str, values: Mapping[str, Any]) -> list[Finding]:
@@ -369,9 +421,10 @@ def _base_table41(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
     return (rule.finding("base_offset", v["base_offset"], str(want), f"pattern start {ps:#x}, {v['swizzle']} ({boundary}-byte boundary)"),)
 
 
-def smem_findings(values: Mapping[str, Any], ctx: Mapping[str, Any]) -> tuple[list[Finding], list[NotChecked]]:
-    """The catalog's smem rules over logical values."""
-    return run_rules("smem", {**values, **ctx}, ctx)
+def smem_findings(values: Mapping[str, Any], ctx: Mapping[str, Any],
+                  unknown: Iterable[str] = ()) -> tuple[list[Finding], tuple[NotChecked, ...]]:
+    """The catalog's smem rules over logical values (``unknown``: fields known at run time only)."""
+    return run_rules("smem", partial({**values, **ctx}, unknown), ctx)
 
 
 # --------------------------------------------------------------------------------------------
@@ -409,9 +462,10 @@ def _zcm_unused(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
                  for i in range(count, 4) for name in ("start_count", "first_span") if v[f"{name}_{i}"])
 
 
-def zcm_findings(values: Mapping[str, Any], ctx: Mapping[str, Any]) -> tuple[list[Finding], list[NotChecked]]:
-    """The catalog's zcm rules over logical values."""
-    return run_rules("zcm", {**values, **ctx}, ctx)
+def zcm_findings(values: Mapping[str, Any], ctx: Mapping[str, Any],
+                 unknown: Iterable[str] = ()) -> tuple[list[Finding], tuple[NotChecked, ...]]:
+    """The catalog's zcm rules over logical values (``unknown``: fields known at run time only)."""
+    return run_rules("zcm", partial({**values, **ctx}, unknown), ctx)
 
 
 # --------------------------------------------------------------------------------------------
@@ -466,8 +520,20 @@ def enforce(word: int, found: Iterable[Finding], check: bool, where: str) -> int
 
 def mma_findings(facts: Facts, ctx: Mapping[str, Any]) -> tuple[list[Finding], tuple[NotChecked, ...]]:
     """The catalog's instruction rules (``applies = "mma"``) over ``facts``: ``{"idesc": values
-    with "kind", "a_desc": values, "b_desc": values}`` (an operand that is not there is left out)."""
-    return run_rules("mma", facts, ctx)
+    with "kind", "a_desc": values, "b_desc": values}`` (an operand that is not there is left out).
+    The rules are per operand: when an operand is partly known (:func:`partial`) each operand is
+    checked on its own, so that an unknown field of one does not hide a finding of the other."""
+    operands = [role for role in ("a_desc", "b_desc") if role in facts]
+    if len(operands) < 2 or not any(isinstance(facts[role], _Partial) for role in operands):
+        return run_rules("mma", facts, ctx)
+    found: list[Finding] = []
+    skipped: list[NotChecked] = []
+    for role in operands:
+        more, nc = run_rules("mma", {**{k: v for k, v in facts.items() if k not in operands}, role: facts[role]}, ctx)
+        found += more
+        skipped += [n if n.why == "context" else NotChecked(n.code, (f"{role}.{n.missing[0]}",), n.rule, n.source, n.why)
+                    for n in nc if n not in skipped]
+    return found, tuple(skipped)
 
 
 # --------------------------------------------------------------------------------------------

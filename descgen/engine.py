@@ -12,12 +12,12 @@ from __future__ import annotations
 import functools
 import operator
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, NamedTuple
 
 from .errors import EncodeError, Finding, HasFindings, UsageError, WordError
 from .loader import Domain, Field, Layout, layout
 
-__all__ = ["Plan", "plan", "Word", "DecodedField", "Decoded", "decode", "encode", "check_value", "check_word", "finding_code"]
+__all__ = ["Plan", "plan", "Word", "KnownBits", "DecodedField", "Decoded", "decode", "encode", "check_value", "check_word", "finding_code"]
 
 #: Domains with at most this many members are compiled to lookup tables.
 _LUT_LIMIT = 4096
@@ -134,6 +134,24 @@ def _codes_text(f: Field, kind: str | None) -> str:
 
 # --------------------------------------------------------------------------------------------
 # Plans: one per (layout, kind).
+
+
+class KnownBits(NamedTuple):
+    """A word known only in part, as a compiler leaves it: ``mask`` has a 1 for every bit whose
+    value is fixed (at compile time), ``value`` holds those bits (the others are 0).
+
+    Every decoder and validator takes one wherever it takes a word: a field whose bits are all
+    known is decoded and checked as usual; a field with an unknown bit has value None and is
+    listed in :attr:`Decoded.unknown`; a reserved or constant field is still checked on its known
+    bits; a rule that reads an unknown field is not checked (never guessed).
+    """
+
+    value: int
+    mask: int
+
+    def full(self, width: int) -> bool:
+        """True when every bit of a ``width``-bit word is known."""
+        return self.mask & ((1 << width) - 1) == (1 << width) - 1
 
 
 class Plan:
@@ -261,6 +279,8 @@ class Plan:
         """Decode any word of the layout's width. Problems are findings, never exceptions."""
         lay = self.layout
         if word.__class__ is not int or word < 0 or word >> lay.width:
+            if word.__class__ is KnownBits:
+                return self.decode_known(word)
             check_word(word, lay.width, lay.word)
         fields = []
         findings = []
@@ -277,6 +297,39 @@ class Plan:
             if hit[1] is not None:
                 findings.append(hit[1])
         return Decoded(word, lay.width, lay.word, lay.name, self.kind, tuple(fields), tuple(findings))
+
+    def decode_known(self, bits: KnownBits) -> "Decoded":
+        """Decode a partly known word (:class:`KnownBits`). A field with every bit known decodes as
+        :meth:`decode` does; a field with an unknown bit gets value None, a note saying how many of
+        its bits are known, and its name in ``.unknown``; its reserved or constant bits that are
+        known are still checked."""
+        lay = self.layout
+        check_word(bits.value, lay.width, lay.word)
+        check_word(bits.mask, lay.width, lay.word)
+        if bits.full(lay.width):
+            return self.decode(bits.value)
+        word, known = bits.value & bits.mask, bits.mask
+        fields, findings, unknown = [], [], []
+        for lo, mask, f, _ in self.decoders:
+            raw, fk = (word >> lo) & mask, (known >> lo) & mask
+            if fk == mask:
+                value, problem, note = check_raw(lay, f, self.kind, raw)
+            else:
+                value, problem = None, None
+                note = f"run-time: {bin(fk).count('1')} of {f.width} bits known"
+                unknown.append(f.name)
+                if f.type == "reserved" and raw:
+                    problem = _finding(lay, f, self.kind, "RESERVED", raw, f"reserved bits {f.bits} must be 0", "0")
+                elif f.type == "constant" and (raw ^ f.const) & fk:
+                    w = f.width
+                    problem = _finding(lay, f, self.kind, "CONST", raw,
+                                       f"bits {f.bits} are a fixed constant {f.const:#0{w + 2}b}; known bits differ",
+                                       f"{f.const:#0{w + 2}b}")
+            fields.append(DecodedField(f.name, f.bits, f.lo, f.hi, raw, value, f.unit, f.type, f.description, f.source, note))
+            if problem is not None:
+                findings.append(problem)
+        return Decoded(word, lay.width, lay.word, lay.name, self.kind, tuple(fields), tuple(findings), (), known,
+                       tuple(unknown))
 
 
 def check_word(word: Any, width: int, what: str) -> None:
@@ -375,6 +428,9 @@ class Decoded(HasFindings):
         fields: every field, in bit order, tiling the word.
         findings: reserved bits set, wrong constants, unknown codes, out-of-range values.
         derived: values that follow from the fields (e.g. the MMA's K), by name.
+        known: the mask of the bits known (-1: all of them; see :class:`KnownBits`); unknown bits
+            of ``word`` are 0.
+        unknown: the fields with an unknown bit (value None), in bit order.
     """
 
     word: int
@@ -385,12 +441,19 @@ class Decoded(HasFindings):
     fields: tuple[DecodedField, ...]
     findings: tuple[Finding, ...]
     derived: tuple[tuple[str, Any, str], ...] = ()
+    known: int = -1
+    unknown: tuple[str, ...] = ()
 
     def extended(self, findings: tuple[Finding, ...], derived: tuple[tuple[str, Any, str], ...]) -> "Decoded":
         """This result with ``findings`` added and ``derived`` set: what a descriptor module adds
         on top of the generic decode (the constructor, not dataclasses.replace: this is a hot path)."""
         return Decoded(self.word, self.width, self.descriptor, self.layout, self.kind, self.fields,
-                       self.findings + findings, derived)
+                       self.findings + findings, derived, self.known, self.unknown)
+
+    @property
+    def complete(self) -> bool:
+        """True when every bit of the word is known."""
+        return not self.unknown and (self.known == -1 or self.known == (1 << self.width) - 1)
 
     def __getitem__(self, name: str) -> DecodedField:
         for f in self.fields:
@@ -428,6 +491,7 @@ class Decoded(HasFindings):
             "fields": [f.as_dict() for f in self.fields],
             "derived": {name: {"value": value, "unit": unit} for name, value, unit in self.derived},
             "findings": [f.as_dict() for f in self.findings],
+            **({"known": hex_word(self.known, self.width), "unknown": list(self.unknown)} if self.known != -1 else {}),
         }
 
 

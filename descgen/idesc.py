@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .checks import enforce, idesc_findings, word_findings
-from .context import context
+from .context import context, no_context
 from .engine import Decoded, Plan
 from .errors import EncodeError, Finding
 from .facts import kind_facts, major_keys, mma_k, normalize_kind, shape_keys
@@ -191,9 +191,11 @@ def decode_fields(word: int, kind: str) -> Decoded:
     context rules too."""
     p = kind_facts(kind).plan
     result = p.decode(word)
-    sparse = bool(result["sparse"].raw)
-    k96 = "k_dim" in p.layout.by_name and result["k_dim"].value == "96"
-    derived: list[tuple[str, Any, str]] = [("k", mma_k(p.kind, sparse, k96 and not sparse), "elements")]
+    derived: list[tuple[str, Any, str]] = []
+    if not {"sparse", "k_dim"} & set(result.unknown):  # K is known when Sparsity and the K bit are
+        sparse = bool(result["sparse"].raw)
+        k96 = "k_dim" in p.layout.by_name and result["k_dim"].value == "96"
+        derived.append(("k", mma_k(p.kind, sparse, k96 and not sparse), "elements"))
     derived += [(name, value, "") for name, value in p.layout.implied.items()]
     return result.extended((), tuple(derived))
 
@@ -213,6 +215,8 @@ def decode_idesc(word: int, kind: str) -> Decoded:
         WordError: ``word`` is negative or wider than 32 bits.
     """
     d = decode_fields(word, kind)
+    if d.unknown:
+        return d.extended(tuple(idesc_findings(d.kind, d.values(), no_context(), d.unknown)[0]), d.derived)
     return d.extended(tuple(word_findings(d.kind, d.values())), d.derived)
 
 
@@ -243,7 +247,7 @@ def validate_idesc(word: int, kind: str, *, cta_group: int | None = None, ws: bo
     """
     ctx = context(cta_group=cta_group, ws=ws, sp=sp, scale_vec=scale_vec, a_tmem=a_tmem, arch=arch)
     d = decode_fields(word, kind)
-    found, skipped = idesc_findings(d.kind, d.values(), ctx)
+    found, skipped = idesc_findings(d.kind, d.values(), ctx, d.unknown)
     d = d.extended(tuple(found), d.derived)
     return Report(d.findings, tuple(skipped), {"idesc": d}, ctx)
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 import dataclasses
 from typing import Iterable
 
-from .checks import Facts, mma_findings
-from .engine import Decoded
+from .checks import Facts, mma_findings, partial
+from .engine import Decoded, KnownBits
 from .errors import Finding, UsageError
 from .facts import normalize_kind
 from .idesc import validate_idesc
-from .report import Report
+from .report import NotChecked, Report
 from .smem import validate_smem
 from .zcm import validate_zcm
 
@@ -28,7 +28,14 @@ def _prefixed(role: str, findings: Iterable[Finding]) -> tuple[Finding, ...]:
     return tuple(dataclasses.replace(f, field=f"{role}.{f.field}") for f in findings)
 
 
-def check_mma(*, idesc: int, kind: str, b_desc: int, a_desc: int | None = None, zcm: int | None = None,
+def _role_named(role: str, skipped: Iterable[NotChecked]) -> list[NotChecked]:
+    """A word's rules not checked, the run-time fields named with the word (``a_desc.start_address``)."""
+    return [n if n.why == "context" else dataclasses.replace(n, missing=tuple(f"{role}.{m}" for m in n.missing))
+            for n in skipped]
+
+
+def check_mma(*, idesc: int | KnownBits, kind: str, b_desc: int | KnownBits, a_desc: int | KnownBits | None = None,
+              zcm: int | KnownBits | None = None,
               a_tmem: bool | None = None, cta_group: int | None = None, ws: bool | None = None, sp: bool | None = None,
               scale_vec: str | None = None, arch: str | None = None, a_pattern_start: int | None = None,
               b_pattern_start: int | None = None) -> Report:
@@ -49,6 +56,12 @@ def check_mma(*, idesc: int, kind: str, b_desc: int, a_desc: int | None = None, 
     Findings from a shared memory or zcm word name their field as ``a_desc.swizzle``,
     ``b_desc.lbo``, ``zcm.column_shift``.
 
+    A word a compiler fixes only in part (the start address known at run time only, say) is
+    given as :class:`descgen.engine.KnownBits`: every field whose bits are all known is checked,
+    and every rule whose inputs are known runs, cross-word rules included; a rule that reads an
+    unknown field is listed in ``.not_checked`` with ``why="run-time"``. ``KnownBits(0, 0)`` is
+    a word known at run time only.
+
     Returns:
         A :class:`descgen.Report`; ``.decoded`` has ``idesc``, ``a_desc``, ``b_desc``, ``zcm``.
 
@@ -68,19 +81,19 @@ def check_mma(*, idesc: int, kind: str, b_desc: int, a_desc: int | None = None, 
     findings = list(report.findings)
     skipped = list(report.not_checked)
     decoded: dict[str, Decoded] = {"idesc": di}
-    facts: Facts = {"idesc": {**di.values(), "kind": kind}}
+    facts: Facts = {"idesc": partial({**di.values(), "kind": kind}, di.unknown)}
     for role, word, start in (("a_desc", a_desc, a_pattern_start), ("b_desc", b_desc, b_pattern_start)):
         if word is None:
             continue
         sub = validate_smem(word, arch=arch, pattern_start=start)
         decoded[role] = sub.decoded["smem"]
-        facts[role] = sub.decoded["smem"].values()
+        facts[role] = partial(sub.decoded["smem"].values(), sub.decoded["smem"].unknown)
         findings += _prefixed(role, sub.findings)
-        skipped += [n for n in sub.not_checked if n not in skipped]
+        skipped += [n for n in _role_named(role, sub.not_checked) if n not in skipped]
     if zcm is not None:
         sub = validate_zcm(zcm, m=di.value("m"), n=di.value("n"), ws=ws)
         decoded["zcm"] = sub.decoded["zcm"]
         findings += _prefixed("zcm", sub.findings)
-        skipped += sub.not_checked
+        skipped += _role_named("zcm", sub.not_checked)
     found, more = mma_findings(facts, report.context)
     return Report(tuple(findings + found), (*skipped, *more), decoded, report.context)

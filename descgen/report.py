@@ -14,18 +14,23 @@ __all__ = ["NotChecked", "Report", "ROLES", "role_of"]
 
 @dataclass(frozen=True, slots=True)
 class NotChecked:
-    """A rule that did not run because context it needs was not given."""
+    """A rule that did not run: context it needs was not given (``why == "context"``; ``missing``
+    names the context), or it reads a field of a partly known word that is known at run time only
+    (``why == "run-time"``; ``missing`` names the field)."""
 
     code: str
     missing: tuple[str, ...]
     rule: str
     source: str
+    why: str = "context"
 
     def __str__(self) -> str:
-        return f"not checked {self.code}: needs {', '.join(self.missing)} ({self.rule}) [{self.source}]"
+        what = "needs" if self.why == "context" else "reads run-time"
+        return f"not checked {self.code}: {what} {', '.join(self.missing)} ({self.rule}) [{self.source}]"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"code": self.code, "missing": list(self.missing), "rule": self.rule, "source": self.source}
+        return {"code": self.code, "missing": list(self.missing), "rule": self.rule, "source": self.source,
+                **({"why": self.why} if self.why != "context" else {})}
 
 
 #: The words of one instruction (:func:`descgen.check_mma`), in the order they are shown.

@@ -42,18 +42,15 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping
 
-from .engine import hex_word
+from .engine import KnownBits, hex_word
 from .errors import DescgenError, Finding, HasFindings
 from .loader import KINDS
 from .catalog import catalog, constraints
-from .checks import rule_impl
-from .context import context, normalize_arch
+from .context import normalize_arch
 from .facts import mma_k
-from .idesc import validate_idesc
 from .instruction import check_mma
-from .report import NotChecked, Report
+from .report import Report
 from .smem import validate_smem
-from .zcm import validate_zcm
 
 __all__ = ["scan_ptx", "scan_file", "ScanResult", "ScanInstruction", "ScanOperand", "ScanFinding", "SCAN_CODES",
            "parse_int"]
@@ -86,10 +83,6 @@ _MX = ("mxf8f6f4", "mxf4", "mxf4nvf4")
 #: defaults to .block32; .kind::mxf4nvf4 must name one; .kind::mxf8f6f4 unstated: ptxas 13.0 takes
 #: .block32, its only size besides the alias .scale_vec::1X).
 DEFAULT_SCALE_VEC = {"mxf8f6f4": "block32", "mxf4": "block32"}
-#: Codes of idesc/mma rules that read only the instruction's qualifiers and the target: run by the
-#: scanner itself (with the validator's own implementation) when the idesc is not known.
-_CONTEXT_ONLY = ("MMA-WS-CTA-GROUP", "MMA-WS-KIND", "IDESC-SCALE-VEC-KIND", "IDESC-KIND-ARCH", "IDESC-SPARSE-ARCH",
-                 "IDESC-SCALE-VEC-ARCH")
 #: §9.7.16.10.9.1 (disable-output-lane): the vector has 4 elements for cta_group::1, 8 for ::2.
 _LANE_VECTOR = {1: 4, 2: 8}
 #: §9.7.16.9.2: tcgen05.cp shapes and the multicast each needs or allows (** / *** marks).
@@ -856,61 +849,24 @@ class _Scan:
                           "", o.reason or "", o.role)
         ctx = self._context(q)
         idesc, a, b, zcm = (by.get(r) for r in ("idesc", "a_desc", "b_desc", "zcm"))
-        known = {r: o.value for r, o in by.items() if o.resolved}
+        # Every operand through the one check_mma: an operand the scanner could not resolve is a
+        # word known at run time only, so each rule whose inputs are known runs (E36).
+        words = {r: o.value if o.resolved else KnownBits(0, 0) for r, o in by.items()}
         report: Report | None = None
-        if "idesc" in known and "b_desc" in known and (q["a_tmem"] or "a_desc" in known):
-            report = _check_mma_cached(known["idesc"], q["kind"], known.get("a_desc"), known["b_desc"], known.get("zcm"),
+        if any(o.resolved for o in ops) or "idesc" in words:
+            report = _check_mma_cached(words["idesc"], q["kind"], words.get("a_desc"), words["b_desc"], words.get("zcm"),
                                        tuple(sorted(ctx.items())))
-        elif known:
-            findings: list[Finding] = []
-            skipped: list[Any] = []
-            decoded: dict[str, Any] = {}
-            m = n = None
-            if "idesc" in known:
-                r = validate_idesc(known["idesc"], q["kind"], **ctx)
-                findings += r.findings
-                skipped += r.not_checked
-                decoded["idesc"] = r.decoded["idesc"]
-                m, n = r.decoded["idesc"].value("m"), r.decoded["idesc"].value("n")
-            for role in ("a_desc", "b_desc"):
-                if role in known:
-                    r = validate_smem(known[role], arch=self.arch)
-                    findings += _prefixed(role, r.findings)
-                    skipped += r.not_checked
-                    decoded[role] = r.decoded["smem"]
-            if "zcm" in known:
-                ok_mn = isinstance(m, int) and isinstance(n, int)
-                r = validate_zcm(known["zcm"], m=m if ok_mn else None, n=n if ok_mn else None, ws=q["ws"])
-                findings += _prefixed("zcm", r.findings)
-                skipped += r.not_checked
-                decoded["zcm"] = r.decoded["zcm"]
-            missing = tuple(o.name for o in ops if not o.resolved)
-            skipped += [NotChecked(r.code, missing, r.rule, r.source) for r in self.rules.values() if r.applies == "mma"]
-            report = Report(tuple(findings), tuple(skipped), decoded, context(**ctx))
-        if "idesc" not in known:
-            self._context_rules(line, name, q)
         if report is not None:
             for f in report.findings:
                 role = _role_of(f)
                 subject = by[role].label() if role in by else f"{name}.kind::{q['kind']}"
                 self.add(line, f, subject, role if role in by else None)
-            if q["ashift"] and report.decoded.get("idesc") is not None:
-                m = report.decoded["idesc"].value("m")
+            idesc_word = report.decoded.get("idesc")
+            if q["ashift"] and idesc_word is not None and "m" not in idesc_word.unknown:
+                m = idesc_word.value("m")
                 if m not in (128, 256):
                     self.rule("PTX-ASHIFT-M", line, idesc.label(), "m", m, "128, 256", f".ashift with M = {m}", "idesc")
         return report
-
-    def _context_rules(self, line: int, name: str, q: Mapping[str, Any]) -> None:
-        """The idesc/mma rules that read only qualifiers and the target, run with the validator's
-        own implementation when the idesc itself is not known (E36)."""
-        ctx = self._context(q)
-        facts = {**ctx, "kind": q["kind"], "sparse": q["sp"], "k": None, "k_dim": None}
-        for code in _CONTEXT_ONLY:
-            rule = self.rules[code]
-            if any(ctx.get(n) is None for n in rule.needs) or (rule.kinds and q["kind"] not in rule.kinds):
-                continue
-            for f in rule_impl(code)(rule, facts, constraints()):
-                self.add(line, f, f"{name}.kind::{q['kind']}")
 
     def cp(self, line: int, text: str, opcode: str, operands: list[str]) -> None:
         name = "tcgen05.cp"
@@ -979,7 +935,8 @@ class _Scan:
 
 
 @functools.lru_cache(maxsize=4096)
-def _check_mma_cached(idesc: int, kind: str, a_desc: int | None, b_desc: int, zcm: int | None,
+def _check_mma_cached(idesc: int | KnownBits, kind: str, a_desc: int | KnownBits | None, b_desc: int | KnownBits,
+                      zcm: int | KnownBits | None,
                       ctx: tuple[tuple[str, Any], ...]) -> Report:
     """:func:`descgen.check_mma`, once per distinct instruction (unrolled kernels repeat them; a
     Report is immutable)."""

@@ -81,7 +81,7 @@ def decode_smem(word: int) -> Decoded:
         WordError: ``word`` is negative or wider than 64 bits.
     """
     d = decode_fields(word)
-    return d.extended(tuple(smem_findings(d.values(), no_context())[0]), d.derived)
+    return d.extended(tuple(smem_findings(d.values(), no_context(), d.unknown)[0]), d.derived)
 
 
 def decode_fields(word: int) -> Decoded:
@@ -112,6 +112,6 @@ def validate_smem(word: int, *, arch: str | None = None, pattern_start: int | No
     """
     ctx = context(arch=arch, pattern_start=pattern_start, **more)
     d = decode_fields(word)
-    found, skipped = smem_findings(d.values(), ctx)
+    found, skipped = smem_findings(d.values(), ctx, d.unknown)
     d = d.extended(tuple(found), d.derived)
     return Report(d.findings, tuple(skipped), {"smem": d}, ctx)

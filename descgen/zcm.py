@@ -82,7 +82,7 @@ def decode_zcm(word: int) -> Decoded:
         WordError: ``word`` is negative or wider than 64 bits.
     """
     d = plan("zcm_desc").decode(word)
-    return d.extended(tuple(zcm_findings(d.values(), no_context())[0]), d.derived)
+    return d.extended(tuple(zcm_findings(d.values(), no_context(), d.unknown)[0]), d.derived)
 
 
 def validate_zcm(word: int, *, m: int | None = None, n: int | None = None, ws: bool | None = None, **more: Any) -> Report:
@@ -102,7 +102,7 @@ def validate_zcm(word: int, *, m: int | None = None, n: int | None = None, ws: b
     """
     ctx = context(m=m, n=n, ws=ws, **more)
     d = plan("zcm_desc").decode(word)
-    found, skipped = zcm_findings(d.values(), ctx)
+    found, skipped = zcm_findings(d.values(), ctx, d.unknown)
     d = d.extended(tuple(found), d.derived)
     return Report(d.findings, tuple(skipped), {"zcm": d}, ctx)
 
