@@ -30,7 +30,7 @@ from .output import (
     write_json,
 )
 from .context import APPLIES, check_applies, context_options
-from .params import TILE, UINT, WORD, KindType, LazyChoice, UIntList
+from .params import TILE, UINT, WORD, KindType, LazyChoice, UIntList, descriptor_names
 
 __all__ = ["cli", "main"]
 
@@ -261,14 +261,14 @@ _TYPE_HELP = "Default: the kind's ({})."
 @click.option("--btype", type=LazyChoice(lambda: descgen.type_names("btype")), help="B element type. Default: the kind's (as for --atype).")
 @click.option("--dtype", type=LazyChoice(lambda: descgen.type_names("dtype")),
               help="D type. " + _TYPE_HELP.format("f32; s32 for i8; block-scaled kinds: f32 only"))
-@click.option("--a-major", type=LazyChoice(("k", "mn")), default="k", show_default=True, help="A major-ness (mn = transpose A).")
-@click.option("--b-major", type=LazyChoice(("k", "mn")), default="k", show_default=True, help="B major-ness (mn = transpose B).")
+@click.option("--a-major", type=LazyChoice(lambda: descgen.MAJORS), default="k", show_default=True, help="A major-ness (mn = transpose A).")
+@click.option("--b-major", type=LazyChoice(lambda: descgen.MAJORS), default="k", show_default=True, help="B major-ness (mn = transpose B).")
 @click.option("--negate-a", is_flag=True, help="Negate A (not for i8).")
 @click.option("--negate-b", is_flag=True, help="Negate B (not for i8).")
 @click.option("--saturate", is_flag=True, help="Saturate (i8 only).")
 @click.option("--sparse", is_flag=True, help="Sparse MMA (tcgen05.mma.sp).")
 @click.option("--sparsity-selector", type=UINT, default=0, show_default=True, metavar="N", help="Sparsity selector 0-3 (Table 42 kinds).")
-@click.option("--max-shift", type=LazyChoice(("0", "8", "16", "32"), cast=int), default="0", show_default=True,
+@click.option("--max-shift", type=LazyChoice(lambda: tuple(map(str, descgen.type_names("max_shift"))), cast=int), default="0", show_default=True,
               help=".ws B-reuse maximum shift (Table 42 kinds).")
 @click.option("--scale-type", type=LazyChoice(lambda: descgen.type_names("scale_type")),
               help="Scale factor type (mx kinds). " + _TYPE_HELP.format("ue8m0; ue4m3 for mxf4nvf4"))
@@ -323,20 +323,20 @@ def _element_types() -> tuple[str, ...]:
 
 #: A/B element types (tables/smem_atoms.toml) and major-ness, for the layout options.
 DTYPE = LazyChoice(_element_types)
-MAJOR = LazyChoice(descgen.MAJORS)
+MAJOR = LazyChoice(lambda: descgen.MAJORS)
 _TILE_ONLY = ("dtype", "major", "atom_order", "kind")
 
 
 @cli.command(short_help="Encode a 64-bit shared memory descriptor (Tables 40-41), or derive one from a tile.")
 @click.option("--start-address", "--addr", "start_address", required=True, type=UINT, metavar="BYTES",
               help="Matrix start address in shared memory, bytes (16-aligned).")
-@click.option("--swizzle", required=True, type=LazyChoice(descgen.SWIZZLES), help="Swizzling mode (case-insensitive).")
+@click.option("--swizzle", required=True, type=LazyChoice(lambda: descgen.SWIZZLES), help="Swizzling mode (case-insensitive).")
 @click.option("--lbo", type=UINT, metavar="BYTES", help="Leading dimension byte offset (or address, --lbo-mode absolute). "
               "Computed with --tile.")
 @click.option("--sbo", type=UINT, metavar="BYTES", help="Stride dimension byte offset. Computed with --tile.")
 @click.option("--base-offset", type=UINT, metavar="N", help="Matrix base offset 0-7 (Table 41). Default 0; with --tile "
               "it comes from --pattern-start.")
-@click.option("--lbo-mode", type=LazyChoice(descgen.LBO_MODES), help="Leading dimension stride mode. Default relative.")
+@click.option("--lbo-mode", type=LazyChoice(lambda: descgen.LBO_MODES), help="Leading dimension stride mode. Default relative.")
 @click.option("--tile", type=TILE, help="Derive LBO, SBO and the base offset from a tile of MN x K elements "
               "(with --dtype and --major); prints the reasoning.")
 @click.option("--dtype", type=DTYPE, help="With --tile: A/B element type.")
@@ -462,7 +462,7 @@ def zcm(out: Output, skip_span: int, use_span: int, start_count: tuple[int, ...]
 
 @cli.command(short_help="Decode and check a descriptor word.")
 @click.argument("word", type=WORD)
-@click.option("--as", "as_", type=LazyChoice(("idesc", "smem", "zcm", "taddr")),
+@click.option("--as", "as_", type=LazyChoice(descriptor_names),
               help="Descriptor type (taddr: a tensor memory address). Default: idesc below 2**32, else smem and zcm.")
 @click.option("--kind", type=KindType(), help="MMA kind for an idesc (implies --as idesc). Default: every kind.")
 @_mn_options

@@ -14,7 +14,7 @@ import descgen
 
 from .app import output_options
 from .output import EXIT_RULE, Output, plain_value
-from .params import WORD, KindType, LazyChoice
+from .params import KindType, LazyChoice, WORD, descriptor_names
 
 __all__ = ["diff", "plain_diff"]
 
@@ -53,7 +53,7 @@ def plain_diff(d: Any, show_all: bool) -> list[str]:
 @click.command("diff", short_help="Show field by field what differs between two words of the same kind.")
 @click.argument("a", type=WORD)
 @click.argument("b", type=WORD)
-@click.option("--as", "as_", type=LazyChoice(("idesc", "smem", "zcm", "taddr")),
+@click.option("--as", "as_", type=LazyChoice(descriptor_names),
               help="Descriptor type of both words. Default: as descgen decode chooses.")
 @click.option("--kind", type=KindType(), help="MMA kind for instruction descriptors (implies --as idesc). "
               "Default: the first kind both words are consistent with.")

@@ -21,6 +21,13 @@ _DIGITS = {"0x": ("0123456789abcdef", 16, "hex"), "0b": ("01", 2, "binary")}
 _FORMATS = "decimal, 0x hex or 0b binary, '_' separators allowed"
 
 
+def descriptor_names() -> tuple[str, ...]:
+    """The words descgen reads (``--as``): :data:`descgen.identify.DESCRIPTORS`, loaded when asked."""
+    from descgen.identify import DESCRIPTORS
+
+    return DESCRIPTORS
+
+
 def parse_uint(text: str) -> int:
     """Parse ``1234``, ``0x4d2``, ``0b1101_0010``, ``0x0840_0010``; raise ValueError otherwise.
 

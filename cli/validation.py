@@ -11,14 +11,14 @@ from typing import Any
 import click
 
 import descgen
-from descgen.catalog import catalog
+from descgen.catalog import APPLIES as APPLIES_TO, USAGE_APPLIES, catalog
 from descgen.codes import all_codes, field_codes, usage_codes
 from descgen.examples import example, rules_markdown
 
 from .app import _render, output_options
 from .context import APPLIES, check_applies, context_options
 from .output import EXIT_RULE, ROLES, Output, hex_word, plain_finding, plain_not_checked, role_of
-from .params import UINT, WORD, KindType, LazyChoice
+from .params import KindType, LazyChoice, UINT, WORD, descriptor_names
 
 __all__ = ["validate", "check", "explain", "rules", "verbose_options"]
 
@@ -43,7 +43,7 @@ def _finish(report: descgen.Report, exit_zero: bool) -> None:
 
 @click.command(short_help="Check one descriptor word against every PTX rule, with the instruction's context.")
 @click.argument("word", type=WORD)
-@click.option("--as", "as_", type=LazyChoice(("idesc", "smem", "zcm", "taddr")),
+@click.option("--as", "as_", type=LazyChoice(descriptor_names),
               help="Descriptor type (taddr: a tensor memory address). Default: chosen as descgen decode chooses "
                    "(a note on stderr says which reading was validated).")
 @click.option("--kind", type=KindType(), help="MMA kind of an instruction descriptor (implies --as idesc).")
@@ -309,7 +309,7 @@ def _plain_explain(info: dict[str, Any]) -> list[str]:
 
 
 @click.command(short_help="List every finding code descgen can report.")
-@click.option("--applies", type=LazyChoice(("idesc", "smem", "zcm", "taddr", "mma", "ptx", "emit", "batch", "context")),
+@click.option("--applies", type=LazyChoice(lambda: tuple(dict.fromkeys((*APPLIES_TO, *USAGE_APPLIES)))),
               help="Only the codes of one word (mma: the rules between the words of one instruction; "
                    "ptx: the PTX scanner's own rules; emit: descgen.emit's usage errors; batch: bad batch requests; context: bad context values).")
 @click.option("--markdown", is_flag=True, help="Print the rules page (docs/rules.md) as Markdown, verbatim.")

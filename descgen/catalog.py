@@ -22,6 +22,7 @@ __all__ = [
     "RULES_FILE",
     "SCALE_VECS",
     "APPLIES",
+    "USAGE_APPLIES",
     "CONTEXT_VALUES",
     "Rule",
     "ContextName",
@@ -48,7 +49,7 @@ CONTEXT_VALUES = ("flag", "uint", "cta_group", "scale_vec", "arch", "warp", "all
 _WORDS = ("idesc", "smem", "zcm", "mma", "taddr")
 _RULE_KEYS = {"code", "severity", "applies", "kinds", "fields", "needs", "uses", "rule", "source", "legal", "illegal"}
 _USAGE_KEYS = {"code", "applies", "field", "rule", "source"}
-_USAGE_APPLIES = ("idesc", "smem", "zcm", "mma", "taddr", "context", "emit", "batch", "layout", "ptx")
+USAGE_APPLIES = ("idesc", "smem", "zcm", "mma", "taddr", "context", "emit", "batch", "layout", "ptx")
 _CONTEXT_KEYS = {"name", "meaning", "value", "words", "help", "metavar", "source"}
 _TOP_KEYS = {"table", "transpose_b_8bit", "scale_vec", "a_tmem", "absolute_lbo", "zcm",
              "targets", "requires", "context", "usage", "rule"}
@@ -295,8 +296,8 @@ def parse_rules(data: Mapping[str, Any], path: str) -> Catalog:
         check_keys(row, _USAGE_KEYS, path, where)
         for key in _USAGE_KEYS:
             _need(row, key, path, where)
-        if row["applies"] not in _USAGE_APPLIES:
-            raise TableError(path, where, f"applies must be one of {', '.join(_USAGE_APPLIES)}")
+        if row["applies"] not in USAGE_APPLIES:
+            raise TableError(path, where, f"applies must be one of {', '.join(USAGE_APPLIES)}")
         if row["code"] in usage:
             raise TableError(path, where, "duplicate code")
         usage[row["code"]] = Rule(row["code"], "error", row["applies"], (row["field"],), (), (), row["rule"], row["source"])
