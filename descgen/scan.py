@@ -18,11 +18,11 @@ instruction that writes the register (its first operand), makes it unknown. Noth
 an operand that cannot be resolved gets a ``PTX-OPERAND-UNRESOLVED`` note saying why, and the
 rules that read it are not checked.
 
-Resolved words are checked with the existing validators, given the instruction's qualifiers as
-context (kind, ``cta_group``, ``.ws``, ``.sp``, the scale vector size, A in tensor memory) and the
-file's target: :func:`descgen.check_mma` when ``idesc``, A and ``b-desc`` are all known, else
-:func:`descgen.validate_idesc` / :func:`descgen.validate_smem` / :func:`descgen.validate_zcm` for
-the words that are; ``tcgen05.cp``'s ``s-desc`` with :func:`descgen.validate_smem`. Descriptor
+Every instruction is checked by the one :func:`descgen.check_mma`, given the instruction's
+qualifiers as context (kind, ``cta_group``, ``.ws``, ``.sp``, the scale vector size, A in tensor
+memory) and the file's target; an operand that is not resolved is a word known at run time only
+(:class:`descgen.engine.KnownBits`), so every rule whose inputs are known still runs.
+``tcgen05.cp``'s ``s-desc`` is checked with :func:`descgen.validate_smem`. Descriptor
 findings keep their codes (``IDESC-*``, ``SMEM-*``, ``ZCM-*``, ``MMA-*``) and name the operand.
 The instruction-syntax rules (``PTX-*``: ``.kind::mxf4nvf4`` without a scale vector size,
 ``.ashift`` limits, collector buffers, ``.block_scale`` vs kind, ``scale-input-d``, mixed
