@@ -53,6 +53,7 @@ from .idesc import validate_idesc
 from .instruction import check_mma
 from .report import NotChecked, Report
 from .smem import validate_smem
+from .types import Arch, Kind
 from .zcm import validate_zcm
 
 __all__ = ["scan_ptx", "scan_file", "ScanResult", "ScanInstruction", "ScanOperand", "ScanFinding", "SCAN_CODES",
@@ -570,7 +571,7 @@ def _destinations(first: str) -> list[str]:
 
 
 class _Scan:
-    def __init__(self, filename: str, arch: str | None) -> None:
+    def __init__(self, filename: str, arch: Arch | None) -> None:
         self.filename = filename
         self.rules = catalog()
         self.findings: list[ScanFinding] = []
@@ -979,7 +980,7 @@ class _Scan:
 
 
 @functools.lru_cache(maxsize=4096)
-def _check_mma_cached(idesc: int, kind: str, a_desc: int | None, b_desc: int, zcm: int | None,
+def _check_mma_cached(idesc: int, kind: Kind, a_desc: int | None, b_desc: int, zcm: int | None,
                       ctx: tuple[tuple[str, Any], ...]) -> Report:
     """:func:`descgen.check_mma`, once per distinct instruction (unrolled kernels repeat them; a
     Report is immutable)."""
@@ -1001,7 +1002,7 @@ def _role_of(f: Finding) -> str:
     return "idesc"
 
 
-def scan_ptx(text: str, *, filename: str = "<stdin>", arch: str | None = None) -> ScanResult:
+def scan_ptx(text: str, *, filename: str = "<stdin>", arch: Arch | None = None) -> ScanResult:
     """Scan PTX text for ``tcgen05.mma`` / ``tcgen05.cp`` and check every descriptor operand that
     is a constant.
 
@@ -1024,7 +1025,7 @@ def scan_ptx(text: str, *, filename: str = "<stdin>", arch: str | None = None) -
     return _Scan(filename, arch).run(text)
 
 
-def scan_file(path: str, *, arch: str | None = None) -> ScanResult:
+def scan_file(path: str, *, arch: Arch | None = None) -> ScanResult:
     """:func:`scan_ptx` over a file (read as UTF-8, undecodable bytes replaced); findings name it
     ``path``. Raises OSError if it cannot be read."""
     with open(path, encoding="utf-8", errors="replace") as fh:
