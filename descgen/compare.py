@@ -122,8 +122,10 @@ def _idesc_pair(a: int, b: int, kind: str | None) -> tuple[Kind, Decoded, Decode
         k = normalize_kind(kind)
         return k, decode_idesc(a, k), decode_idesc(b, k), "given"
     pairs = {k: (decode_idesc(a, k), decode_idesc(b, k)) for k in KINDS}
-    for test, why in ((lambda da, db: da.ok and db.ok, "the first kind both words are consistent with"),
-                      (lambda da, db: da.ok or db.ok, "the first kind one word is consistent with")):
+    tests: tuple[tuple[Callable[[Decoded, Decoded], bool], str], ...] = (
+        (lambda da, db: da.ok and db.ok, "the first kind both words are consistent with"),
+        (lambda da, db: da.ok or db.ok, "the first kind one word is consistent with"))
+    for test, why in tests:
         for k, (da, db) in pairs.items():
             if test(da, db):
                 return k, da, db, why

@@ -9,7 +9,7 @@ that was not given is reported as not checked, never guessed.
 from __future__ import annotations
 
 import functools
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from .catalog import SCALE_VECS, ContextName, constraints, contexts
 from .errors import Finding, UsageError
@@ -128,7 +128,7 @@ def _alloc_base(value: Any) -> int | None:
     return value
 
 
-_NORMALIZE = {"flag": _flag, "uint": _uint, "cta_group": _cta_group,
+_NORMALIZE: dict[str, Callable[[str, Any], Any]] = {"flag": _flag, "uint": _uint, "cta_group": _cta_group,
               "scale_vec": lambda name, v: normalize_scale_vec(v), "arch": lambda name, v: normalize_arch(v),
               "warp": lambda name, v: normalize_warp(v), "alloc_base": lambda name, v: _alloc_base(v)}
 

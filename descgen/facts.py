@@ -9,7 +9,7 @@ to keep them equal.
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, overload
+from typing import TYPE_CHECKING, Any, Callable, Literal, NamedTuple, overload
 
 from .catalog import constraints
 from .context import normalize_warp
@@ -40,8 +40,8 @@ def __getattr__(name: str) -> Any:
     """The enumerations the tables hold, computed on first use so that ``import descgen`` reads
     no table: ``KIND_LAYOUTS``, ``SWIZZLES`` (Table 40 bits 61-63, code order), ``LBO_MODES``
     (bit 52) and ``MAJORS`` (the Transpose A/B bits' members)."""
-    smem = lambda f: tuple(layout("smem_desc").field(f).codes(None))  # noqa: E731
-    values = {"KIND_LAYOUTS": _kind_layouts, "SWIZZLES": lambda: smem("swizzle"), "LBO_MODES": lambda: smem("lbo_mode"),
+    smem: Callable[[str], tuple[Any, ...]] = lambda f: tuple(layout("smem_desc").field(f).codes(None))  # noqa: E731
+    values: dict[str, Callable[[], Any]] = {"KIND_LAYOUTS": _kind_layouts, "SWIZZLES": lambda: smem("swizzle"), "LBO_MODES": lambda: smem("lbo_mode"),
               "MAJORS": lambda: tuple(layout("idesc_dense").field("a_major").codes(None))}
     if name in values:
         value = globals()[name] = values[name]()

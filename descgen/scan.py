@@ -443,7 +443,9 @@ def _events(text: str) -> Iterator[_Event]:
 
 def _split_operands(text: str) -> list[str]:
     """Top-level comma-separated operands (commas inside ``[]``, ``{}``, ``()`` do not split)."""
-    out, cur, depth = [], [], 0
+    out: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in text:
         if ch in "[{(":
             depth += 1

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass, field
-from typing import Any, Iterator, NoReturn, get_args
+from typing import Any, Callable, Iterator, NoReturn, get_args
 
 from .errors import EncodeError, Finding, UsageError
 from .facts import MAJORS, mma_k, normalize_kind
@@ -245,7 +245,7 @@ def _exact(atom: SwizzleAtom, mn: int, k: int, lbo: int, sbo: int) -> str:
     """The canonical layout with T, m, k and the strides filled in (strides in elements), as the
     §9.7.16.3.3 examples print their "Exact layout"."""
     t = atom.per_chunk
-    el = lambda nbytes: nbytes * t // CHUNK  # noqa: E731 - bytes -> elements
+    el: Callable[[int], int] = lambda nbytes: nbytes * t // CHUNK  # noqa: E731 - bytes -> elements
     s, r = atom.columns, atom.rows
     if atom.major == "k":
         k_stride = el(lbo) if not atom.swizzled else t
