@@ -14,6 +14,8 @@ Three descriptor words, one generic engine driven by ``tables/`` (PTX Tables 39-
   fields as a comment.
 - shared memory layouts (§9.7.16.3, Tables 52-53): :func:`smem_for_tile` (tile -> descriptor and
   why), :func:`smem_layout` (descriptor -> the address of every element read), :func:`advance_smem`.
+- the names the API takes as ``Literal`` types (:mod:`descgen.types`): :data:`Kind`,
+  :data:`ElementType`, :data:`Swizzle`, :data:`Major`, :data:`Arch`... for annotations and editors.
 
 Encoders are strict and raise :class:`DescgenError` subclasses; decoders are total and report
 problems as :class:`Finding` records on the result. ``import descgen`` loads the standard library
@@ -44,6 +46,8 @@ from .instruction import check_mma
 from .loader import KINDS
 from .report import NotChecked, Report
 from .smem import decode_smem, encode_smem, validate_smem
+from .types import (AccumType, Arch, AtomOrder, CtaGroup, Descriptor, ElementType, Format, Kind, LboMode, Major, ScaleType,
+                    ScaleVec, Swizzle)
 from .version import __version__
 from .zcm import decode_zcm, encode_zcm, validate_zcm, zcm_mask, zcm_submasks
 
@@ -168,4 +172,18 @@ __all__ = [
     "UsageError",
     "WordError",
     "TableError",
+    # the names the API takes, as Literal types (descgen.types), for annotations and editors
+    "Kind",
+    "ElementType",
+    "AccumType",
+    "ScaleType",
+    "Swizzle",
+    "Major",
+    "LboMode",
+    "ScaleVec",
+    "Arch",
+    "CtaGroup",
+    "Descriptor",
+    "Format",
+    "AtomOrder",
 ]

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any, Mapping, NamedTuple
+from typing import Any, Mapping, NamedTuple, get_args
 
 from .errors import SEVERITIES, Finding, TableError, UsageError
 from .loader import KINDS, atoms, check_keys, layout, read_table
+from .types import Arch, ScaleVec
 
 __all__ = [
     "RULES_FILE",
@@ -39,7 +40,7 @@ __all__ = [
 RULES_FILE = "rules.toml"
 
 #: The scale vector sizes, as descgen names them (PTX: .scale_vec::1X ... .block32).
-SCALE_VECS = ("1X", "2X", "4X", "block16", "block32")
+SCALE_VECS: tuple[ScaleVec, ...] = get_args(ScaleVec)
 
 #: What a rule applies to: one word, one instruction (``mma``: :func:`descgen.check_mma`) or an
 #: instruction-syntax or file rule of :func:`descgen.scan_ptx` (``ptx``).
@@ -133,7 +134,7 @@ class Constraints:
     a_tmem: Mapping[str, Any]
     absolute_lbo: Mapping[str, Any]
     zcm: Mapping[str, Any]
-    targets: tuple[str, ...]
+    targets: tuple[Arch, ...]
     aliases: Mapping[str, str]
     requires: Mapping[str, tuple[str, ...]]
 

@@ -21,6 +21,7 @@ from .idesc import decode_idesc
 from .loader import KINDS
 from .identify import DESCRIPTORS, decode_as
 from .runtime import RuntimeIdesc, idesc_from_runtime
+from .types import Descriptor, Kind
 
 __all__ = ["DESCRIPTORS", "FieldDiff", "Diff", "diff"]
 
@@ -67,8 +68,8 @@ class Diff:
         chosen: how the layout was chosen (``"given"``, or the rule that picked it).
     """
 
-    descriptor: str
-    kind: str | None
+    descriptor: Descriptor
+    kind: Kind | None
     a: Decoded
     b: Decoded
     fields: tuple[FieldDiff, ...]
@@ -116,13 +117,15 @@ def _split(word: int) -> tuple[int, RuntimeIdesc | None]:
     return word, None
 
 
-def _idesc_pair(a: int, b: int, kind: str | None) -> tuple[str, Decoded, Decoded, str]:
+def _idesc_pair(a: int, b: int, kind: str | None) -> tuple[Kind, Decoded, Decoded, str]:
     if kind is not None:
         k = normalize_kind(kind)
         return k, decode_idesc(a, k), decode_idesc(b, k), "given"
     pairs = {k: (decode_idesc(a, k), decode_idesc(b, k)) for k in KINDS}
-    for test, why in ((lambda da, db: da.ok and db.ok, "the first kind both words are consistent with"),
-                      (lambda da, db: da.ok or db.ok, "the first kind one word is consistent with")):
+    tests: tuple[tuple[Callable[[Decoded, Decoded], bool], str], ...] = (
+        (lambda da, db: da.ok and db.ok, "the first kind both words are consistent with"),
+        (lambda da, db: da.ok or db.ok, "the first kind one word is consistent with"))
+    for test, why in tests:
         for k, (da, db) in pairs.items():
             if test(da, db):
                 return k, da, db, why
@@ -131,7 +134,7 @@ def _idesc_pair(a: int, b: int, kind: str | None) -> tuple[str, Decoded, Decoded
                               "§9.7.16.4.2, Tables 42-44"),))
 
 
-def diff(a: int, b: int, *, descriptor: str | None = None, kind: str | None = None) -> Diff:
+def diff(a: int, b: int, *, descriptor: Descriptor | None = None, kind: Kind | None = None) -> Diff:
     """Compare two words of the same kind field by field (``descgen diff A B``).
 
     Args:
@@ -192,8 +195,8 @@ def _score(ds: tuple[Decoded, Decoded]) -> tuple[int, int]:
     return (sum(not d.ok for d in ds), sum(len(d.findings) for d in ds))
 
 
-def _best_wide(a: int, b: int) -> str:
-    scores = {name: _score((_decode(name)(a), _decode(name)(b))) for name in ("smem", "zcm")}
+def _best_wide(a: int, b: int) -> Descriptor:
+    scores: dict[Descriptor, tuple[int, int]] = {name: _score((_decode(name)(a), _decode(name)(b))) for name in ("smem", "zcm")}
     return min(scores, key=scores.__getitem__)
 
 

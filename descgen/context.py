@@ -9,11 +9,12 @@ that was not given is reported as not checked, never guessed.
 from __future__ import annotations
 
 import functools
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from .catalog import SCALE_VECS, ContextName, constraints, contexts
 from .errors import Finding, UsageError
 from .loader import layout
+from .types import Arch, ScaleVec
 
 __all__ = ["context", "context_names", "context_source", "normalize_arch", "normalize_scale_vec",
            "normalize_warp", "no_context", "words_context"]
@@ -62,7 +63,7 @@ def _cta_group(name: str, value: Any) -> int | None:
     return value
 
 
-def normalize_scale_vec(value: Any) -> str | None:
+def normalize_scale_vec(value: Any) -> ScaleVec | None:
     """``"2X"``, ``"2x"``, ``"scale_vec::2X"``, ``".block16"`` -> the canonical name (None stays None).
 
     Raises:
@@ -78,7 +79,7 @@ def normalize_scale_vec(value: Any) -> str | None:
     raise _usage("scale_vec", value, ", ".join(SCALE_VECS), "the scale vector size is .scale_vec::1X/2X/4X or .block16/.block32")
 
 
-def normalize_arch(value: Any) -> str | None:
+def normalize_arch(value: Any) -> Arch | None:
     """``"sm_100a"`` (also ``"sm_101a"``, renamed ``sm_110a``) -> the canonical target name.
 
     Raises:
@@ -127,7 +128,7 @@ def _alloc_base(value: Any) -> int | None:
     return value
 
 
-_NORMALIZE = {"flag": _flag, "uint": _uint, "cta_group": _cta_group,
+_NORMALIZE: dict[str, Callable[[str, Any], Any]] = {"flag": _flag, "uint": _uint, "cta_group": _cta_group,
               "scale_vec": lambda name, v: normalize_scale_vec(v), "arch": lambda name, v: normalize_arch(v),
               "warp": lambda name, v: normalize_warp(v), "alloc_base": lambda name, v: _alloc_base(v)}
 

@@ -21,7 +21,7 @@ import keyword
 import re
 import sys
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence, Union, get_args
 
 from .catalog import usage_table
 from .engine import Decoded, hex_word
@@ -29,13 +29,20 @@ from .errors import Finding, UsageError
 from .identify import DESCRIPTORS, decode_as
 from .loader import layout
 from .report import Report
+from .types import Descriptor, Format, Kind
 from .version import __version__
 
 
-__all__ = ["FORMATS", "emit"]
+if TYPE_CHECKING:  # descgen.tiles loads on first use (descgen's lazy exports): not imported here
+    from .tiles import TileDescriptor
+
+__all__ = ["FORMATS", "Emittable", "emit"]
+
+#: One thing :func:`emit` writes as a word (or, for ``check_mma``'s report, several).
+Emittable = Union[Decoded, Report, "TileDescriptor", int]
 
 #: The formats :func:`emit` writes.
-FORMATS = ("hex", "json", "c", "cpp", "ptx", "python")
+FORMATS: tuple[Format, ...] = get_args(Format)
 
 #: Default constant name per word (C and Python upper-case it, PTX prefixes ``%``).
 _DEFAULT_NAMES = {"idesc": "idesc", "smem": "smem_desc", "zcm": "zcm_desc", "taddr": "taddr"}
@@ -73,8 +80,9 @@ def _usage(code: str, field: str, value: Any, allowed: str, detail: str) -> Usag
     return UsageError((Finding(code, "error", field, value, allowed, f"{rule.rule} ({detail})", rule.source),))
 
 
-def emit(what: Any, fmt: str = "hex", *, name: str | None = None, descriptor: str | None = None,
-         kind: str | None = None, source: str | None = None, notes: Sequence[str] = ()) -> str:
+def emit(what: Emittable | Sequence[Emittable] | Mapping[str, Emittable], fmt: Format = "hex", *,
+         name: str | None = None, descriptor: Descriptor | None = None, kind: Kind | None = None,
+         source: str | None = None, notes: Sequence[str] = ()) -> str:
     """Write descriptor words as source code in ``fmt``, with the decoded configuration as a comment.
 
     Args:

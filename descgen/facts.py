@@ -9,19 +9,20 @@ to keep them equal.
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, Literal, NamedTuple, overload
 
 from .catalog import constraints
 from .context import normalize_warp
 from .engine import Plan, plan
 from .errors import Finding, UsageError
 from .loader import IDESC_LAYOUTS, KINDS, Shape, layout, shapes
+from .types import AccumType, ElementType, Kind, LboMode, Major, ScaleType, Swizzle
 
 if TYPE_CHECKING:  # computed from the tables on first use (module __getattr__ below)
     KIND_LAYOUTS: dict[str, str]
-    SWIZZLES: tuple[str, ...]
-    LBO_MODES: tuple[str, ...]
-    MAJORS: tuple[str, ...]
+    SWIZZLES: tuple[Swizzle, ...]
+    LBO_MODES: tuple[LboMode, ...]
+    MAJORS: tuple[Major, ...]
 
 __all__ = ["KIND_LAYOUTS", "SWIZZLES", "LBO_MODES", "MAJORS", "ABSENT_ARGS", "KindFacts", "kind_facts",
            "normalize_kind", "type_names", "idesc_defaults", "mma_k", "shape_rows", "shape_keys", "major_keys",
@@ -39,8 +40,8 @@ def __getattr__(name: str) -> Any:
     """The enumerations the tables hold, computed on first use so that ``import descgen`` reads
     no table: ``KIND_LAYOUTS``, ``SWIZZLES`` (Table 40 bits 61-63, code order), ``LBO_MODES``
     (bit 52) and ``MAJORS`` (the Transpose A/B bits' members)."""
-    smem = lambda f: tuple(layout("smem_desc").field(f).codes(None))  # noqa: E731
-    values = {"KIND_LAYOUTS": _kind_layouts, "SWIZZLES": lambda: smem("swizzle"), "LBO_MODES": lambda: smem("lbo_mode"),
+    smem: Callable[[str], tuple[Any, ...]] = lambda f: tuple(layout("smem_desc").field(f).codes(None))  # noqa: E731
+    values: dict[str, Callable[[], Any]] = {"KIND_LAYOUTS": _kind_layouts, "SWIZZLES": lambda: smem("swizzle"), "LBO_MODES": lambda: smem("lbo_mode"),
               "MAJORS": lambda: tuple(layout("idesc_dense").field("a_major").codes(None))}
     if name in values:
         value = globals()[name] = values[name]()
@@ -83,7 +84,7 @@ class KindFacts(NamedTuple):
 _KIND_FACTS: dict[str, KindFacts] = {}
 
 
-def normalize_kind(kind: str) -> str:
+def normalize_kind(kind: str) -> Kind:
     """Accept ``f16``, ``F16``, ``kind::f16`` or ``.kind::f16``.
 
     Raises:
@@ -128,6 +129,14 @@ def kind_facts(kind: str) -> KindFacts:
     return hit
 
 
+@overload
+def type_names(field: Literal["atype", "btype"]) -> tuple[ElementType, ...]: ...
+@overload
+def type_names(field: Literal["dtype"]) -> tuple[AccumType, ...]: ...
+@overload
+def type_names(field: Literal["scale_type"]) -> tuple[ScaleType, ...]: ...
+@overload
+def type_names(field: str) -> tuple[str, ...]: ...
 def type_names(field: str) -> tuple[str, ...]:
     """Every member name of an idesc enum field (``atype``, ``btype``, ``dtype``, ``scale_type``)
     over all kinds, in kind order then code order, from the tables."""
@@ -139,7 +148,7 @@ def type_names(field: str) -> tuple[str, ...]:
     return tuple(names)
 
 
-def idesc_defaults(kind: str) -> dict[str, str]:
+def idesc_defaults(kind: Kind) -> dict[str, str]:
     """The types descgen fills in for ``kind`` when the caller names none (``[defaults]`` in the
     tables), plus what the kind implies but the word does not hold (dtype f32 for the mx kinds).
 
@@ -150,7 +159,7 @@ def idesc_defaults(kind: str) -> dict[str, str]:
     return {**p.layout.implied, **p.defaults}
 
 
-def mma_k(kind: str, sparse: bool, k96: bool = False) -> int:
+def mma_k(kind: Kind | str, sparse: bool, k96: bool = False) -> int:
     """The MMA's K for ``kind`` and sparsity (Table 39); ``k96`` is Table 44's K bit."""
     if k96:
         return 96

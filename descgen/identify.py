@@ -19,7 +19,7 @@ passes as a shared memory descriptor with a warning on the fixed bits 46-48, so 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, get_args
 
 from .catalog import usage_error
 from .context import words_context
@@ -32,12 +32,13 @@ from .report import Report
 from .runtime import RuntimeIdesc, idesc_from_runtime
 from .smem import decode_smem, validate_smem
 from .taddr import decode_taddr, validate_taddr
+from .types import Descriptor, Kind
 from .zcm import decode_zcm, validate_zcm
 
 __all__ = ["DESCRIPTORS", "Reading", "Identified", "identify", "decode_as"]
 
 #: The words descgen reads, by name.
-DESCRIPTORS = ("idesc", "smem", "zcm", "taddr")
+DESCRIPTORS: tuple[Descriptor, ...] = get_args(Descriptor)
 
 _VALIDATORS: dict[str, Callable[..., Report]] = {"smem": validate_smem, "zcm": validate_zcm, "taddr": validate_taddr}
 _DECODERS: dict[str, Callable[[int], Decoded]] = {"smem": decode_smem, "zcm": decode_zcm, "taddr": decode_taddr}
@@ -121,7 +122,7 @@ def _rank(readings: list[Reading]) -> tuple[Reading, ...]:
     return tuple(sorted(readings, key=lambda r: (not r.ok, len(r.findings))))
 
 
-def identify(word: int, *, descriptor: str | None = None, kind: str | None = None, **context: Any) -> Identified:
+def identify(word: int, *, descriptor: Descriptor | None = None, kind: Kind | None = None, **context: Any) -> Identified:
     """Read a bare word every way it can be read, validated with ``context``.
 
     Args:
@@ -152,7 +153,7 @@ def identify(word: int, *, descriptor: str | None = None, kind: str | None = Non
         names = words_context(what)
         return {k: v for k, v in context.items() if k in names}
 
-    def idesc_readings(w: int, kinds: tuple[str, ...], runtime: RuntimeIdesc | None) -> list[Reading]:
+    def idesc_readings(w: int, kinds: tuple[Kind, ...], runtime: RuntimeIdesc | None) -> list[Reading]:
         return [Reading("idesc", k, validate_idesc(w, k, **given("idesc")), runtime) for k in kinds]
 
     if descriptor == "idesc" or (descriptor is None and word < 1 << 32):

@@ -15,36 +15,37 @@ from .errors import EncodeError, Finding
 from .facts import kind_facts, major_keys, mma_k, normalize_kind, shape_keys
 from .loader import KINDS
 from .report import Report
+from .types import AccumType, Arch, CtaGroup, ElementType, Kind, Major, ScaleType, ScaleVec
 
 __all__ = ["encode_idesc", "decode_idesc", "decode_fields", "validate_idesc", "decode_idesc_all", "consistent_kinds"]
 
 
 def encode_idesc(
-    kind: str,
+    kind: Kind,
     m: int,
     n: int,
     *,
-    atype: str | None = None,
-    btype: str | None = None,
-    dtype: str | None = None,
-    a_major: str = "k",
-    b_major: str = "k",
+    atype: ElementType | None = None,
+    btype: ElementType | None = None,
+    dtype: AccumType | None = None,
+    a_major: Major = "k",
+    b_major: Major = "k",
     negate_a: bool = False,
     negate_b: bool = False,
     saturate: bool = False,
     sparse: bool = False,
     sparsity_selector: int = 0,
     max_shift: int = 0,
-    scale_type: str | None = None,
+    scale_type: ScaleType | None = None,
     a_sf_id: int = 0,
     b_sf_id: int = 0,
     k: int | None = None,
-    cta_group: int | None = None,
+    cta_group: CtaGroup | None = None,
     ws: bool | None = None,
     sp: bool | None = None,
-    scale_vec: str | None = None,
+    scale_vec: ScaleVec | None = None,
     a_tmem: bool | None = None,
-    arch: str | None = None,
+    arch: Arch | None = None,
     check: bool = True,
 ) -> int:
     """Encode a 32-bit ``tcgen05.mma`` instruction descriptor.
@@ -200,7 +201,7 @@ def decode_fields(word: int, kind: str) -> Decoded:
     return result.extended((), tuple(derived))
 
 
-def decode_idesc(word: int, kind: str) -> Decoded:
+def decode_idesc(word: int, kind: Kind) -> Decoded:
     """Decode a 32-bit instruction descriptor under ``kind`` (Tables 42-44).
 
     Total: every unsigned 32-bit integer decodes. Reserved bits set, unknown type codes, and every
@@ -220,8 +221,9 @@ def decode_idesc(word: int, kind: str) -> Decoded:
     return d.extended(tuple(word_findings(d.kind, d.values())), d.derived)
 
 
-def validate_idesc(word: int, kind: str, *, cta_group: int | None = None, ws: bool | None = None, sp: bool | None = None,
-                   scale_vec: str | None = None, a_tmem: bool | None = None, arch: str | None = None) -> Report:
+def validate_idesc(word: int, kind: Kind, *, cta_group: CtaGroup | None = None, ws: bool | None = None,
+                   sp: bool | None = None, scale_vec: ScaleVec | None = None, a_tmem: bool | None = None,
+                   arch: Arch | None = None) -> Report:
     """Check a 32-bit instruction descriptor against every rule that applies to it.
 
     Args:
@@ -252,12 +254,12 @@ def validate_idesc(word: int, kind: str, *, cta_group: int | None = None, ws: bo
     return Report(d.findings, tuple(skipped), {"idesc": d}, ctx)
 
 
-def decode_idesc_all(word: int) -> dict[str, Decoded]:
+def decode_idesc_all(word: int) -> dict[Kind, Decoded]:
     """Decode ``word`` under every kind, in PTX's kind order."""
     return {kind: decode_idesc(word, kind) for kind in KINDS}
 
 
-def consistent_kinds(word: int) -> list[str]:
+def consistent_kinds(word: int) -> list[Kind]:
     """The kinds under which ``word`` decodes with no error finding."""
     return [kind for kind, d in decode_idesc_all(word).items() if d.ok]
 

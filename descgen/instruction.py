@@ -19,6 +19,7 @@ from .facts import normalize_kind
 from .idesc import validate_idesc
 from .report import NotChecked, Report
 from .smem import validate_smem
+from .types import Arch, CtaGroup, Kind, ScaleVec
 from .zcm import validate_zcm
 
 __all__ = ["check_mma"]
@@ -34,11 +35,10 @@ def _role_named(role: str, skipped: Iterable[NotChecked]) -> list[NotChecked]:
             for n in skipped]
 
 
-def check_mma(*, idesc: int | KnownBits, kind: str, b_desc: int | KnownBits, a_desc: int | KnownBits | None = None,
-              zcm: int | KnownBits | None = None,
-              a_tmem: bool | None = None, cta_group: int | None = None, ws: bool | None = None, sp: bool | None = None,
-              scale_vec: str | None = None, arch: str | None = None, a_pattern_start: int | None = None,
-              b_pattern_start: int | None = None) -> Report:
+def check_mma(*, idesc: int | KnownBits, kind: Kind, b_desc: int | KnownBits, a_desc: int | KnownBits | None = None,
+              zcm: int | KnownBits | None = None, a_tmem: bool | None = None, cta_group: CtaGroup | None = None,
+              ws: bool | None = None, sp: bool | None = None, scale_vec: ScaleVec | None = None,
+              arch: Arch | None = None, a_pattern_start: int | None = None, b_pattern_start: int | None = None) -> Report:
     """Check one ``tcgen05.mma`` instruction as a whole: each word's rules plus the rules that tie
     them together (Table 52 swizzle vs the idesc's major-ness and types, absolute LBO only K-major,
     the K-major swizzled LBO that is ignored, the zero-column mask limits for the idesc's M).

@@ -11,10 +11,11 @@ from __future__ import annotations
 import functools
 import os
 from dataclasses import dataclass, field as dc_field
-from typing import Any, Iterable, Mapping, NamedTuple
+from typing import Any, Iterable, Mapping, NamedTuple, get_args
 
 from .errors import TableError
 from .transforms import TRANSFORMS, Transform
+from .types import Kind
 
 __all__ = [
     "Domain",
@@ -52,7 +53,7 @@ ATOMS_FILE = "smem_atoms.toml"  # Tables 52, 53; §9.7.16.3.3; §9.7.16.10.4
 MAJORS = ("k", "mn")
 
 #: The MMA kinds, in PTX's order (Tables 42-44).
-KINDS = ("tf32", "f16", "f8f6f4", "i8", "mxf8f6f4", "mxf4", "mxf4nvf4")
+KINDS: tuple[Kind, ...] = get_args(Kind)
 
 FIELD_TYPES = ("uint", "flag", "enum", "reserved", "constant")
 _SEVERITIES = ("error", "warning", "info")

@@ -51,6 +51,7 @@ from .facts import mma_k
 from .instruction import check_mma
 from .report import Report
 from .smem import validate_smem
+from .types import Arch, Kind
 
 __all__ = ["scan_ptx", "scan_file", "ScanResult", "ScanInstruction", "ScanOperand", "ScanFinding", "SCAN_CODES",
            "parse_int"]
@@ -435,7 +436,9 @@ def _events(text: str) -> Iterator[_Event]:
 
 def _split_operands(text: str) -> list[str]:
     """Top-level comma-separated operands (commas inside ``[]``, ``{}``, ``()`` do not split)."""
-    out, cur, depth = [], [], 0
+    out: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in text:
         if ch in "[{(":
             depth += 1
@@ -563,7 +566,7 @@ def _destinations(first: str) -> list[str]:
 
 
 class _Scan:
-    def __init__(self, filename: str, arch: str | None) -> None:
+    def __init__(self, filename: str, arch: Arch | None) -> None:
         self.filename = filename
         self.rules = catalog()
         self.findings: list[ScanFinding] = []
@@ -935,7 +938,7 @@ class _Scan:
 
 
 @functools.lru_cache(maxsize=4096)
-def _check_mma_cached(idesc: int | KnownBits, kind: str, a_desc: int | KnownBits | None, b_desc: int | KnownBits,
+def _check_mma_cached(idesc: int | KnownBits, kind: Kind, a_desc: int | KnownBits | None, b_desc: int | KnownBits,
                       zcm: int | KnownBits | None,
                       ctx: tuple[tuple[str, Any], ...]) -> Report:
     """:func:`descgen.check_mma`, once per distinct instruction (unrolled kernels repeat them; a
@@ -958,7 +961,7 @@ def _role_of(f: Finding) -> str:
     return "idesc"
 
 
-def scan_ptx(text: str, *, filename: str = "<stdin>", arch: str | None = None) -> ScanResult:
+def scan_ptx(text: str, *, filename: str = "<stdin>", arch: Arch | None = None) -> ScanResult:
     """Scan PTX text for ``tcgen05.mma`` / ``tcgen05.cp`` and check every descriptor operand that
     is a constant.
 
@@ -981,7 +984,7 @@ def scan_ptx(text: str, *, filename: str = "<stdin>", arch: str | None = None) -
     return _Scan(filename, arch).run(text)
 
 
-def scan_file(path: str, *, arch: str | None = None) -> ScanResult:
+def scan_file(path: str, *, arch: Arch | None = None) -> ScanResult:
     """:func:`scan_ptx` over a file (read as UTF-8, undecodable bytes replaced); findings name it
     ``path``. Raises OSError if it cannot be read."""
     with open(path, encoding="utf-8", errors="replace") as fh:

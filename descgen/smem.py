@@ -8,6 +8,7 @@ from .checks import enforce, smem_findings
 from .context import context, no_context
 from .engine import Decoded, plan
 from .report import Report
+from .types import Arch, LboMode, Swizzle
 
 __all__ = ["encode_smem", "decode_smem", "decode_fields", "validate_smem"]
 
@@ -17,10 +18,10 @@ def encode_smem(
     start_address: int,
     lbo: int,
     sbo: int,
-    swizzle: str,
+    swizzle: Swizzle,
     base_offset: int = 0,
-    lbo_mode: str = "relative",
-    arch: str | None = None,
+    lbo_mode: LboMode = "relative",
+    arch: Arch | None = None,
     pattern_start: int | None = None,
     check: bool = True,
 ) -> int:
@@ -94,7 +95,7 @@ def decode_fields(word: int) -> Decoded:
     return result.extended((), derived)
 
 
-def validate_smem(word: int, *, arch: str | None = None, pattern_start: int | None = None, **more: Any) -> Report:
+def validate_smem(word: int, *, arch: Arch | None = None, pattern_start: int | None = None, **more: Any) -> Report:
     """Check a 64-bit shared memory descriptor against every rule that applies to it.
 
     Args:

@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass, field
-from typing import Any, Iterator, NoReturn
+from typing import Any, Callable, Iterator, NoReturn, get_args
 
 from .errors import EncodeError, Finding, UsageError
 from .facts import MAJORS, mma_k, normalize_kind
 from .loader import atoms, layout, shapes
 from .smem import decode_smem, encode_smem
+from .types import AtomOrder, ElementType, Kind, Major, Swizzle
 
 __all__ = [
     "ATOM_ORDERS",
@@ -42,7 +43,7 @@ __all__ = [
 
 #: How consecutive atoms follow each other in memory: neighbours along MN first (CuTe's
 #: ``tile_to_shape`` with ``Step<_1,_2>``) or along K first.
-ATOM_ORDERS = ("mn_first", "k_first")
+ATOM_ORDERS: tuple[AtomOrder, ...] = get_args(AtomOrder)
 CHUNK = 16  # bytes: the 128-bit element of §9.7.16.3
 ADDRESS_LIMIT = 1 << 18  # Table 40: matrix-descriptor-encode(x) = (x & 0x3FFFF) >> 4
 _MAX_ELEMENTS = 1 << 20
@@ -118,12 +119,12 @@ class SwizzleAtom:
         }
 
 
-def _kinds_taking(dtype: str) -> tuple[str, ...]:
+def _kinds_taking(dtype: str) -> tuple[Kind, ...]:
     """The MMA kinds whose A/B types include ``dtype`` (Table 39, ``tables/shapes.toml``)."""
     return tuple(dict.fromkeys(row["kind"] for row in shapes().types if dtype in row["ab"]))
 
 
-def _storage(dtype: Any, kind: str | None) -> tuple[str, str | None, int, Any]:
+def _storage(dtype: ElementType, kind: str | None) -> tuple[ElementType, Kind | None, int, Any]:
     """(dtype, kind, bits, storage rule), checked. Raises for an unknown type, a type the kind
     does not take, or a sub-byte type whose storage depends on a kind not given."""
     table = atoms()
@@ -156,7 +157,7 @@ def _check_swizzle(swizzle: Any) -> None:
                   "Table 40, bits 61-63")
 
 
-def swizzle_atom(*, dtype: str, major: str, swizzle: str, kind: str | None = None) -> SwizzleAtom:
+def swizzle_atom(*, dtype: ElementType, major: Major, swizzle: Swizzle, kind: Kind | None = None) -> SwizzleAtom:
     """The Table 53 swizzle atom of ``swizzle`` and ``major`` for elements of ``dtype``.
 
     Table 53 gives atoms in 128-bit elements; for ``dtype`` the leading (contiguous) dimension
@@ -244,7 +245,7 @@ def _exact(atom: SwizzleAtom, mn: int, k: int, lbo: int, sbo: int) -> str:
     """The canonical layout with T, m, k and the strides filled in (strides in elements), as the
     §9.7.16.3.3 examples print their "Exact layout"."""
     t = atom.per_chunk
-    el = lambda nbytes: nbytes * t // CHUNK  # noqa: E731 - bytes -> elements
+    el: Callable[[int], int] = lambda nbytes: nbytes * t // CHUNK  # noqa: E731 - bytes -> elements
     s, r = atom.columns, atom.rows
     if atom.major == "k":
         k_stride = el(lbo) if not atom.swizzled else t
@@ -453,15 +454,15 @@ def _mma_k(dtype: str, kind: str | None) -> int:
 
 def smem_for_tile(
     *,
-    dtype: str,
-    major: str,
-    swizzle: str,
+    dtype: ElementType,
+    major: Major,
+    swizzle: Swizzle,
     mn: int,
     k: int,
     start_address: int,
     pattern_start: int | None = None,
-    atom_order: str = "mn_first",
-    kind: str | None = None,
+    atom_order: AtomOrder = "mn_first",
+    kind: Kind | None = None,
 ) -> TileDescriptor:
     """The shared memory descriptor of an operand tile, and the reasoning behind every field.
 
@@ -728,11 +729,11 @@ class SmemLayout:
 def smem_layout(
     word: int,
     *,
-    dtype: str,
-    major: str,
+    dtype: ElementType,
+    major: Major,
     mn: int,
     k: int,
-    kind: str | None = None,
+    kind: Kind | None = None,
     buffer: tuple[int, int] | None = None,
 ) -> SmemLayout:
     """The shared-memory address of every element a descriptor makes the tensor core read.
