@@ -38,7 +38,7 @@ if not _os.path.isdir(_os.path.join(_here, "tables")) and _os.path.isfile(_os.pa
 from typing import TYPE_CHECKING
 
 from .catalog import SCALE_VECS, Rule
-from .engine import Decoded, DecodedField, Word, decode, encode
+from .engine import Decoded, DecodedField, KnownBits, Word, decode, encode
 from .errors import DescgenError, EncodeError, Finding, TableError, UsageError, WordError
 from .facts import idesc_defaults, mma_k, normalize_kind, submask_counts, type_names
 from .idesc import consistent_kinds, decode_idesc, decode_idesc_all, encode_idesc, validate_idesc
@@ -166,6 +166,7 @@ __all__ = [
     "Decoded",
     "DecodedField",
     "Word",
+    "KnownBits",
     "Finding",
     "DescgenError",
     "EncodeError",

@@ -153,6 +153,11 @@ def one_instruction(words: Mapping[str, int], zcm: int) -> descgen.Report:
     ws: descgen.Report = descgen.check_mma(idesc=descgen.encode_idesc(KIND, 64, 64), kind=KIND, a_tmem=True,
                                            b_desc=words["B_DESC"], zcm=zcm, cta_group=1, ws=True)
     assert "zcm" in ws.decoded
+    # A's start address known at run time only (bits 0-13), as a compiler leaves it
+    start = descgen.KnownBits(words["A_DESC"] & ~0x3FFF, ((1 << 64) - 1) & ~0x3FFF)
+    partly: descgen.Report = descgen.check_mma(idesc=words["IDESC"], kind=KIND, a_desc=start, b_desc=words["B_DESC"])
+    unknown: tuple[str, ...] = partly.decoded["a_desc"].unknown
+    assert unknown == ("start_address",) and partly.ok
     first: descgen.Finding | None = r.findings[0] if r.findings else None
     if first is not None:
         severity: str = first.severity
