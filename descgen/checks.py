@@ -187,9 +187,10 @@ def _n_t50(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
         return ()
     scope = _shape_scope(v)
     rows = tuple(r for r in (scope[0] if scope else ()) if v["m"] in r.m and v["n"] in r.n)
-    if not rows or any(v["n"] in c.transpose_b_8bit[r.cta_group] for r in rows):
+    t50 = c.transpose_b_8bit  # a cta_group with no Table 50 row allows no N: reported, never passed
+    if not rows or any(v["n"] in t50.get(r.cta_group, ()) for r in rows):
         return ()
-    allowed = "; ".join(f"cta_group::{g}: {describe_ints(c.transpose_b_8bit[g])}" for g in sorted({r.cta_group for r in rows}))
+    allowed = "; ".join(f"cta_group::{g}: {describe_ints(t50.get(g, ()))}" for g in sorted({r.cta_group for r in rows}))
     return (rule.finding("n", v["n"], allowed, f"N = {v['n']} with B {v['btype']} MN-major"),)
 
 

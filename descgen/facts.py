@@ -170,7 +170,7 @@ def shape_keys(kind: str, cta_group: int | None, ws: bool | None) -> frozenset[t
         for m in r.m:
             for n in r.n:
                 out.add((m, n, r.sparse, k_dim, False))
-                if n in t50[r.cta_group]:
+                if n in t50.get(r.cta_group, ()):
                     out.add((m, n, r.sparse, k_dim, True))
     return frozenset(out)
 
