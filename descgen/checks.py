@@ -22,8 +22,8 @@ from .catalog import SCALE_VECS, Constraints, Rule, catalog, constraints
 from .context import no_context
 from .engine import Word, plan
 from .errors import EncodeError, Finding
-from .facts import (alloc_sizes, kind_facts, lane_warp, mma_k, shape_case, shape_rows, shape_union, submask_counts,
-                    tmem_shape, warp_lanes)
+from .facts import (alloc_sizes, kind_facts, lane_warp, mma_k, scale_rows, shape_case, shape_rows, shape_union,
+                    submask_counts, tmem_shape, warp_lanes)
 from .loader import KINDS, shapes
 from .report import NotChecked
 
@@ -70,7 +70,7 @@ def _plan(applies: str, given: frozenset[str], kind: str | None) -> tuple[tuple[
             continue
         runnable.append((rule, _IMPLS[rule.code]))
         partial = tuple(n for n in rule.uses if n not in given)
-        if partial:
+        if partial and (not rule.kinds or kind in rule.kinds):
             skipped.append(NotChecked(rule.code, partial, "checked against every case; " + rule.rule, rule.source))
     return tuple(runnable), tuple(skipped)
 
@@ -155,57 +155,83 @@ def _types(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
                          f"Table 39 does not list {text} for .kind::{v['kind']}"),)
 
 
+def _shape_scope(v: _Facts) -> tuple[tuple[Any, ...], bool] | None:
+    """The rows of Table 39 that M and N are checked against, and whether they are the context's
+    own: the rows for the kind, context, sparsity and K; when the context has none (IDESC-K-VALUE
+    or MMA-WS-* report that combination), the rows for the kind, sparsity and K in any context, so
+    that an M or N no context allows is still reported. None when K itself is illegal
+    (IDESC-K-VALUE reports that)."""
+    if v["k"] is None:
+        return None
+    rows = shape_case(v["kind"], v["cta_group"], v["ws"], v["sparse"], v["k"])
+    if rows is not None:
+        return rows, True
+    rows = shape_case(v["kind"], None, None, v["sparse"], v["k"])
+    return None if rows is None else (rows, False)
+
+
+def _where(v: _Facts, own: bool = True) -> str:
+    parts = [f".kind::{v['kind']}", "sparse" if v["sparse"] else "dense", f"K = {v['k']}"]
+    if own:
+        parts.append(f"cta_group::{v['cta_group']}" if v["cta_group"] else "any cta_group")
+        parts.append("any .ws" if v["ws"] is None else (".ws" if v["ws"] else "no .ws"))
+    else:
+        parts.append("any context")
+    return ", ".join(parts)
+
+
+def _row_context(r: Any) -> str:
+    """A Table 39 row's context and M, as a finding's allowed values show it."""
+    return f"cta_group::{r.cta_group}, {'.ws' if r.ws else 'no .ws'}, M = {describe_ints(r.m)}, N = {describe_ints(r.n)}"
+
+
 @_impl("IDESC-K-VALUE")
 def _k_value(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
     if v.get("k_dim") == "96" and v["sparse"]:
         return (rule.finding("k_dim", "96", "64/128 (sparse K = 128)", "K = 96 with Sparsity = 1"),)
-    return ()
-
-
-def _shape_case(v: _Facts) -> tuple[Any, ...] | None:
-    """The rows of Table 39 that apply (kind, context, sparsity, K), or None when the context
-    itself has no row (MMA-WS-* report that) or K is illegal (IDESC-K-VALUE reports that)."""
-    if v["k"] is None:
-        return None
-    return shape_case(v["kind"], v["cta_group"], v["ws"], v["sparse"], v["k"])
-
-
-
-def _where(v: _Facts) -> str:
-    parts = [f".kind::{v['kind']}", "sparse" if v["sparse"] else "dense", f"K = {v['k']}"]
-    parts.append(f"cta_group::{v['cta_group']}" if v["cta_group"] else "any cta_group")
-    parts.append("any .ws" if v["ws"] is None else (".ws" if v["ws"] else "no .ws"))
-    return ", ".join(parts)
+    if v["k"] is None or not shape_rows(v["kind"], v["cta_group"], v["ws"]):
+        return ()  # no row for the context at all: MMA-WS-CTA-GROUP / MMA-WS-KIND report it
+    if shape_case(v["kind"], v["cta_group"], v["ws"], v["sparse"], v["k"]) is not None:
+        return ()
+    rows = shape_case(v["kind"], None, None, v["sparse"], v["k"]) or ()
+    field, value = ("k_dim", v["k_dim"]) if v.get("k_dim") is not None else ("sparse", v["sparse"])
+    return (rule.finding(field, value, "; ".join(_row_context(r) for r in rows) or "none",
+                         f"Table 39 has no row for {_where(v)}"),)
 
 
 @_impl("IDESC-M-SHAPE")
 def _m_shape(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
-    rows = _shape_case(v)
-    if rows is None or any(v["m"] in r.m for r in rows) or v["m"] not in shape_union(v["kind"], "m"):
+    scope = _shape_scope(v)
+    if scope is None:
+        return ()
+    rows, own = scope
+    if any(v["m"] in r.m for r in rows) or v["m"] not in shape_union(v["kind"], "m"):
         return ()  # (an M no row has at all is the field check's IDESC-M-RANGE)
-    return (rule.finding("m", v["m"], describe_ints({m for r in rows for m in r.m}), f"M = {v['m']} with {_where(v)}"),)
+    return (rule.finding("m", v["m"], describe_ints({m for r in rows for m in r.m}), f"M = {v['m']} with {_where(v, own)}"),)
 
 
 @_impl("IDESC-N-SHAPE")
 def _n_shape(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
-    rows = _shape_case(v)
-    if rows is None:
+    scope = _shape_scope(v)
+    if scope is None:
         return ()
-    rows = tuple(r for r in rows if v["m"] in r.m)
+    rows = tuple(r for r in scope[0] if v["m"] in r.m)
     if not rows or any(v["n"] in r.n for r in rows) or v["n"] not in shape_union(v["kind"], "n"):
-        return ()
-    return (rule.finding("n", v["n"], describe_ints({n for r in rows for n in r.n}), f"N = {v['n']} with M = {v['m']}, {_where(v)}"),)
+        return ()  # (no row with this M: IDESC-M-SHAPE; an N no row has at all: IDESC-N-RANGE)
+    return (rule.finding("n", v["n"], describe_ints({n for r in rows for n in r.n}),
+                         f"N = {v['n']} with M = {v['m']}, {_where(v, scope[1])}"),)
 
 
 @_impl("IDESC-N-TRANSPOSE-8BIT")
 def _n_t50(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
     if v["b_major"] != "mn" or c.type_bits.get(v["btype"]) != 8:
         return ()
-    rows = _shape_case(v)
-    rows = tuple(r for r in rows or () if v["m"] in r.m and v["n"] in r.n)
-    if not rows or any(v["n"] in c.transpose_b_8bit[r.cta_group] for r in rows):
+    scope = _shape_scope(v)
+    rows = tuple(r for r in (scope[0] if scope else ()) if v["m"] in r.m and v["n"] in r.n)
+    t50 = c.transpose_b_8bit  # a cta_group with no Table 50 row allows no N: reported, never passed
+    if not rows or any(v["n"] in t50.get(r.cta_group, ()) for r in rows):
         return ()
-    allowed = "; ".join(f"cta_group::{g}: {describe_ints(c.transpose_b_8bit[g])}" for g in sorted({r.cta_group for r in rows}))
+    allowed = "; ".join(f"cta_group::{g}: {describe_ints(t50.get(g, ()))}" for g in sorted({r.cta_group for r in rows}))
     return (rule.finding("n", v["n"], allowed, f"N = {v['n']} with B {v['btype']} MN-major"),)
 
 
@@ -269,7 +295,7 @@ def _ws_kind(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
 @functools.cache
 def _scale_case(scale_vec: str, kind: str, k: int | None) -> tuple[tuple[Mapping[str, Any], ...], Mapping[str, Any] | None]:
     """Table 54 rows for the scale vector size and kind, and the one that matches K (or None)."""
-    rows = tuple(r for r in constraints().scale_vec if r["name"] == scale_vec and kind in r["kinds"])
+    rows = scale_rows(kind, None, scale_vec)
     return rows, next((r for r in rows if k in r["k"]), None)
 
 
@@ -278,7 +304,7 @@ def _sv_kind(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
     # (reads no field of the word: checked even when the word is known at run time only)
     if any(r["name"] == v["scale_vec"] and v["kind"] in r["kinds"] for r in c.scale_vec):
         return ()
-    names = [n for n in SCALE_VECS if any(r["name"] == n and v["kind"] in r["kinds"] for r in c.scale_vec)]
+    names = [n for n in SCALE_VECS if scale_rows(v["kind"], None, n)]
     return (rule.finding("scale_vec", v["scale_vec"], ", ".join(names) or "none (not a block-scaled kind)",
                          f".kind::{v['kind']} with {v['scale_vec']}"),)
 
@@ -289,7 +315,7 @@ def _sv_k(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
     if not rows or row is not None:
         return ()
     k = v["k"]
-    legal = [n for n in SCALE_VECS if any(r["name"] == n and v["kind"] in r["kinds"] and k in r["k"] for r in c.scale_vec)]
+    legal = [n for n in SCALE_VECS if scale_rows(v["kind"], k, n)]
     return (rule.finding("scale_vec", v["scale_vec"], ", ".join(legal), f"K = {k} with {v['scale_vec']}"),)
 
 
@@ -304,12 +330,18 @@ def _sv_type(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
 
 def _sf_id(op: str) -> _Impl:
     def check(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
-        _, row = _scale_case(v["scale_vec"], v["kind"], v["k"])
-        sf = v.get(f"{op}_sf_id")
-        if row is None or sf is None or sf in row["sf_ids"]:
+        kind, k, sv, sf = v["kind"], v["k"], v["scale_vec"], v.get(f"{op}_sf_id")
+        if sf is None or k is None or not scale_rows(kind):
+            return ()  # no scale factor ID field; an illegal K is IDESC-K-VALUE's
+        rows = scale_rows(kind, k, sv) if sv is not None else ()
+        where = f"{sv} with K = {k}"
+        if not rows:  # no scale vector size given, or one the kind and K lack (IDESC-SCALE-VEC-KIND/-K)
+            rows, where = scale_rows(kind, k), f".kind::{kind}, K = {k}, any scale vector size"
+        allowed = sorted({i for r in rows for i in r["sf_ids"]})
+        if sf in allowed:
             return ()
-        return (rule.finding(f"{op}_sf_id", sf, ", ".join(map(str, row["sf_ids"])),
-                             f"{v['scale_vec']} with K = {v['k']}"),)
+        return (rule.finding(f"{op}_sf_id", sf, ", ".join(map(str, allowed)) or "none (Table 54 has no row for the kind and K)",
+                             where),)
     return check
 
 

@@ -9,7 +9,7 @@ to keep them equal.
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any, Callable, Literal, NamedTuple, overload
+from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, NamedTuple, overload
 
 from .catalog import constraints
 from .context import normalize_warp
@@ -26,7 +26,8 @@ if TYPE_CHECKING:  # computed from the tables on first use (module __getattr__ b
 
 __all__ = ["KIND_LAYOUTS", "SWIZZLES", "LBO_MODES", "MAJORS", "ABSENT_ARGS", "KindFacts", "kind_facts",
            "normalize_kind", "type_names", "idesc_defaults", "mma_k", "shape_rows", "shape_keys", "major_keys",
-           "submask_counts", "tmem_shape", "warps_per_warpgroup", "warp_lanes", "lane_warp", "alloc_sizes"]
+           "shape_case", "shape_union", "scale_rows", "selector_keys", "submask_counts", "tmem_shape",
+           "warps_per_warpgroup", "warp_lanes", "lane_warp", "alloc_sizes"]
 
 
 def _kind_layouts() -> dict[str, str]:
@@ -178,7 +179,7 @@ def shape_keys(kind: str, cta_group: int | None, ws: bool | None) -> frozenset[t
         for m in r.m:
             for n in r.n:
                 out.add((m, n, r.sparse, k_dim, False))
-                if n in t50[r.cta_group]:
+                if n in t50.get(r.cta_group, ()):
                     out.add((m, n, r.sparse, k_dim, True))
     return frozenset(out)
 
@@ -215,6 +216,35 @@ def major_keys(kind: str, a_tmem: bool | None = None) -> dict[tuple[Any, str, An
 def shape_case(kind: str, cta_group: int | None, ws: bool | None, sparse: bool, k: int) -> tuple[Shape, ...] | None:
     """The rows of Table 39 for ``kind``, context, sparsity and the MMA's K; None when there are none."""
     return tuple(r for r in shape_rows(kind, cta_group, ws) if r.sparse == sparse and r.k == k) or None
+
+
+@functools.cache
+def scale_rows(kind: str, k: int | None = None, scale_vec: str | None = None) -> tuple[Mapping[str, Any], ...]:
+    """The ``[[scale_vec]]`` rows of ``tables/rules.toml`` (Tables 54/55, §9.7.16.10.7.2-3) for
+    ``kind``, the MMA's K and the scale vector size (None: any K, any size). Empty for a kind
+    that is not block-scaled."""
+    return tuple(r for r in constraints().scale_vec
+                 if kind in r["kinds"] and (k is None or k in r["k"]) and (scale_vec is None or r["name"] == scale_vec))
+
+
+@functools.cache
+def selector_keys(kind: str) -> frozenset[tuple[bool, str, int, int, int]]:
+    """The sub-column selectors as a set: every legal ``(sparse, k_dim, sparsity_selector,
+    a_sf_id, b_sf_id)`` for ``kind`` (``k_dim`` as in :func:`shape_keys`). The sparsity selector
+    takes its field's values when sparse and only 0 when dense (E37); the scale factor IDs are
+    those some scale vector size allows for the kind and K (Tables 54/55, §9.7.16.10.7.2-3, E7).
+    A field the kind's layout lacks holds 0 (what :data:`ABSENT_ARGS` gives the encoder)."""
+    by = kind_facts(kind).plan.layout.by_name
+    selectors = tuple(by["sparsity_selector"].domain(kind).members()) if "sparsity_selector" in by else (0,)
+    out = set()
+    for sparse in (False, True):
+        for k_dim in ("64/128", "96"):
+            if k_dim == "96" and (sparse or "k_dim" not in by):
+                continue
+            k = mma_k(kind, sparse, k_dim == "96")
+            ids = {i for r in scale_rows(kind, k) for i in r["sf_ids"]} if scale_rows(kind) else {0}
+            out.update((sparse, k_dim, s, a, b) for s in (selectors if sparse else (0,)) for a in ids for b in ids)
+    return frozenset(out)
 
 
 @functools.cache

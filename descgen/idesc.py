@@ -12,7 +12,7 @@ from .checks import enforce, idesc_findings, word_findings
 from .context import context, no_context
 from .engine import Decoded, Plan
 from .errors import EncodeError, Finding
-from .facts import kind_facts, major_keys, mma_k, normalize_kind, shape_keys
+from .facts import kind_facts, major_keys, mma_k, normalize_kind, selector_keys, shape_keys
 from .loader import KINDS
 from .report import Report
 from .types import AccumType, Arch, CtaGroup, ElementType, Kind, Major, ScaleType, ScaleVec
@@ -65,11 +65,14 @@ def encode_idesc(
         negate_a, negate_b: the Negate A/B bits (13/14); not for i8 (Table 49).
         saturate: bit 3, i8 only.
         sparse: bit 2 (``tcgen05.mma.sp``).
-        sparsity_selector: bits 0-1, 0-3 (Table 42 layout only; reserved for the mx kinds).
+        sparsity_selector: bits 0-1, 0-3 (Table 42 layout only; reserved for the mx kinds); 0
+            unless ``sparse`` (E37).
         max_shift: ``.ws`` B-reuse maximum shift: 0, 8, 16 or 32 (bits 30-31, Table 42 only).
         scale_type: ``ue8m0`` or ``ue4m3`` (bit 23, mx kinds only). None: ue8m0 (ue4m3 for
             mxf4nvf4).
-        a_sf_id, b_sf_id: scale factor A/B IDs, 0-3 (bits 29-30 / 4-5, mx kinds only).
+        a_sf_id, b_sf_id: scale factor A/B IDs, 0-3 (bits 29-30 / 4-5, mx kinds only). Which
+            are legal depends on the scale vector size and K (§9.7.16.10.7.2-3); without
+            ``scale_vec``, an ID that no size allows for the kind and K raises.
         k: the MMA's K, optional. For mxf4/mxf4nvf4, ``k=96`` sets bit 31 (dense only); any other
             kind's K is fixed by Table 39 and only that value (or None) is accepted.
         cta_group, ws, sp, scale_vec, a_tmem, arch: the instruction's context, optional (see
@@ -122,13 +125,15 @@ def encode_idesc(
         if values["k_dim"] is not None:
             word = p.encode(values, check=check)
             if sp is None and scale_vec is None and arch is None:
-                # Table 39/50/52 and the type combinations as sets (descgen.facts builds them
-                # from the tables): a legal configuration costs three lookups.
+                # Table 39/50/52, the sub-column selectors and the type combinations as sets
+                # (descgen.facts builds them from the tables): a legal configuration costs four
+                # lookups. Anything else goes through the rules, which report it.
                 # (cta_group's class is in the key: True == 1 must not find cta_group 1's entry)
                 fast = _FAST.get((kind, cta_group, cta_group.__class__, ws, a_tmem)) or _fast(kind, cta_group, ws, a_tmem)
                 try:
                     b8 = fast[1].get((atype, a_major, btype, b_major))
                     if (b8 is not None and (m, n, sparse, values["k_dim"], b8) in fast[0]
+                            and (sparse, values["k_dim"], sparsity_selector, a_sf_id, b_sf_id) in fast[2]
                             and (atype, btype, values["dtype"] or implied_dtype, scale_type) in combos):
                         return word
                 except TypeError:  # unhashable: the field checks have named it
@@ -146,14 +151,19 @@ def encode_idesc(
     raise EncodeError(problems, p.context)
 
 
-_FAST: dict[tuple[Any, ...], tuple[frozenset[Any], dict[Any, bool]]] = {}
+_FAST: dict[tuple[Any, ...], tuple[frozenset[Any], dict[Any, bool], frozenset[Any]]] = {}
 
 
-def _fast(kind: str, cta_group: Any, ws: Any, a_tmem: Any) -> tuple[frozenset[Any], dict[Any, bool]]:
+def _fast(kind: str, cta_group: Any, ws: Any, a_tmem: Any) -> tuple[frozenset[Any], dict[Any, bool], frozenset[Any]]:
+    """The encoder's fast path for one kind and context: :func:`descgen.facts.shape_keys`,
+    :func:`~descgen.facts.major_keys` and :func:`~descgen.facts.selector_keys` (a test walks the
+    legal space to keep them equal to what the rules decide)."""
     ctx = context(cta_group=cta_group, ws=ws, a_tmem=a_tmem)  # raises on a bad context value
+    name = normalize_kind(kind)
     hit = _FAST[(kind, cta_group, cta_group.__class__, ws, a_tmem)] = (
-        shape_keys(normalize_kind(kind), ctx["cta_group"], ctx["ws"]),
-        major_keys(normalize_kind(kind), ctx["a_tmem"]),
+        shape_keys(name, ctx["cta_group"], ctx["ws"]),
+        major_keys(name, ctx["a_tmem"]),
+        selector_keys(name),
     )
     return hit
 

@@ -265,18 +265,26 @@ def test_e6_bits_0_1_decode_as_warning_under_mx_kinds(kind):
 
 
 # ---------------------------------------------------------------------------------------------
-# E7: scale factor IDs 0-3; the scale-vector / K rule is not yet checked.
+# E7: scale factor IDs 0-3 in the field; which IDs are legal depends on the scale vector size and K.
+
+
+def _sf_word_args(kind: str) -> dict:
+    """A shape under which some scale vector size allows IDs 0-3: mxf8f6f4 (1X / .block32) at
+    its own K, mxf4/mxf4nvf4 only at K = 96 (.block32, Figures 234-237)."""
+    return {"m": 128, "n": 128} if kind == "mxf8f6f4" else {"m": 256, "n": 128, "k": 96}
 
 
 @pytest.mark.parametrize("kind", MX_KINDS)
 def test_e7_sf_id_field_accepts_0_to_3_for_all_mx_kinds(kind):
+    args = _sf_word_args(kind)
     for a in range(4):
         for b in range(4):
-            w = encode_idesc(kind, 128, 128, a_sf_id=a, b_sf_id=b)
+            w = encode_idesc(kind, args["m"], args["n"], k=args.get("k"), a_sf_id=a, b_sf_id=b)
             assert bits(w, 29, 30) == a
             assert bits(w, 4, 5) == b
             d = decode_idesc(w, kind)
             assert d.value("a_sf_id") == a and d.value("b_sf_id") == b
+            assert d.ok
 
 
 @pytest.mark.parametrize("kind", MX_KINDS)
@@ -291,13 +299,18 @@ def test_e7_sf_id_4_is_out_of_range(kind):
 
 def test_e7_context_rule_needs_the_scale_vector_size():
     # Table 44's "0 or 2" is not the field's rule: IDs 1 and 3 (legal for .block32 K = 96) decode
-    # clean, and the rule that depends on .scale_vectorsize runs when it is given.
+    # clean at K = 96, and the rule that depends on .scale_vectorsize runs when it is given.
     for kind in ("mxf4", "mxf4nvf4"):
-        w = encode_idesc(kind, 128, 128, a_sf_id=1, b_sf_id=3, scale_type="ue8m0")  # Table 55: 2X takes UE8M0
+        w = encode_idesc(kind, 256, 128, k=96, a_sf_id=1, b_sf_id=3, scale_type="ue8m0")
         d = decode_idesc(w, kind)
         assert d.ok and not d.findings
-        assert {f.code for f in validate_idesc(w, kind, scale_vec="2X")} == {"IDESC-A-SF-ID-SCALE-VEC", "IDESC-B-SF-ID-SCALE-VEC"}
+        assert validate_idesc(w, kind, scale_vec="block32").ok
         assert "IDESC-A-SF-ID-SCALE-VEC" in {n.code for n in validate_idesc(w, kind).not_checked}
+        # at K = 64 no scale vector size allows 1 or 3: an error with or without the context
+        w64 = encode_idesc(kind, 128, 128, a_sf_id=1, b_sf_id=3, scale_type="ue8m0", check=False)
+        both = {"IDESC-A-SF-ID-SCALE-VEC", "IDESC-B-SF-ID-SCALE-VEC"}
+        assert {f.code for f in validate_idesc(w64, kind, scale_vec="2X").findings} == both
+        assert {f.code for f in decode_idesc(w64, kind).findings} == both
     # .block32 with K = 96: IDs 0-3 (Figures 234-237); .block16 with K = 96: 0 or 2; 4X: 0 only
     k96 = encode_idesc("mxf4nvf4", 256, 128, k=96, a_sf_id=3, b_sf_id=1, scale_type="ue8m0")
     assert validate_idesc(k96, "mxf4nvf4", scale_vec="block32").ok
@@ -643,6 +656,25 @@ def test_e23_k_advance_inside_a_row_is_clean():
     w = encode_smem(start_address=0x2180, base_offset=3, **base)
     assert validate_smem(w, pattern_start=0x2180).ok and not validate_smem(w, pattern_start=0x2180).findings
     assert validate_smem(w, pattern_start=0x2000).codes == ("SMEM-BASE-OFFSET-TABLE41",)
+
+
+def test_e37_dense_selector_is_an_error_for_every_kind():
+    # one rule, one severity: a nonzero selector with Sparsity = 0 is an error for tf32, f16, f8f6f4, i8
+    severities = set()
+    for kind in DENSE_KINDS:
+        dense = encode_idesc(kind, 128, 128)
+        for selector in (1, 2, 3):
+            d = decode_idesc(dense | selector, kind)
+            hits = [f for f in d.findings if f.code == "IDESC-SPARSITY-SELECTOR-DENSE"]
+            assert len(hits) == 1 and hits[0].field == "sparsity_selector" and not d.ok
+            severities.add(hits[0].severity)
+            with pytest.raises(EncodeError) as exc:
+                encode_idesc(kind, 128, 128, sparsity_selector=selector)
+            assert exc.value.field == "sparsity_selector"  # (i8, f8f6f4: the field check, E15, comes first)
+    assert severities == {"error"}
+    # sparse words keep E15: tf32 and f16 take 0-3
+    for kind in ("tf32", "f16"):
+        assert decode_idesc(encode_idesc(kind, 128, 128, sparse=True, sparsity_selector=3), kind).ok
 
 
 def test_every_erratum_is_pinned_by_tests_that_exist():

@@ -353,11 +353,13 @@ def test_n_bits_17_22(kind):
 
 @pytest.mark.parametrize("kind", MX_KINDS)
 def test_scale_factor_ids_bits_4_5_and_29_30(kind):
+    # IDs 0-3 are legal for mxf8f6f4 (1X / .block32) and, for mxf4/mxf4nvf4, at K = 96 (.block32)
+    m, k = (128, None) if kind == "mxf8f6f4" else (256, 96)
     for i in range(4):
-        wb = encode_idesc(kind, 128, 64, b_sf_id=i)
-        wa = encode_idesc(kind, 128, 64, a_sf_id=i)
+        wb = encode_idesc(kind, m, 64, b_sf_id=i, k=k)
+        wa = encode_idesc(kind, m, 64, a_sf_id=i, k=k)
         assert bits(wb, 4, 5) == i and bits(wa, 29, 30) == i
-        assert wb & ~(0b11 << 4) == wa & ~(0b11 << 29) == encode_idesc(kind, 128, 64)
+        assert wb & ~(0b11 << 4) == wa & ~(0b11 << 29) == encode_idesc(kind, m, 64, k=k)
         assert decode_idesc(wb, kind).value("b_sf_id") == i
         assert decode_idesc(wa, kind).value("a_sf_id") == i
     for arg in ("a_sf_id", "b_sf_id"):
