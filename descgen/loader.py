@@ -15,7 +15,7 @@ from typing import Any, Iterable, Mapping, NamedTuple, get_args
 
 from .errors import TableError
 from .transforms import TRANSFORMS, Transform
-from .types import Kind
+from .types import Kind, Major
 
 __all__ = [
     "Domain",
@@ -50,7 +50,7 @@ LAYOUT_FILES: dict[str, str] = {
 IDESC_LAYOUTS = ("idesc_dense", "idesc_mxf8f6f4", "idesc_mxf4")
 SHAPES_FILE = "shapes.toml"  # Table 39
 ATOMS_FILE = "smem_atoms.toml"  # Tables 52, 53; §9.7.16.3.3; §9.7.16.10.4
-MAJORS = ("k", "mn")
+MAJORS: tuple[Major, ...] = get_args(Major)  # checked against the idesc layouts by tests/test_typing.py
 
 #: The MMA kinds, in PTX's order (Tables 42-44).
 KINDS: tuple[Kind, ...] = get_args(Kind)
