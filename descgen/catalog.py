@@ -32,6 +32,8 @@ __all__ = [
     "contexts",
     "usage_table",
     "usage_error",
+    "layout_table",
+    "layout_finding",
     "parse_rules",
 ]
 
@@ -48,10 +50,12 @@ CONTEXT_VALUES = ("flag", "uint", "cta_group", "scale_vec", "arch", "warp", "all
 _WORDS = ("idesc", "smem", "zcm", "mma", "taddr")
 _RULE_KEYS = {"code", "severity", "applies", "kinds", "fields", "needs", "uses", "rule", "source", "legal", "illegal"}
 _USAGE_KEYS = {"code", "applies", "field", "rule", "source"}
-_USAGE_APPLIES = ("idesc", "smem", "zcm", "mma", "taddr", "context", "emit", "batch", "layout", "ptx")
+_USAGE_APPLIES = ("idesc", "smem", "zcm", "mma", "taddr", "context", "emit", "batch", "layout", "ptx", "tables")
+_LAYOUT_KEYS = {"code", "severity", "applies", "fields", "rule", "source"}
+_LAYOUT_APPLIES = ("layout", "smem")
 _CONTEXT_KEYS = {"name", "meaning", "value", "words", "help", "metavar", "source"}
 _TOP_KEYS = {"table", "transpose_b_8bit", "scale_vec", "a_tmem", "absolute_lbo", "zcm",
-             "targets", "requires", "context", "usage", "rule"}
+             "targets", "requires", "context", "usage", "layout", "rule"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,13 +162,14 @@ def _meets(arch: str, req: str) -> bool:
 
 
 class Catalog(NamedTuple):
-    """``tables/rules.toml`` compiled: the rules, the constraint tables, the context names and the
-    usage codes."""
+    """``tables/rules.toml`` compiled: the rules, the constraint tables, the context names, the
+    usage codes and the tile/layout codes."""
 
     rules: dict[str, Rule]
     constraints: Constraints
     contexts: dict[str, ContextName]
     usage: dict[str, Rule]
+    layout: dict[str, Rule]
 
 
 @functools.cache
@@ -196,6 +201,18 @@ def usage_error(code: str, field: str, value: Any, allowed: str, detail: str = "
     """The :class:`UsageError` of the ``[[usage]]`` code ``code``: its rule and source, with
     ``detail`` (what was found) after the rule sentence and ``where`` as the error's context."""
     return UsageError((usage_table()[code].finding(field, value, allowed, detail),), where)
+
+
+def layout_table() -> dict[str, Rule]:
+    """The ``[[layout]]`` codes of ``tables/rules.toml``, by code: what the shared-memory tile model
+    (:mod:`descgen.tiles`) reports or refuses (``LAYOUT-*``, ``SMEM-START-ADDRESS-CARRY``)."""
+    return _data().layout
+
+
+def layout_finding(code: str, field: str, value: Any, allowed: str, detail: str = "") -> Finding:
+    """The finding of the ``[[layout]]`` code ``code``: its severity, rule and source from the
+    table, with ``detail`` (what was found) after the rule sentence."""
+    return _data().layout[code].finding(field, value, allowed, detail)
 
 
 def _need(table: Mapping[str, Any], key: str, path: str, where: str) -> Any:
@@ -301,6 +318,24 @@ def parse_rules(data: Mapping[str, Any], path: str) -> Catalog:
             raise TableError(path, where, "duplicate code")
         usage[row["code"]] = Rule(row["code"], "error", row["applies"], (row["field"],), (), (), row["rule"], row["source"])
 
+    tiles: dict[str, Rule] = {}
+    for i, row in enumerate(_need(data, "layout", path, "file")):
+        where = f"layout #{i + 1}"
+        check_keys(row, _LAYOUT_KEYS, path, where)
+        for key in _LAYOUT_KEYS:
+            _need(row, key, path, where)
+        where = f"layout {row['code']}"
+        if row["severity"] not in SEVERITIES:
+            raise TableError(path, where, f"severity must be one of {', '.join(SEVERITIES)}")
+        if row["applies"] not in _LAYOUT_APPLIES:
+            raise TableError(path, where, f"applies must be one of {', '.join(_LAYOUT_APPLIES)}")
+        if not row["fields"] or not all(isinstance(f, str) for f in row["fields"]):
+            raise TableError(path, where, "fields must be a non-empty list of field names")
+        if row["code"] in tiles or row["code"] in usage:
+            raise TableError(path, where, "duplicate code")
+        tiles[row["code"]] = Rule(row["code"], row["severity"], row["applies"], tuple(row["fields"]), (), (), row["rule"],
+                                  row["source"])
+
     rules: dict[str, Rule] = {}
     for i, row in enumerate(_need(data, "rule", path, "file")):
         where = f"rule #{i + 1}"
@@ -308,7 +343,7 @@ def parse_rules(data: Mapping[str, Any], path: str) -> Catalog:
         for key in ("code", "severity", "applies", "fields", "rule", "source", "legal", "illegal"):
             _need(row, key, path, where)
         where = f"rule {row['code']}"
-        if row["code"] in rules or row["code"] in usage:
+        if row["code"] in rules or row["code"] in usage or row["code"] in tiles:
             raise TableError(path, where, "duplicate code")
         if row["severity"] not in SEVERITIES:
             raise TableError(path, where, f"severity must be one of {', '.join(SEVERITIES)}")
@@ -340,5 +375,5 @@ def parse_rules(data: Mapping[str, Any], path: str) -> Catalog:
         targets=targets,
         aliases=dict(singles["targets"]["aliases"]),
         requires=requires,
-    ), names, usage)
+    ), names, usage, tiles)
 
