@@ -126,9 +126,8 @@ def _idesc_pair(a: int, b: int, kind: str | None) -> tuple[str, Decoded, Decoded
         for k, (da, db) in pairs.items():
             if test(da, db):
                 return k, da, db, why
-    raise UsageError((Finding("IDESC-KIND", "error", "kind", None, ", ".join(KINDS),
-                              "neither word is consistent with any kind: give the kind to compare them under",
-                              "§9.7.16.4.2, Tables 42-44"),))
+    raise usage_error("IDESC-KIND", "kind", None, ", ".join(KINDS),
+                      "neither word is consistent with any kind: give the kind to compare them under")
 
 
 def diff(a: int, b: int, *, descriptor: str | None = None, kind: str | None = None) -> Diff:

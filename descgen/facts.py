@@ -11,10 +11,9 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .catalog import constraints
+from .catalog import constraints, usage_error
 from .context import normalize_warp
 from .engine import Plan, plan
-from .errors import Finding, UsageError
 from .loader import IDESC_LAYOUTS, KINDS, Shape, layout, shapes
 
 if TYPE_CHECKING:  # computed from the tables on first use (module __getattr__ below)
@@ -93,9 +92,7 @@ def normalize_kind(kind: str) -> str:
         k = kind.strip().lower().removeprefix(".").removeprefix("kind::")
         if k in KINDS:
             return k
-    raise UsageError((Finding("IDESC-KIND", "error", "kind", kind, ", ".join(KINDS),
-                              "the MMA kind selects the instruction descriptor layout (Tables 42-44)",
-                              "§9.7.16.4.2, Tables 42-44"),))
+    raise usage_error("IDESC-KIND", "kind", kind, ", ".join(KINDS), f"{kind!r} is not one")
 
 
 def kind_facts(kind: str) -> KindFacts:
