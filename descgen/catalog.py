@@ -15,7 +15,7 @@ import functools
 from dataclasses import dataclass
 from typing import Any, Mapping, NamedTuple
 
-from .errors import SEVERITIES, Finding, TableError, UsageError
+from .errors import SEVERITIES, DescgenError, Finding, TableError, UsageError
 from .loader import KINDS, atoms, check_keys, layout, read_table
 
 __all__ = [
@@ -197,10 +197,12 @@ def usage_table() -> dict[str, Rule]:
     return _data().usage
 
 
-def usage_error(code: str, field: str, value: Any, allowed: str, detail: str = "", where: str = "") -> UsageError:
-    """The :class:`UsageError` of the ``[[usage]]`` code ``code``: its rule and source, with
-    ``detail`` (what was found) after the rule sentence and ``where`` as the error's context."""
-    return UsageError((usage_table()[code].finding(field, value, allowed, detail),), where)
+def usage_error(code: str, field: str, value: Any, allowed: str, detail: str = "", where: str = "",
+                error: type[DescgenError] = UsageError) -> DescgenError:
+    """The :class:`UsageError` (or ``error``, e.g. :class:`WordError`) of the ``[[usage]]`` code
+    ``code``: its rule and source, with ``detail`` (what was found) after the rule sentence and
+    ``where`` as the error's context."""
+    return error((usage_table()[code].finding(field, value, allowed, detail),), where)
 
 
 def layout_table() -> dict[str, Rule]:

@@ -19,7 +19,7 @@ from .errors import Finding, UsageError
 from .facts import normalize_kind
 from .idesc import decode_idesc
 from .loader import KINDS
-from .identify import DESCRIPTORS, decode_as
+from .identify import DESCRIPTORS, check_any_word, decode_as
 from .runtime import RuntimeIdesc, idesc_from_runtime
 
 __all__ = ["DESCRIPTORS", "FieldDiff", "Diff", "diff"]
@@ -156,7 +156,10 @@ def diff(a: int, b: int, *, descriptor: str | None = None, kind: str | None = No
             raise usage_error("DIFF-DESCRIPTOR", "descriptor", descriptor, "idesc", "a kind was given")
         descriptor = "idesc"
     for w in (a, b):
-        check_word(w, 64, descriptor or "word")
+        if descriptor is None:
+            check_any_word(w, "DIFF-WORD")
+        else:
+            check_word(w, 64, descriptor)
     chosen = "given"
     if descriptor is None:
         wide = [w >> 32 != 0 for w in (a, b)]

@@ -101,7 +101,7 @@ def kind_facts(kind: str) -> KindFacts:
     Raises:
         UsageError: an unknown kind.
     """
-    hit = _KIND_FACTS.get(kind)
+    hit = _KIND_FACTS.get(kind) if isinstance(kind, str) else None  # a list or dict is not a kind (IDESC-KIND)
     if hit is None:
         name = normalize_kind(kind)
         p = plan(_kind_layouts()[name], name)

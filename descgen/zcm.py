@@ -119,7 +119,7 @@ def zcm_submasks(word: int, m: int, n: int) -> tuple[int, ...]:
             (at most 256).
     """
     counts = submask_counts()
-    count = counts.get(m) if not isinstance(m, bool) else None
+    count = counts.get(m) if isinstance(m, int) and not isinstance(m, bool) else None
     if count is None:
         raise usage_error("ZCM-M-RANGE", "m", m, ", ".join(map(str, sorted(counts))), f"M = {m!r}")
     if isinstance(n, bool) or not isinstance(n, int) or not 0 < n <= 256 or n % count:
