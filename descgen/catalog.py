@@ -5,8 +5,11 @@ layout table (``IDESC-N-RANGE``, ``SMEM-RESERVED-14``: see :mod:`descgen.codes`)
 ties fields, words or the instruction together is a ``[[rule]]`` entry of ``tables/rules.toml``
 with its severity, rule sentence, PTX source and a legal and an illegal example. The constraint
 tables the rules read (Table 50, Tables 54/55, the target notes...) and the instruction context
-they may depend on (``[[context]]``) are in the same file. The checks themselves are in
-:mod:`descgen.checks`; this module holds the data they read.
+they may depend on (``[[context]]``) are in the same file, and so are the codes raised or found
+outside the rule runner, each with its rule sentence and source: ``[[usage]]`` (a call wrong in
+itself, :func:`usage_error`) and ``[[layout]]`` (the shared-memory tile model, with severity and
+fields: :func:`layout_finding`); the raise sites add only what they found. The checks themselves
+are in :mod:`descgen.checks`; this module holds the data they read.
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ _USAGE_KEYS = {"code", "applies", "field", "rule", "source"}
 _USAGE_APPLIES = ("idesc", "smem", "zcm", "mma", "taddr", "context", "emit", "batch", "layout", "ptx", "tables")
 _LAYOUT_KEYS = {"code", "severity", "applies", "fields", "rule", "source"}
 _LAYOUT_APPLIES = ("layout", "smem")
+_KEY_ORDER = ("code", "severity", "applies", "field", "fields", "rule", "source")  # the entries' order
 _CONTEXT_KEYS = {"name", "meaning", "value", "words", "help", "metavar", "source"}
 _TOP_KEYS = {"table", "transpose_b_8bit", "scale_vec", "a_tmem", "absolute_lbo", "zcm",
              "targets", "requires", "context", "usage", "layout", "rule"}
@@ -232,6 +236,32 @@ def _int_range(spec: Any, path: str, where: str) -> frozenset[int]:
     raise TableError(path, where, f"expected a list of integers or {{ min, max, step }}, got {spec!r}")
 
 
+def _code_table(data: Mapping[str, Any], name: str, keys: set[str], applies: tuple[str, ...], path: str,
+                taken: Mapping[str, Rule]) -> dict[str, Rule]:
+    """The ``[[usage]]`` or ``[[layout]]`` entries, by code: every key of ``keys`` required, no
+    other; a ``[[usage]]`` entry is an error naming one ``field``, a ``[[layout]]`` entry has its
+    ``severity`` and ``fields``. A code of ``taken`` or given twice is a duplicate."""
+    out: dict[str, Rule] = {}
+    for i, row in enumerate(_need(data, name, path, "file")):
+        where = f"{name} #{i + 1}"
+        check_keys(row, keys, path, where)
+        for key in sorted(keys, key=_KEY_ORDER.index):
+            _need(row, key, path, where)
+        where = f"{name} {row['code']}"
+        severity = row.get("severity", "error")
+        if severity not in SEVERITIES:
+            raise TableError(path, where, f"severity must be one of {', '.join(SEVERITIES)}")
+        if row["applies"] not in applies:
+            raise TableError(path, where, f"applies must be one of {', '.join(applies)}")
+        fields = (row["field"],) if "field" in keys else row["fields"]
+        if not fields or not all(isinstance(f, str) for f in fields):
+            raise TableError(path, where, "fields must be a non-empty list of field names")
+        if row["code"] in out or row["code"] in taken:
+            raise TableError(path, where, "duplicate code")
+        out[row["code"]] = Rule(row["code"], severity, row["applies"], tuple(fields), (), (), row["rule"], row["source"])
+    return out
+
+
 def parse_rules(data: Mapping[str, Any], path: str) -> Catalog:
     """Validate and compile ``tables/rules.toml``. Raises :class:`TableError` naming the entry."""
     check_keys(data, _TOP_KEYS, path, "file")
@@ -308,35 +338,8 @@ def parse_rules(data: Mapping[str, Any], path: str) -> Catalog:
         names[row["name"]] = ContextName(row["name"], row["meaning"], row["value"], tuple(row["words"]), row["help"],
                                          row.get("metavar", ""), row["source"])
 
-    usage: dict[str, Rule] = {}
-    for i, row in enumerate(_need(data, "usage", path, "file")):
-        where = f"usage #{i + 1}"
-        check_keys(row, _USAGE_KEYS, path, where)
-        for key in _USAGE_KEYS:
-            _need(row, key, path, where)
-        if row["applies"] not in _USAGE_APPLIES:
-            raise TableError(path, where, f"applies must be one of {', '.join(_USAGE_APPLIES)}")
-        if row["code"] in usage:
-            raise TableError(path, where, "duplicate code")
-        usage[row["code"]] = Rule(row["code"], "error", row["applies"], (row["field"],), (), (), row["rule"], row["source"])
-
-    tiles: dict[str, Rule] = {}
-    for i, row in enumerate(_need(data, "layout", path, "file")):
-        where = f"layout #{i + 1}"
-        check_keys(row, _LAYOUT_KEYS, path, where)
-        for key in _LAYOUT_KEYS:
-            _need(row, key, path, where)
-        where = f"layout {row['code']}"
-        if row["severity"] not in SEVERITIES:
-            raise TableError(path, where, f"severity must be one of {', '.join(SEVERITIES)}")
-        if row["applies"] not in _LAYOUT_APPLIES:
-            raise TableError(path, where, f"applies must be one of {', '.join(_LAYOUT_APPLIES)}")
-        if not row["fields"] or not all(isinstance(f, str) for f in row["fields"]):
-            raise TableError(path, where, "fields must be a non-empty list of field names")
-        if row["code"] in tiles or row["code"] in usage:
-            raise TableError(path, where, "duplicate code")
-        tiles[row["code"]] = Rule(row["code"], row["severity"], row["applies"], tuple(row["fields"]), (), (), row["rule"],
-                                  row["source"])
+    usage = _code_table(data, "usage", _USAGE_KEYS, _USAGE_APPLIES, path, {})
+    tiles = _code_table(data, "layout", _LAYOUT_KEYS, _LAYOUT_APPLIES, path, usage)
 
     rules: dict[str, Rule] = {}
     for i, row in enumerate(_need(data, "rule", path, "file")):

@@ -544,3 +544,35 @@ def test_explain_knows_every_code(runner, code):
 def test_explain_refuses_an_unknown_code(runner):
     result = runner.invoke(cli, ["explain", "LAYOUT-NOT-A-REAL-CODE"])
     assert result.exit_code == 2 and "unknown code" in result.stderr
+
+
+# --------------------------------------------------------------------------------------------
+# The [[layout]] and [[usage]] tables are read strictly.
+
+
+def _bad_tables() -> Iterable[tuple[dict[str, Any], str]]:
+    from descgen.loader import read_table
+
+    d = read_table("rules.toml")
+    first = d["layout"][0]
+    yield dict(d, layout=[{"code": "LAYOUT-X"}]), "layout #1: missing key 'severity'"
+    yield dict(d, layout=[{k: v for k, v in first.items() if k != "fields"}]), "missing key 'fields'"
+    yield dict(d, layout=[dict(first, extra=1)]), "unknown key(s) 'extra'"
+    yield dict(d, layout=[dict(first, severity="fatal")]), "severity must be one of"
+    yield dict(d, layout=[dict(first, applies="idesc")]), "applies must be one of"
+    yield dict(d, layout=[dict(first, fields=[])]), "fields must be a non-empty list"
+    yield dict(d, layout=[first, first]), "duplicate code"
+    yield dict(d, layout=[dict(first, code="IDESC-KIND")]), "duplicate code"  # a [[usage]] code
+    yield dict(d, usage=[dict(d["usage"][0], severity="warning")]), "unknown key(s) 'severity'"
+    yield dict(d, usage=[{k: v for k, v in d["usage"][0].items() if k != "source"}]), "missing key 'source'"
+    yield dict(d, rule=[dict(d["rule"][0], code=first["code"])]), "duplicate code"  # a [[rule]] with a [[layout]] code
+    yield {k: v for k, v in d.items() if k != "layout"}, "missing key 'layout'"
+
+
+@pytest.mark.parametrize("data,message", list(_bad_tables()))
+def test_the_code_tables_are_read_strictly(data, message):
+    from descgen.catalog import parse_rules
+    from descgen.errors import TableError
+
+    with pytest.raises(TableError, match=re.escape(message)):
+        parse_rules(data, "tables/rules.toml")
