@@ -471,6 +471,7 @@ def explained(info: dict[str, Any]) -> None:
     head.append(f"  {info['severity']}", style=SEVERITY_STYLE.get(info["severity"], ""))
     origin = {"catalog": "catalog rule (tables/rules.toml)",
               "field": "the field's own check, generated from its layout table",
+              "layout": "the shared-memory tile model (descgen layout, smem --tile; [[layout]] of tables/rules.toml)",
               "usage": "a usage error: the call itself is wrong (raised, exit 2; never found in a word)"}[info["origin"]]
     head.append(f"  applies to {info['applies']}; {origin}", style="dim")
     console.print(head)
@@ -519,7 +520,8 @@ def rules_table(rows: list[dict[str, Any]], *, width: int = 160) -> None:
         cell = Text(r["code"], style="bold")
         cell.append("\n")
         cell.append(r["severity"], style=SEVERITY_STYLE.get(r["severity"], ""))
-        cell.append(f", {r['applies']}" + {"field": " (field check)", "usage": " (usage error)"}.get(r["origin"], ""),
+        cell.append(f", {r['applies']}" + {"field": " (field check)", "layout": " (tile model)",
+                                              "usage": " (usage error)"}.get(r["origin"], ""),
                     style="dim")
         if r["needs"]:
             cell.append("\nneeds " + ", ".join(r["needs"]), style="dim")
@@ -528,9 +530,10 @@ def rules_table(rows: list[dict[str, Any]], *, width: int = 160) -> None:
         rule = Text(_shorten(r["rule"], width))
         rule.append("\n" + r["source"], style="dim")
         t.add_row(cell, rule)
-    count = {o: sum(r["origin"] == o for r in rows) for o in ("catalog", "field", "usage")}
+    count = {o: sum(r["origin"] == o for r in rows) for o in ("catalog", "field", "layout", "usage")}
     console.print(Text(f"{len(rows)} codes: {count['catalog']} catalog rules, {count['field']} field checks, "
-                       f"{count['usage']} usage errors (descgen explain CODE for one)", style="bold"))
+                       f"{count['layout']} tile model codes, {count['usage']} usage errors (descgen explain CODE for "
+                       "one)", style="bold"))
     console.print(t)
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 import descgen
-from descgen.catalog import APPLIES as APPLIES_TO, USAGE_APPLIES, catalog
+from descgen.catalog import APPLIES as APPLIES_TO, USAGE_APPLIES, catalog, layout_table
 from descgen.codes import all_codes, field_codes, usage_codes
 from descgen.examples import example, rules_markdown
 
@@ -240,8 +240,9 @@ def explain(out: Output, code: str) -> None:
 
 def _origins() -> tuple[tuple[str, dict[str, Any]], ...]:
     """Every code by where it comes from: the catalog (tables/rules.toml), the fields' own checks
-    (generated from the layout tables), the usage errors (a call that is wrong in itself)."""
-    return (("catalog", catalog()), ("field", field_codes()), ("usage", usage_codes()))
+    (generated from the layout tables), the tile model's codes ([[layout]] of tables/rules.toml),
+    the usage errors (a call that is wrong in itself)."""
+    return (("catalog", catalog()), ("field", field_codes()), ("layout", layout_table()), ("usage", usage_codes()))
 
 
 def explain_info(code: str) -> dict[str, Any]:
@@ -311,12 +312,14 @@ def _plain_explain(info: dict[str, Any]) -> list[str]:
 @click.command(short_help="List every finding code descgen can report.")
 @click.option("--applies", type=LazyChoice(lambda: tuple(dict.fromkeys((*APPLIES_TO, *USAGE_APPLIES)))),
               help="Only the codes of one word (mma: the rules between the words of one instruction; "
-                   "ptx: the PTX scanner's own rules; emit: descgen.emit's usage errors; batch: bad batch requests; context: bad context values).")
+                   "ptx: the PTX scanner's own rules; layout: the shared-memory tile model (descgen layout, smem --tile); "
+                   "emit: descgen.emit's usage errors; batch: bad batch requests; context: bad context values; "
+                   "tables: a malformed tables/ file).")
 @click.option("--markdown", is_flag=True, help="Print the rules page (docs/rules.md) as Markdown, verbatim.")
 @output_options
 def rules(out: Output, applies: str | None, markdown: bool) -> None:
     """List every code: the catalog's rules (between fields, words and the instruction), each
-    field's own checks, then the usage errors (a call wrong in itself: raised, never found in a
+    field's own checks, the tile model's codes (descgen layout, smem --tile), then the usage errors (a call wrong in itself: raised, never found in a
     word), with severity, what it applies to, the context it needs, the rule and its source.
 
     \b

@@ -64,7 +64,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
-from .catalog import usage_table
+from .catalog import usage_error
 from .emitters import emit
 from .engine import Decoded, DecodedField, hex_bits, hex_word
 from .errors import DescgenError, Finding, UsageError
@@ -151,10 +151,10 @@ def request_keys() -> dict[str, dict[str, list[str]]]:
 # Errors.
 
 
-def _usage(code: str, field: str, value: Any, allowed: str, rule: str) -> UsageError:
-    """The ``BATCH-*`` usage error ``code`` (a ``[[usage]]`` entry of ``tables/rules.toml``), with
-    ``rule`` saying what is wrong with this request."""
-    return UsageError((Finding(code, "error", field, value, allowed, rule, usage_table()[code].source),), "batch")
+def _usage(code: str, field: str, value: Any, allowed: str, detail: str) -> UsageError:
+    """The ``BATCH-*`` usage error ``code`` (a ``[[usage]]`` entry of ``tables/rules.toml``: its rule
+    and source), with ``detail`` saying what is wrong with this request."""
+    return usage_error(code, field, value, allowed, detail, "batch")
 
 
 _NEAR: dict[tuple[Any, ...], str] = {}

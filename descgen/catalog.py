@@ -5,8 +5,11 @@ layout table (``IDESC-N-RANGE``, ``SMEM-RESERVED-14``: see :mod:`descgen.codes`)
 ties fields, words or the instruction together is a ``[[rule]]`` entry of ``tables/rules.toml``
 with its severity, rule sentence, PTX source and a legal and an illegal example. The constraint
 tables the rules read (Table 50, Tables 54/55, the target notes...) and the instruction context
-they may depend on (``[[context]]``) are in the same file. The checks themselves are in
-:mod:`descgen.checks`; this module holds the data they read.
+they may depend on (``[[context]]``) are in the same file, and so are the codes raised or found
+outside the rule runner, each with its rule sentence and source: ``[[usage]]`` (a call wrong in
+itself, :func:`usage_error`) and ``[[layout]]`` (the shared-memory tile model, with severity and
+fields: :func:`layout_finding`); the raise sites add only what they found. The checks themselves
+are in :mod:`descgen.checks`; this module holds the data they read.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import functools
 from dataclasses import dataclass
 from typing import Any, Mapping, NamedTuple, get_args
 
-from .errors import SEVERITIES, Finding, TableError, UsageError
+from .errors import SEVERITIES, DescgenError, Finding, TableError, UsageError
 from .loader import KINDS, atoms, check_keys, layout, read_table
 from .types import Arch, ScaleVec
 
@@ -34,6 +37,8 @@ __all__ = [
     "contexts",
     "usage_table",
     "usage_error",
+    "layout_table",
+    "layout_finding",
     "parse_rules",
 ]
 
@@ -50,10 +55,13 @@ CONTEXT_VALUES = ("flag", "uint", "cta_group", "scale_vec", "arch", "warp", "all
 _WORDS = ("idesc", "smem", "zcm", "mma", "taddr")
 _RULE_KEYS = {"code", "severity", "applies", "kinds", "fields", "needs", "uses", "rule", "source", "legal", "illegal"}
 _USAGE_KEYS = {"code", "applies", "field", "rule", "source"}
-USAGE_APPLIES = ("idesc", "smem", "zcm", "mma", "taddr", "context", "emit", "batch", "layout", "ptx")
+USAGE_APPLIES = ("idesc", "smem", "zcm", "mma", "taddr", "context", "emit", "batch", "layout", "ptx", "tables")
+_LAYOUT_KEYS = {"code", "severity", "applies", "fields", "rule", "source"}
+_LAYOUT_APPLIES = ("layout", "smem")
+_KEY_ORDER = ("code", "severity", "applies", "field", "fields", "rule", "source")  # the entries' order
 _CONTEXT_KEYS = {"name", "meaning", "value", "words", "help", "metavar", "source"}
 _TOP_KEYS = {"table", "transpose_b_8bit", "scale_vec", "a_tmem", "absolute_lbo", "zcm",
-             "targets", "requires", "context", "usage", "rule"}
+             "targets", "requires", "context", "usage", "layout", "rule"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,13 +168,14 @@ def _meets(arch: str, req: str) -> bool:
 
 
 class Catalog(NamedTuple):
-    """``tables/rules.toml`` compiled: the rules, the constraint tables, the context names and the
-    usage codes."""
+    """``tables/rules.toml`` compiled: the rules, the constraint tables, the context names, the
+    usage codes and the tile/layout codes."""
 
     rules: dict[str, Rule]
     constraints: Constraints
     contexts: dict[str, ContextName]
     usage: dict[str, Rule]
+    layout: dict[str, Rule]
 
 
 @functools.cache
@@ -194,10 +203,24 @@ def usage_table() -> dict[str, Rule]:
     return _data().usage
 
 
-def usage_error(code: str, field: str, value: Any, allowed: str, detail: str = "", where: str = "") -> UsageError:
-    """The :class:`UsageError` of the ``[[usage]]`` code ``code``: its rule and source, with
-    ``detail`` (what was found) after the rule sentence and ``where`` as the error's context."""
-    return UsageError((usage_table()[code].finding(field, value, allowed, detail),), where)
+def usage_error(code: str, field: str, value: Any, allowed: str, detail: str = "", where: str = "",
+                error: type[DescgenError] = UsageError) -> DescgenError:
+    """The :class:`UsageError` (or ``error``, e.g. :class:`WordError`) of the ``[[usage]]`` code
+    ``code``: its rule and source, with ``detail`` (what was found) after the rule sentence and
+    ``where`` as the error's context."""
+    return error((usage_table()[code].finding(field, value, allowed, detail),), where)
+
+
+def layout_table() -> dict[str, Rule]:
+    """The ``[[layout]]`` codes of ``tables/rules.toml``, by code: what the shared-memory tile model
+    (:mod:`descgen.tiles`) reports or refuses (``LAYOUT-*``, ``SMEM-START-ADDRESS-CARRY``)."""
+    return _data().layout
+
+
+def layout_finding(code: str, field: str, value: Any, allowed: str, detail: str = "") -> Finding:
+    """The finding of the ``[[layout]]`` code ``code``: its severity, rule and source from the
+    table, with ``detail`` (what was found) after the rule sentence."""
+    return _data().layout[code].finding(field, value, allowed, detail)
 
 
 def _need(table: Mapping[str, Any], key: str, path: str, where: str) -> Any:
@@ -213,6 +236,32 @@ def _int_range(spec: Any, path: str, where: str) -> frozenset[int]:
     if isinstance(spec, list) and all(isinstance(v, int) for v in spec):
         return frozenset(spec)
     raise TableError(path, where, f"expected a list of integers or {{ min, max, step }}, got {spec!r}")
+
+
+def _code_table(data: Mapping[str, Any], name: str, keys: set[str], applies: tuple[str, ...], path: str,
+                taken: Mapping[str, Rule]) -> dict[str, Rule]:
+    """The ``[[usage]]`` or ``[[layout]]`` entries, by code: every key of ``keys`` required, no
+    other; a ``[[usage]]`` entry is an error naming one ``field``, a ``[[layout]]`` entry has its
+    ``severity`` and ``fields``. A code of ``taken`` or given twice is a duplicate."""
+    out: dict[str, Rule] = {}
+    for i, row in enumerate(_need(data, name, path, "file")):
+        where = f"{name} #{i + 1}"
+        check_keys(row, keys, path, where)
+        for key in sorted(keys, key=_KEY_ORDER.index):
+            _need(row, key, path, where)
+        where = f"{name} {row['code']}"
+        severity = row.get("severity", "error")
+        if severity not in SEVERITIES:
+            raise TableError(path, where, f"severity must be one of {', '.join(SEVERITIES)}")
+        if row["applies"] not in applies:
+            raise TableError(path, where, f"applies must be one of {', '.join(applies)}")
+        fields = (row["field"],) if "field" in keys else row["fields"]
+        if not fields or not all(isinstance(f, str) for f in fields):
+            raise TableError(path, where, "fields must be a non-empty list of field names")
+        if row["code"] in out or row["code"] in taken:
+            raise TableError(path, where, "duplicate code")
+        out[row["code"]] = Rule(row["code"], severity, row["applies"], tuple(fields), (), (), row["rule"], row["source"])
+    return out
 
 
 def parse_rules(data: Mapping[str, Any], path: str) -> Catalog:
@@ -291,17 +340,8 @@ def parse_rules(data: Mapping[str, Any], path: str) -> Catalog:
         names[row["name"]] = ContextName(row["name"], row["meaning"], row["value"], tuple(row["words"]), row["help"],
                                          row.get("metavar", ""), row["source"])
 
-    usage: dict[str, Rule] = {}
-    for i, row in enumerate(_need(data, "usage", path, "file")):
-        where = f"usage #{i + 1}"
-        check_keys(row, _USAGE_KEYS, path, where)
-        for key in _USAGE_KEYS:
-            _need(row, key, path, where)
-        if row["applies"] not in USAGE_APPLIES:
-            raise TableError(path, where, f"applies must be one of {', '.join(USAGE_APPLIES)}")
-        if row["code"] in usage:
-            raise TableError(path, where, "duplicate code")
-        usage[row["code"]] = Rule(row["code"], "error", row["applies"], (row["field"],), (), (), row["rule"], row["source"])
+    usage = _code_table(data, "usage", _USAGE_KEYS, USAGE_APPLIES, path, {})
+    tiles = _code_table(data, "layout", _LAYOUT_KEYS, _LAYOUT_APPLIES, path, usage)
 
     rules: dict[str, Rule] = {}
     for i, row in enumerate(_need(data, "rule", path, "file")):
@@ -310,7 +350,7 @@ def parse_rules(data: Mapping[str, Any], path: str) -> Catalog:
         for key in ("code", "severity", "applies", "fields", "rule", "source", "legal", "illegal"):
             _need(row, key, path, where)
         where = f"rule {row['code']}"
-        if row["code"] in rules or row["code"] in usage:
+        if row["code"] in rules or row["code"] in usage or row["code"] in tiles:
             raise TableError(path, where, "duplicate code")
         if row["severity"] not in SEVERITIES:
             raise TableError(path, where, f"severity must be one of {', '.join(SEVERITIES)}")
@@ -342,5 +382,5 @@ def parse_rules(data: Mapping[str, Any], path: str) -> Catalog:
         targets=targets,
         aliases=dict(singles["targets"]["aliases"]),
         requires=requires,
-    ), names, usage)
+    ), names, usage, tiles)
 

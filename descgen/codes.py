@@ -1,21 +1,24 @@
 """Every code descgen can report, with its rule and source: what ``descgen explain`` and
 ``descgen rules`` list.
 
-Three sources, one registry (:func:`all_codes`): the per-field codes every layout generates
+Four sources, one registry (:func:`all_codes`): the per-field codes every layout generates
 (``IDESC-N-RANGE``, ``SMEM-RESERVED-14``: :func:`field_codes`), the catalog of
-``tables/rules.toml`` (:func:`descgen.catalog.catalog`), and the codes of calls that are wrong in
-themselves (:func:`usage_codes`: a kind, an argument, a context value, a batch request, an emitter
-format): the ``[[usage]]`` entries of ``tables/rules.toml`` and the codes generated from the
-layouts and the context names.
+``tables/rules.toml`` (:func:`descgen.catalog.catalog`), the codes of the shared-memory tile model
+(``LAYOUT-*``, ``SMEM-START-ADDRESS-CARRY``: the ``[[layout]]`` entries,
+:func:`descgen.catalog.layout_table`), and the codes of calls that are wrong in themselves
+(:func:`usage_codes`: a kind, an argument, a context value, a batch request, an emitter format, a
+malformed table): the ``[[usage]]`` entries of ``tables/rules.toml`` and the codes generated from
+the layouts and the context names. ``tests/test_codes.py`` collects every code raised anywhere
+and checks that it is here.
 """
 
 from __future__ import annotations
 
 import functools
 
-from .catalog import Rule, catalog, usage_table
+from .catalog import Rule, catalog, layout_table, usage_table
 from .context import context_names, context_source
-from .engine import finding_code
+from .engine import check_rule, finding_code
 from .facts import ABSENT_ARGS
 from .loader import LAYOUT_FILES, layout
 
@@ -40,17 +43,8 @@ def field_codes() -> dict[str, Rule]:
                 code = finding_code(lay.word, f, check)
                 if code in out:
                     continue
-                rule = {
-                    "TYPE": "the value must have the field's type",
-                    "ALIGN": f"must be a multiple of {f.transform.align}" + (f" ({f.unit})" if f.unit else ""),
-                    "RANGE": "the value must lie in the field's domain",
-                    "VALUE": "the flag value must be one the kind supports",
-                    "CODE": "the code must be one the table defines",
-                    "RESERVED": f"reserved bits {f.bits} must be 0",
-                    "CONST": f"bits {f.bits} are a fixed constant {f.const:#0{f.width + 2}b}",
-                }[check]
                 out[code] = Rule(code, "error" if check in ("TYPE", "ALIGN") else f.severity, lay.word, (f.name,), (), (),
-                                 f"{f.description}: {rule}", f.source)
+                                 check_rule(f, check), f.source)
     return out
 
 
@@ -69,6 +63,8 @@ def usage_codes() -> dict[str, Rule]:
     for word, source in (("idesc", "§9.7.16.4.2 (32-bit)"), ("smem", "§9.7.16.4.1 (64-bit)"), ("zcm", "§9.7.16.4.3 (64-bit)"),
                          ("taddr", "§9.7.16.1.1 (32-bit)")):
         out.update([rule(f"{word.upper()}-WORD-RANGE", word, "word", f"a {word} word is an unsigned integer of its width", source)])
+        out.update([rule(f"{word.upper()}-FIELD-FIXED", word, "field", "reserved and constant fields are not values: "
+                         "they are not set by name (descgen.engine.check_value)", source.split(" (")[0])])
     for lay in (layout(n) for n in LAYOUT_FILES):
         for f in lay.fields:
             if f.is_value and f.default is None and not any(f.name in d for d in lay.defaults.values()):
@@ -80,5 +76,6 @@ def usage_codes() -> dict[str, Rule]:
 
 
 def all_codes() -> dict[str, Rule]:
-    """Every code descgen can report: generated field codes, the catalog and the usage codes."""
-    return {**field_codes(), **catalog(), **usage_codes()}
+    """Every code descgen can report: generated field codes, the catalog, the tile/layout codes
+    and the usage codes."""
+    return {**field_codes(), **catalog(), **layout_table(), **usage_codes()}

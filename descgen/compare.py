@@ -19,7 +19,7 @@ from .errors import Finding, UsageError
 from .facts import normalize_kind
 from .idesc import decode_idesc
 from .loader import KINDS
-from .identify import DESCRIPTORS, decode_as
+from .identify import DESCRIPTORS, check_any_word, decode_as
 from .runtime import RuntimeIdesc, idesc_from_runtime
 from .types import Descriptor, Kind
 
@@ -129,9 +129,8 @@ def _idesc_pair(a: int, b: int, kind: str | None) -> tuple[Kind, Decoded, Decode
         for k, (da, db) in pairs.items():
             if test(da, db):
                 return k, da, db, why
-    raise UsageError((Finding("IDESC-KIND", "error", "kind", None, ", ".join(KINDS),
-                              "neither word is consistent with any kind: give the kind to compare them under",
-                              "§9.7.16.4.2, Tables 42-44"),))
+    raise usage_error("IDESC-KIND", "kind", None, ", ".join(KINDS),
+                      "neither word is consistent with any kind: give the kind to compare them under")
 
 
 def diff(a: int, b: int, *, descriptor: Descriptor | None = None, kind: Kind | None = None) -> Diff:
@@ -160,7 +159,10 @@ def diff(a: int, b: int, *, descriptor: Descriptor | None = None, kind: Kind | N
             raise usage_error("DIFF-DESCRIPTOR", "descriptor", descriptor, "idesc", "a kind was given")
         descriptor = "idesc"
     for w in (a, b):
-        check_word(w, 64, descriptor or "word")
+        if descriptor is None:
+            check_any_word(w, "DIFF-WORD")
+        else:
+            check_word(w, 64, descriptor)
     chosen = "given"
     if descriptor is None:
         wide = [w >> 32 != 0 for w in (a, b)]

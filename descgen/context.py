@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable, Mapping
 
-from .catalog import SCALE_VECS, ContextName, constraints, contexts
+from .catalog import SCALE_VECS, ContextName, constraints, contexts, usage_error
 from .errors import Finding, UsageError
 from .loader import layout
 from .types import Arch, ScaleVec
@@ -145,9 +145,7 @@ def context(**given: Any) -> dict[str, Any]:
     names = contexts()
     unknown = [n for n in given if n not in names]
     if unknown:
-        raise UsageError((Finding("CONTEXT", "error", unknown[0], given[unknown[0]], ", ".join(names),
-                                  "the instruction context is one of the names tables/rules.toml declares",
-                                  "tables/rules.toml [[context]]"),))
+        raise usage_error("CONTEXT", unknown[0], given[unknown[0]], ", ".join(names), f"no context name {unknown[0]!r}")
     return {name: _NORMALIZE[c.value](name, given.get(name)) for name, c in names.items()}
 
 

@@ -17,7 +17,8 @@ from typing import Any, Iterator, Mapping, NamedTuple
 from .errors import EncodeError, Finding, HasFindings, UsageError, WordError
 from .loader import Domain, Field, Layout, layout
 
-__all__ = ["Plan", "plan", "Word", "KnownBits", "DecodedField", "Decoded", "decode", "encode", "check_value", "check_word", "finding_code"]
+__all__ = ["Plan", "plan", "Word", "KnownBits", "DecodedField", "Decoded", "decode", "encode", "check_value", "check_word",
+           "finding_code", "check_rule"]
 
 #: Domains with at most this many members are compiled to lookup tables.
 _LUT_LIMIT = 4096
@@ -28,6 +29,22 @@ def finding_code(word: str, f: Field, check: str) -> str:
     if f.type == "reserved":
         return f"{word.upper()}-RESERVED-{f.lo}"
     return f"{word.upper()}-{f.name.upper().replace('_', '-')}-{check}"
+
+
+def check_rule(f: Field, check: str) -> str:
+    """The rule sentence of one field's own check (``check`` = TYPE, ALIGN, RANGE, VALUE, CODE,
+    RESERVED or CONST), as the code :func:`finding_code` names is catalogued
+    (:func:`descgen.codes.field_codes`)."""
+    rule = {
+        "TYPE": "the value must have the field's type",
+        "ALIGN": f"must be a multiple of {f.transform.align}" + (f" ({f.unit})" if f.unit else ""),
+        "RANGE": "the value must lie in the field's domain",
+        "VALUE": "the flag value must be one the kind supports",
+        "CODE": "the code must be one the table defines",
+        "RESERVED": f"reserved bits {f.bits} must be 0",
+        "CONST": f"bits {f.bits} are a fixed constant {f.const:#0{f.width + 2}b}" if f.type == "constant" else "",
+    }[check]
+    return f"{f.description}: {rule}"
 
 
 def _for_kind(kind: str | None) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from .catalog import catalog
+from .catalog import catalog, layout_table
 from .codes import field_codes, usage_codes
 from .engine import encode
 from .facts import KIND_LAYOUTS, idesc_defaults
@@ -134,6 +134,8 @@ def rules_markdown() -> str:
     for r in catalog().values():
         lines += [f"- `{r.code}`", f"  - legal: `{example(r.legal).command()}`", f"  - illegal: `{example(r.illegal).command()}`"]
     for title, codes in (("Field checks (one per field, generated from the layout tables)", field_codes()),
+                         ("Shared-memory tiles (descgen layout, smem --tile, advance_smem: raised or found in the "
+                          "addresses a descriptor reads)", layout_table()),
                          ("Usage errors (the call itself is wrong; raised, never found in a word)", usage_codes())):
         lines += ["", f"## {title}", "", "| code | severity | rule | source |", "| --- | --- | --- | --- |"]
         lines += [f"| `{r.code}` | {r.severity} | {_md(r.rule)} | {_md(r.source)} |" for r in codes.values()]

@@ -11,10 +11,9 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, NamedTuple, overload
 
-from .catalog import constraints
+from .catalog import constraints, usage_error
 from .context import normalize_warp
 from .engine import Plan, plan
-from .errors import Finding, UsageError
 from .loader import IDESC_LAYOUTS, KINDS, Shape, layout, shapes
 from .types import AccumType, ElementType, Kind, LboMode, Major, ScaleType, Swizzle
 
@@ -95,9 +94,7 @@ def normalize_kind(kind: str) -> Kind:
         k = kind.strip().lower().removeprefix(".").removeprefix("kind::")
         if k in KINDS:
             return k
-    raise UsageError((Finding("IDESC-KIND", "error", "kind", kind, ", ".join(KINDS),
-                              "the MMA kind selects the instruction descriptor layout (Tables 42-44)",
-                              "§9.7.16.4.2, Tables 42-44"),))
+    raise usage_error("IDESC-KIND", "kind", kind, ", ".join(KINDS), f"{kind!r} is not one")
 
 
 def kind_facts(kind: str) -> KindFacts:
@@ -106,7 +103,7 @@ def kind_facts(kind: str) -> KindFacts:
     Raises:
         UsageError: an unknown kind.
     """
-    hit = _KIND_FACTS.get(kind)
+    hit = _KIND_FACTS.get(kind) if isinstance(kind, str) else None  # a list or dict is not a kind (IDESC-KIND)
     if hit is None:
         name = normalize_kind(kind)
         p = plan(_kind_layouts()[name], name)

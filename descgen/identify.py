@@ -24,7 +24,7 @@ from typing import Any, Callable, get_args
 from .catalog import usage_error
 from .context import words_context
 from .engine import Decoded, check_word
-from .errors import Finding
+from .errors import Finding, WordError
 from .facts import normalize_kind
 from .idesc import decode_idesc, validate_idesc
 from .loader import KINDS
@@ -35,13 +35,21 @@ from .taddr import decode_taddr, validate_taddr
 from .types import Descriptor, Kind
 from .zcm import decode_zcm, validate_zcm
 
-__all__ = ["DESCRIPTORS", "Reading", "Identified", "identify", "decode_as"]
+__all__ = ["DESCRIPTORS", "Reading", "Identified", "identify", "decode_as", "check_any_word"]
 
 #: The words descgen reads, by name.
 DESCRIPTORS: tuple[Descriptor, ...] = get_args(Descriptor)
 
 _VALIDATORS: dict[str, Callable[..., Report]] = {"smem": validate_smem, "zcm": validate_zcm, "taddr": validate_taddr}
 _DECODERS: dict[str, Callable[[int], Decoded]] = {"smem": decode_smem, "zcm": decode_zcm, "taddr": decode_taddr}
+
+
+def check_any_word(word: Any, code: str) -> None:
+    """Raise :class:`WordError` (the ``[[usage]]`` code ``code``) unless ``word`` is an unsigned
+    integer of at most 64 bits: a word whose descriptor is not known yet."""
+    if isinstance(word, bool) or not isinstance(word, int) or not 0 <= word < 1 << 64:
+        raise usage_error(code, "word", word, "0..0xffffffffffffffff", "no descriptor given, so any width up to 64 bits",
+                          error=WordError)
 
 
 def decode_as(word: int, descriptor: str, kind: str | None = None) -> Decoded:
@@ -146,7 +154,10 @@ def identify(word: int, *, descriptor: Descriptor | None = None, kind: Kind | No
         if descriptor not in (None, "idesc"):
             raise usage_error("IDENTIFY-DESCRIPTOR", "descriptor", descriptor, "idesc", "a kind was given")
         descriptor, kind = "idesc", normalize_kind(kind)
-    check_word(word, 64, descriptor or "word")
+    if descriptor is None:
+        check_any_word(word, "IDENTIFY-WORD")
+    else:
+        check_word(word, 64, descriptor)
     asked = "kind" if kind is not None else "descriptor" if descriptor is not None else None
 
     def given(what: str) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .catalog import catalog
 from .checks import enforce, idesc_findings, word_findings
 from .context import context, no_context
 from .engine import Decoded, Plan
@@ -190,10 +191,8 @@ def _absent(p: Plan, name: str, value: Any, allowed: tuple[Any, ...]) -> Finding
 
 def _bad_k(p: Plan, k: Any, sparse: bool, ks: tuple[int, ...]) -> Finding:
     allowed = [ks[1 if sparse else 0]] + ([96] if "k_dim" in p.layout.by_name and not sparse else [])
-    return Finding("IDESC-K-VALUE", "error", "k", k, ", ".join(map(str, allowed)),
-                   f"K is fixed by .kind::{p.kind} and sparsity ({'sparse' if sparse else 'dense'}); "
-                   "only .kind::mxf4/.kind::mxf4nvf4 dense take K = 96 (sm_103a)",
-                   "Table 39; Table 44, bit 31")
+    return catalog()["IDESC-K-VALUE"].finding("k", k, ", ".join(map(str, allowed)),
+                                              f"K = {k!r} for {'sparse' if sparse else 'dense'} .kind::{p.kind}")
 
 
 def decode_fields(word: int, kind: str) -> Decoded:

@@ -12,9 +12,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Iterable
 
+from .catalog import usage_error
 from .checks import Facts, mma_findings, partial
 from .engine import Decoded, KnownBits
-from .errors import Finding, UsageError
+from .errors import Finding
 from .facts import normalize_kind
 from .idesc import validate_idesc
 from .report import NotChecked, Report
@@ -72,9 +73,8 @@ def check_mma(*, idesc: int | KnownBits, kind: Kind, b_desc: int | KnownBits, a_
     if a_tmem is None and a_desc is not None:
         a_tmem = False
     if (a_desc is None) != bool(a_tmem):
-        raise UsageError((Finding("MMA-A-OPERAND", "error", "a_desc", a_desc, "an A descriptor, or a_tmem=True without one",
-                                  "A comes from shared memory (a-desc) or tensor memory ([a-tmem]), exactly one",
-                                  "§9.7.16.10.9.1 (tcgen05.mma syntax)"),))
+        raise usage_error("MMA-A-OPERAND", "a_desc", a_desc, "an A descriptor, or a_tmem=True without one",
+                          "both given" if a_tmem else "neither given")
     kind = normalize_kind(kind)
     report = validate_idesc(idesc, kind, cta_group=cta_group, ws=ws, sp=sp, scale_vec=scale_vec, a_tmem=a_tmem, arch=arch)
     di = report.decoded["idesc"]

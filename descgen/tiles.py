@@ -23,6 +23,8 @@ import operator
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, NoReturn, get_args
 
+from .catalog import layout_finding
+from .engine import check_rule, finding_code
 from .errors import EncodeError, Finding, UsageError
 from .facts import MAJORS, mma_k, normalize_kind
 from .loader import atoms, layout, shapes
@@ -50,12 +52,10 @@ _MAX_ELEMENTS = 1 << 20
 _SRC_CANON = "§9.7.16.3.3"
 
 
-def _finding(code: str, field: str, value: Any, allowed: str, rule: str, source: str, severity: str = "error") -> Finding:
-    return Finding(code, severity, field, value, allowed, rule, source)
-
-
-def _raise(cls: type, code: str, field: str, value: Any, allowed: str, rule: str, source: str) -> NoReturn:
-    raise cls((_finding(code, field, value, allowed, rule, source),))
+def _raise(cls: type, code: str, field: str, value: Any, allowed: str, detail: str = "") -> NoReturn:
+    """Raise the ``[[layout]]`` code ``code`` of ``tables/rules.toml`` (its rule and source), with
+    ``detail`` saying what was found."""
+    raise cls((layout_finding(code, field, value, allowed, detail),))
 
 
 # --------------------------------------------------------------------------------------------
@@ -130,31 +130,29 @@ def _storage(dtype: ElementType, kind: str | None) -> tuple[ElementType, Kind | 
     table = atoms()
     if dtype.__class__ is not str or dtype not in table.elements:
         _raise(EncodeError, "LAYOUT-DTYPE-CODE", "dtype", dtype, ", ".join(table.elements),
-               "not an A/B element type of any MMA kind", "Table 39; Table 52")
+               f"{dtype!r} is not an A/B element type of any MMA kind")
     bits = table.elements[dtype][0]
     if kind is not None:
         kind = normalize_kind(kind)
         if kind not in _kinds_taking(dtype):
             taken = sorted({t for row in shapes().types if row["kind"] == kind for t in row["ab"]})
             _raise(EncodeError, "LAYOUT-DTYPE-KIND", "dtype", dtype, ", ".join(taken),
-                   f".kind::{kind} does not take {dtype} for A or B", f"Table 39, .kind::{kind}")
+                   f".kind::{kind} does not take {dtype} for A or B (Table 39, .kind::{kind})")
     kinds = (kind,) if kind is not None else _kinds_taking(dtype)
     rules = {s for s in table.storage if s.bits == bits and (not s.kinds or set(kinds) & set(s.kinds))}
     if len({(s.per_chunk, s.pitch) for s in rules}) != 1:
         _raise(UsageError, "LAYOUT-KIND-REQUIRED", "kind", kind, ", ".join(kinds),
-               f"{dtype} is stored differently per MMA kind (.kind::f8f6f4/mxf8f6f4: 16 per 16-byte chunk with "
-               "padding; .kind::mxf4/mxf4nvf4: two per byte): name the kind", "§9.7.16.10.4.4, §9.7.16.10.4.6")
+               f"{dtype} is stored differently under {', '.join(f'.kind::{k}' for k in kinds)}: name the kind")
     return dtype, kind, bits, next(iter(rules))
 
 
-def _check_choice(code: str, field: str, value: Any, choices: tuple[str, ...], rule: str, source: str) -> None:
+def _check_choice(code: str, field: str, value: Any, choices: tuple[str, ...]) -> None:
     if value.__class__ is not str or value not in choices:
-        _raise(EncodeError, code, field, value, ", ".join(choices), rule, source)
+        _raise(EncodeError, code, field, value, ", ".join(choices), f"{value!r} is not one")
 
 
 def _check_swizzle(swizzle: Any) -> None:
-    _check_choice("LAYOUT-SWIZZLE-CODE", "swizzle", swizzle, tuple(atoms().swizzles), "not a swizzle mode",
-                  "Table 40, bits 61-63")
+    _check_choice("LAYOUT-SWIZZLE-CODE", "swizzle", swizzle, tuple(atoms().swizzles))
 
 
 def swizzle_atom(*, dtype: ElementType, major: Major, swizzle: Swizzle, kind: Kind | None = None) -> SwizzleAtom:
@@ -179,15 +177,14 @@ def swizzle_atom(*, dtype: ElementType, major: Major, swizzle: Swizzle, kind: Ki
         UsageError: unknown kind; ``LAYOUT-KIND-REQUIRED`` for ``e2m1`` without a kind.
     """
     dtype, kind, bits, rule = _storage(dtype, kind)
-    _check_choice("LAYOUT-MAJOR-CODE", "major", major, MAJORS, "K-major or MN-major", "§9.7.16.10.6")
+    _check_choice("LAYOUT-MAJOR-CODE", "major", major, MAJORS)
     _check_swizzle(swizzle)
     table = atoms()
     shape = table.atoms.get((swizzle, major))
     if shape is None:
         ok = ", ".join(s for (s, m) in table.atoms if m == major)
         _raise(EncodeError, "LAYOUT-SWIZZLE-MAJOR", "swizzle", swizzle, ok,
-               f"Table 53 has no {'K' if major == 'k' else 'MN'}-major atom for {swizzle} (errata E27)",
-               "Table 53 (\"–\"); §9.7.16.10.6")
+               f"Table 53 has no {'K' if major == 'k' else 'MN'}-major atom for {swizzle}")
     f = table.swizzles[swizzle]
     if major == "k":
         rows, columns, mn, k = shape.mn, shape.k, shape.mn, shape.k * rule.per_chunk
@@ -205,9 +202,8 @@ def _table52(atom: SwizzleAtom) -> Finding | None:
     allowed = "; ".join(f"{'/'.join(map(str, c.bits))}-bit: {', '.join(c.swizzles)}" for c in rows)
     what = "K-major" if atom.major == "k" else "MN-major (transposed)"
     note = " (errata E18)" if atom.major == "mn" and atom.element_bits < 8 else ""
-    return _finding("LAYOUT-TABLE52", "swizzle", atom.swizzle, allowed,
-                    f"{atom.element_bits}-bit {atom.dtype} {what} cannot use {atom.swizzle} swizzling{note}",
-                    "; ".join(c.source for c in rows) or "Table 52")
+    return layout_finding("LAYOUT-TABLE52", "swizzle", atom.swizzle, allowed,
+                          f"{atom.element_bits}-bit {atom.dtype} {what} cannot use {atom.swizzle} swizzling{note}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -277,23 +273,21 @@ def _atom_findings(atom: SwizzleAtom, start: int, lbo: int, sbo: int, base_offse
     origin = start - start % w
     if (origin - base_offset * 128) % period:
         row = (origin - base_offset * 128) % period // w
-        found.append(_finding(
+        found.append(layout_finding(
             "LAYOUT-ATOM-PHASE", "start_address", start,
             f"an address whose atom row is row 0 of the pattern: (start - 128 * base_offset) mod {period} < {w}",
-            f"the first atom starts at row {row} of the {period}-byte {atom.swizzle} pattern (base offset {base_offset}), "
-            "so its rows are not swizzled as Table 53's atom: data written with the same absolute swizzle (TMA) still "
-            "reads back, data swizzled relative to the tile does not; align the tile or set the base offset from "
-            "where the pattern starts", "Table 41; §9.7.16.4.1", "warning"))
+            f"the first atom starts at row {row} of the {period}-byte {atom.swizzle} pattern (base offset {base_offset}); "
+            "align the tile or set the base offset from where the pattern starts"))
     mn_stride, k_stride = _strides(atom, lbo, sbo)
     steps = [("sbo" if atom.major == "k" else "lbo", mn_stride, mn > (8 if atom.major == "k" else atom.mn))]
     if atom.major == "mn":
         steps.append(("sbo", k_stride, k > atom.k))
     for name, stride, used in steps:
         if used and stride % period:
-            found.append(_finding(
+            found.append(layout_finding(
                 "LAYOUT-ATOM-STRIDE", name, stride, f"a multiple of {period} bytes",
                 f"{name.upper()} steps from one {atom.swizzle} atom to the next; {stride} bytes is not a whole number of "
-                f"{period}-byte swizzle patterns, so the next atom starts mid-pattern", "Table 41; Table 53", "warning"))
+                f"{period}-byte swizzle patterns, so the next atom starts mid-pattern"))
     contiguous = k if atom.major == "k" else min(mn, atom.mn)
     span = start % w + _ceil(contiguous, atom.per_chunk) * CHUNK
     if span > w:
@@ -301,11 +295,10 @@ def _atom_findings(atom: SwizzleAtom, start: int, lbo: int, sbo: int, base_offse
         hint = ("LBO is not used by K-major swizzled layouts, so one descriptor covers one atom along K; advance the "
                 "start address to the next atom (advance_smem)" if atom.major == "k" else "start the descriptor at an "
                 "atom row, or read fewer MN elements")
-        found.append(_finding(
+        found.append(layout_finding(
             "LAYOUT-ROW-SPAN", "k" if atom.major == "k" else "mn", contiguous,
             f"at most {(w - start % w) // CHUNK * atom.per_chunk} elements from this start",
-            f"the read runs {span - w} bytes past the end of the {w}-byte {what} row of the {atom.swizzle} atom: those "
-            f"bytes belong to another row (errata E25); {hint}", f"{_SRC_CANON}; §9.7.16.3.1.1; Table 53"))
+            f"the read runs {span - w} bytes past the end of the {w}-byte {what} row of the {atom.swizzle} atom; {hint}"))
     return found
 
 
@@ -385,8 +378,7 @@ class TileDescriptor:
         unit = a.per_chunk if a.major == "k" else a.k
         if isinstance(j, bool) or not isinstance(j, int) or not 0 <= j < self.k or j % unit:
             _raise(UsageError, "LAYOUT-K-OFFSET", "j", j, f"0..{self.k - 1} step {unit}",
-                   f"a descriptor starts at a {'16-byte column' if a.major == 'k' else 'swizzle atom row'} of K",
-                   _SRC_CANON)
+                   f"this {'K' if a.major == 'k' else 'MN'}-major tile's descriptors start every {unit} elements of K")
         return _k_offset(a, self.k_step, j)
 
     def as_dict(self) -> dict[str, Any]:
@@ -413,8 +405,7 @@ def _k_offset(atom: SwizzleAtom, k_step: int, j: int) -> int:
 
 def _positive(name: str, value: Any) -> int:
     if isinstance(value, bool) or not hasattr(type(value), "__index__") or operator.index(value) <= 0:
-        _raise(EncodeError, f"LAYOUT-{name.upper()}-RANGE", name, value, "a positive integer (elements)",
-               f"the tile's extent along {'MN' if name == 'mn' else 'K'}", _SRC_CANON)
+        _raise(EncodeError, f"LAYOUT-{name.upper()}-RANGE", name, value, "a positive integer (elements)")
     return operator.index(value)
 
 
@@ -434,9 +425,7 @@ def _base_offset(atom: SwizzleAtom, pattern_start: Any) -> tuple[int, str]:
     if isinstance(pattern_start, bool) or not isinstance(pattern_start, int) or not 0 <= pattern_start < ADDRESS_LIMIT \
             or pattern_start % 128:
         _raise(EncodeError, "LAYOUT-PATTERN-START-ALIGN", "pattern_start", pattern_start,
-               "0..0x3ff80, a multiple of 128",
-               "the swizzle pattern changes row every 128 bytes of address (base offset = (pattern start >> 7) & 7)",
-               "Table 41; §9.7.16.4.1")
+               "0..0x3ff80, a multiple of 128")
     boundary = _boundary(atom.swizzle)
     if pattern_start % boundary == 0:
         return 0, (f"Base offset 0: the pattern starts at {pattern_start:#x}, on a {boundary}-byte boundary "
@@ -506,24 +495,22 @@ def smem_for_tile(
     if problem is not None:
         raise EncodeError((problem,))
     mn, k = _positive("mn", mn), _positive("k", k)
-    _check_choice("LAYOUT-ATOM-ORDER-CODE", "atom_order", atom_order, ATOM_ORDERS,
-                  "which neighbour follows an atom in memory", "§9.7.16.10.6; CuTe tile_to_shape")
+    _check_choice("LAYOUT-ATOM-ORDER-CODE", "atom_order", atom_order, ATOM_ORDERS)
     for name, extent, unit in (("mn", mn, atom.mn), ("k", k, atom.k)):
         if extent % unit:
             _raise(EncodeError, f"LAYOUT-{name.upper()}-ATOM", name, extent, f"a multiple of {unit}",
-                   f"the tile is made of whole {atom.mn} x {atom.k} ({atom.swizzle}, {major.upper()}-major) atoms",
-                   atom.source)
+                   f"the {atom.swizzle} {major.upper()}-major atom of {atom.dtype} is {atom.mn} x {atom.k} elements "
+                   f"(MN x K; {atom.source})")
     if atom.swizzled and isinstance(start_address, int) and start_address % CHUNK == 0 and start_address % atom.row_bytes:
         _raise(EncodeError, "LAYOUT-START-ROW", "start_address", start_address, f"a multiple of {atom.row_bytes}",
-               f"a {atom.swizzle} tile is made of {atom.row_bytes}-byte swizzle rows; one starting "
-               f"{start_address % atom.row_bytes} bytes into a row cannot be told from a descriptor advanced inside an "
-               "atom, and reads past its row end", f"Table 53; {_SRC_CANON}")
+               f"a {atom.swizzle} tile is made of {atom.row_bytes}-byte swizzle rows; this one starts "
+               f"{start_address % atom.row_bytes} bytes into a row")
     n_mn, n_k = mn // atom.mn, k // atom.k
     mn_step, k_step = (atom.bytes, atom.bytes * n_mn) if atom_order == "mn_first" else (atom.bytes * n_k, atom.bytes)
     total = atom.bytes * n_mn * n_k
     if isinstance(start_address, int) and not isinstance(start_address, bool) and start_address + total > ADDRESS_LIMIT:
         _raise(EncodeError, "LAYOUT-TILE-RANGE", "start_address", start_address, f"0..{ADDRESS_LIMIT - total:#x}",
-               f"the {total}-byte tile would end past the 256 KiB a descriptor can address", "Table 40, bits 0-13")
+               f"the {total}-byte tile would end at {start_address + total:#x}")
     bo, bo_why = _base_offset(atom, pattern_start)
 
     # A stride the tile never takes is 0.
@@ -657,7 +644,7 @@ class SmemLayout:
     def _at(self, i: int, j: int) -> int:
         if not (isinstance(i, int) and isinstance(j, int) and 0 <= i < self.mn and 0 <= j < self.k):
             _raise(UsageError, "LAYOUT-INDEX", "(i, j)", (i, j), f"0 <= i < {self.mn}, 0 <= j < {self.k}",
-                   "i runs along MN, j along K", _SRC_CANON)
+                   f"the operand is {self.mn} x {self.k} (MN x K)")
         return self._bits[i][j]
 
     def address(self, i: int, j: int) -> int:
@@ -764,18 +751,17 @@ def smem_layout(
         raise EncodeError([f for f in d.findings if f.field == "swizzle"], "smem")
     if d.value("lbo_mode") != "relative":
         _raise(UsageError, "LAYOUT-LBO-MODE", "lbo_mode", d.value("lbo_mode"), "relative",
-               "the absolute LBO mode (sm_103a, K of 48 bytes) splits K into two chunks that §9.7.16.3.1.2 does not "
-               "lay out element by element; descgen models the relative mode only", "§9.7.16.3.1.2")
+               f"the word's LBO mode is {d.value('lbo_mode')}")
     atom = swizzle_atom(dtype=dtype, major=major, swizzle=swizzle, kind=kind)
     mn, k = _positive("mn", mn), _positive("k", k)
     if mn * k > _MAX_ELEMENTS:
         _raise(UsageError, "LAYOUT-SIZE", "mn * k", mn * k, f"at most {_MAX_ELEMENTS}",
-               "an address map this large is not an MMA operand", _SRC_CANON)
+               f"{mn} x {k} = {mn * k} elements")
     if buffer is not None:
         if not (isinstance(buffer, tuple) and len(buffer) == 2 and all(isinstance(x, int) and not isinstance(x, bool)
                                                                          and x >= 0 for x in buffer)):
             _raise(UsageError, "LAYOUT-BUFFER", "buffer", buffer, "(start, size) in bytes, non-negative integers",
-                   "the buffer the caller declares for this operand", _SRC_CANON)
+                   f"got {buffer!r}")
     start, lbo, sbo, bo = (d.value(n) for n in ("start_address", "lbo", "sbo", "base_offset"))
 
     t, pitch = atom.per_chunk, atom.bit_pitch
@@ -819,17 +805,17 @@ def _address_findings(table: tuple[tuple[int, ...], ...], atom: SwizzleAtom,
                 outside.append(((i, j), b))
     if clashes:
         (a, b, where) = clashes[0]
-        found.append(_finding(
+        found.append(layout_finding(
             "LAYOUT-OVERLAP", "(i, j)", len(clashes), "every element at its own address",
             f"{len(clashes)} element(s) read from an address another element also uses, first {b} and {a} at "
-            f"{_where(where)}: the strides or the K/MN extent do not fit this layout", _SRC_CANON))
+            f"{_where(where)}: the strides or the K/MN extent do not fit this layout"))
     if outside:
         (ij, where) = outside[0]
         assert buffer is not None
-        found.append(_finding(
+        found.append(layout_finding(
             "LAYOUT-OUTSIDE-BUFFER", "(i, j)", len(outside),
             f"{buffer[0]:#x}..{buffer[0] + buffer[1] - 1:#x} (the declared buffer)",
-            f"{len(outside)} element(s) read outside the buffer, first {ij} at {_where(where)}", _SRC_CANON))
+            f"{len(outside)} element(s) read outside the buffer, first {ij} at {_where(where)}"))
     return found
 
 
@@ -868,13 +854,16 @@ def advance_smem(word: int, nbytes: int) -> int:
     field = d["start_address"]
     start = d.value("start_address")
     if isinstance(nbytes, bool) or not isinstance(nbytes, int) or nbytes % CHUNK:
-        _raise(EncodeError, "SMEM-START-ADDRESS-ALIGN", "start_address", nbytes, "a multiple of 16 bytes",
-               "the start address is stored >> 4, so it moves in 16-byte steps", "Table 40, bits 0-13; §9.7.16.4.1")
+        # the start address field's own alignment check (a generated field code: one rule, the engine's)
+        spec = layout("smem_desc").field("start_address")
+        raise EncodeError((Finding(finding_code("smem", spec, "ALIGN"), "error", "start_address", nbytes,
+                                   "a multiple of 16 bytes", f"{check_rule(spec, 'ALIGN')}: advancing by {nbytes!r} "
+                                   "bytes; the start address is stored >> 4, so it moves in 16-byte steps",
+                                   spec.source),))
     new = start + nbytes
     if not 0 <= new < ADDRESS_LIMIT:
         _raise(EncodeError, "SMEM-START-ADDRESS-CARRY", "start_address", new, f"0..{ADDRESS_LIMIT - CHUNK:#x}",
-               f"{start:#x} {'+' if nbytes >= 0 else '-'} {abs(nbytes)} bytes leaves the 14-bit field (address >> 4): "
-               f"a raw add would {'carry into reserved bits 14-15 and the LBO' if new > 0 else 'borrow from them'}",
-               field.source)
+               f"{start:#x} {'+' if nbytes >= 0 else '-'} {abs(nbytes)} bytes would "
+               f"{'carry' if new > 0 else 'borrow'}")
     mask = ((1 << (field.hi - field.lo + 1)) - 1) << field.lo
     return (d.word & ~mask) | ((new >> 4) << field.lo)

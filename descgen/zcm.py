@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .catalog import usage_error
 from .checks import enforce, zcm_findings
 from .context import context, no_context
 from .engine import Decoded, hex_bits, plan
-from .errors import Finding, UsageError
 from .facts import submask_counts
 from .report import Report
 
@@ -64,8 +64,8 @@ def encode_zcm(
     values = {"nonzero_mask": nonzero_mask, "skip_span": skip_span, "use_span": use_span, "column_shift": column_shift}
     for name, seq in (("start_count", start_count), ("first_span", first_span)):
         if isinstance(seq, (str, bytes)) or not isinstance(seq, Sequence) or len(seq) != 4:
-            raise UsageError((Finding(f"ZCM-{name.upper().replace('_', '-')}-LENGTH", "error", name, seq,
-                                      "four integers (sub-masks 0-3)", "Table 45 has one per sub-mask", "Table 45"),))
+            raise usage_error(f"ZCM-{name.upper().replace('_', '-')}-LENGTH", name, seq, "four integers (sub-masks 0-3)",
+                              "Table 45 has one per sub-mask")
         values.update({f"{name}_{i}": v for i, v in enumerate(seq)})
     p = plan("zcm_desc")
     word = p.encode(values, check=check)
@@ -119,13 +119,12 @@ def zcm_submasks(word: int, m: int, n: int) -> tuple[int, ...]:
             (at most 256).
     """
     counts = submask_counts()
-    count = counts.get(m) if not isinstance(m, bool) else None
+    count = counts.get(m) if isinstance(m, int) and not isinstance(m, bool) else None
     if count is None:
-        raise UsageError((Finding("ZCM-M-RANGE", "error", "m", m, ", ".join(map(str, sorted(counts))),
-                                  "the zero-column mask is defined for M = 32, 64 and 128", "§9.7.16.4.3"),))
+        raise usage_error("ZCM-M-RANGE", "m", m, ", ".join(map(str, sorted(counts))), f"M = {m!r}")
     if isinstance(n, bool) or not isinstance(n, int) or not 0 < n <= 256 or n % count:
-        raise UsageError((Finding("ZCM-N-RANGE", "error", "n", n, f"1..256, a multiple of {count}",
-                                  f"M = {m} splits the N-bit mask into {count} equal sub-masks", "§9.7.16.4.3"),))
+        raise usage_error("ZCM-N-RANGE", "n", n, f"1..256, a multiple of {count}",
+                          f"M = {m} splits the N-bit mask into {count} equal sub-masks")
     width = n // count
     v = plan("zcm_desc").decode(word).values()
     if not v["nonzero_mask"]:

@@ -11,7 +11,7 @@ import pytest
 from descgen.cli import cli
 
 from test_cli import run, run_module_piped  # the in-process runner: exit status checked, no traceback leaks
-from descgen.catalog import catalog
+from descgen.catalog import catalog, layout_table
 from descgen.codes import all_codes, field_codes, usage_codes
 from descgen.examples import example, rules_markdown
 
@@ -376,21 +376,25 @@ def test_explain_usage_code():
 
 def test_rules_lists_every_code():
     lines = run("rules").stdout.splitlines()
-    assert [line.split()[0] for line in lines] == [*catalog(), *field_codes(), *usage_codes()]
+    assert [line.split()[0] for line in lines] == [*catalog(), *field_codes(), *layout_table(), *usage_codes()]
     assert set(all_codes()) == {line.split()[0] for line in lines}
     assert len(lines) == len(all_codes())
     doc = run_json("rules")
-    assert [r["code"] for r in doc["result"]["rules"]] == [*catalog(), *field_codes(), *usage_codes()]
-    assert {r["origin"] for r in doc["result"]["rules"]} == {"catalog", "field", "usage"}
+    assert [r["code"] for r in doc["result"]["rules"]] == [*catalog(), *field_codes(), *layout_table(), *usage_codes()]
+    assert {r["origin"] for r in doc["result"]["rules"]} == {"catalog", "field", "layout", "usage"}
 
 
 def test_rules_applies_filter():
     lines = run("rules", "--applies", "mma").stdout.splitlines()
-    everything = {**catalog(), **field_codes(), **usage_codes()}
+    everything = {**catalog(), **field_codes(), **layout_table(), **usage_codes()}
     assert [line.split()[0] for line in lines] == [c for c, r in everything.items() if r.applies == "mma"]
     assert "MMA-SWIZZLE-TABLE52" in lines[0]
     smem = [line.split()[0] for line in run("rules", "--applies", "smem").stdout.splitlines()]
     assert "SMEM-RESERVED-14" in smem and "SMEM-LBO-MODE-ARCH" in smem and not any(c.startswith("IDESC") for c in smem)
+    assert "SMEM-START-ADDRESS-CARRY" in smem  # advance_smem's, a [[layout]] code
+    tiles = [line.split()[0] for line in run("rules", "--applies", "layout").stdout.splitlines()]
+    assert tiles == [c for c, r in layout_table().items() if r.applies == "layout"]
+    assert "LAYOUT-TABLE52" in tiles and "LAYOUT-MN-ATOM" in tiles and "LAYOUT-K-RANGE" in tiles
 
 
 def test_rules_markdown_is_the_generated_page():

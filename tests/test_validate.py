@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 import descgen
 from descgen import EncodeError, UsageError, check_mma, decode_idesc, encode_idesc, encode_smem, encode_zcm
 from descgen import validate_idesc, validate_smem, validate_zcm
-from descgen.catalog import catalog, contexts as _contexts
+from descgen.catalog import catalog, contexts as _contexts, layout_table
 from descgen.checks import implemented
-from descgen.codes import all_codes, field_codes
+from descgen.codes import all_codes, field_codes, usage_codes
 from descgen.examples import example, rules_markdown
 
 CONTEXT_NAMES = _contexts()
@@ -60,9 +60,10 @@ def test_every_catalogued_rule_is_implemented_and_every_implementation_catalogue
 
 
 def test_catalog_codes_are_unique_across_field_codes_and_well_formed():
-    assert not set(CATALOG) & set(field_codes())
+    tables = (CATALOG, field_codes(), layout_table(), usage_codes())
+    assert sum(map(len, tables)) == len(all_codes()), "a code is in two of the catalog, field, layout and usage codes"
     for code, rule in all_codes().items():
-        assert code == code.upper() and code.split("-")[0] in ("IDESC", "SMEM", "ZCM", "MMA", "CONTEXT", "TADDR", "DIFF", "EMIT", "PTX", "BATCH", "IDENTIFY", "LAYOUT"), code
+        assert code == code.upper() and code.split("-")[0] in ("IDESC", "SMEM", "ZCM", "MMA", "CONTEXT", "TADDR", "DIFF", "EMIT", "PTX", "BATCH", "IDENTIFY", "LAYOUT", "TABLE"), code
         assert rule.severity in ("error", "warning", "info")
         assert rule.source and rule.rule, code
     for rule in CATALOG.values():

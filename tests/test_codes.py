@@ -1,0 +1,578 @@
+"""Every code descgen can emit is in the registry (:func:`descgen.codes.all_codes`) and
+``descgen explain`` knows it.
+
+Two collections, each checked against the registry:
+
+- statically: every string literal of ``descgen/*.py`` and ``cli/*.py`` that looks like a code,
+  and every f-string that builds one (a code template), expanded over the values it can take;
+- dynamically: the codes of the findings and errors produced by running the catalog's examples,
+  decoding every layout's words, and a fuzz of the public API with random and bad inputs.
+
+A code seen anywhere that the registry does not hold fails; the collector itself is tested on a
+planted sample so that it cannot pass by finding nothing. Codes of the tables (``[[layout]]``,
+``[[usage]]``) must also carry the table's rule, source, severity and fields where raised.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+from typing import Any, Iterable
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import descgen
+from descgen import batch
+from descgen.catalog import catalog, layout_table, usage_table
+from descgen.cli import cli
+from descgen.codes import all_codes
+from descgen.context import context, context_names
+from descgen.engine import check_value
+from descgen.errors import DescgenError, Finding
+from descgen.examples import example
+from descgen.facts import ABSENT_ARGS
+from descgen.identify import identify
+from descgen.loader import KINDS, LAYOUT_FILES, layout, layouts
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PREFIXES = ("IDESC", "SMEM", "ZCM", "MMA", "TADDR", "CONTEXT", "LAYOUT", "EMIT", "BATCH", "DIFF", "PTX", "IDENTIFY",
+            "TABLE")
+#: A code literal (the bare ``CONTEXT`` is left to the dynamic collection: ``"PTX"`` is not a code).
+CODE = re.compile(rf"^({'|'.join(PREFIXES)})(-[A-Z0-9]+)+$")
+#: A code template: an f-string rendered with ``{}`` for each placeholder.
+TEMPLATE = re.compile(rf"^({'|'.join(PREFIXES)}|\{{\}})(-([A-Z0-9]+|\{{\}}))+$")
+ALL = all_codes()
+SEEN: set[str] = set()  # every code collected, statically or dynamically
+PRODUCED: set[str] = set()  # the codes of findings and errors actually produced
+
+
+# --------------------------------------------------------------------------------------------
+# The static collector.
+
+
+def _is_code_template(node: ast.JoinedStr) -> str | None:
+    """``"LAYOUT-{}-RANGE"`` for ``f"LAYOUT-{name.upper()}-RANGE"``; None for an f-string that
+    does not build a code (``f"{lo}-{hi}"``): one needs a literal code segment or a placeholder
+    that upper-cases its value."""
+    parts, upper = [], False
+    for v in node.values:
+        if isinstance(v, ast.Constant):
+            parts.append(str(v.value))
+        else:
+            parts.append("{}")
+            upper |= ".upper()" in ast.unparse(v)
+    text = "".join(parts)
+    if not TEMPLATE.match(text):
+        return None
+    literal = any(seg not in ("{}", "") for seg in text.split("-"))
+    return text if literal or upper else None
+
+
+def collect(source: str, filename: str = "<sample>") -> tuple[set[tuple[str, int]], set[tuple[str, int]]]:
+    """(code literals, code templates) of one Python source, each with its line."""
+    tree = ast.parse(source, filename)
+    templates = {(t, n.lineno) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) and (t := _is_code_template(n))}
+    inside = {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values}
+    literals = {(n.value, n.lineno) for n in ast.walk(tree)
+                if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in inside and CODE.match(n.value)}
+    return literals, templates
+
+
+def _sources() -> Iterable[tuple[str, str]]:
+    for package in ("descgen", "cli"):
+        folder = os.path.join(REPO, package)
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".py"):
+                with open(os.path.join(folder, name), encoding="utf-8") as fh:
+                    yield f"{package}/{name}", fh.read()
+
+
+def _words() -> tuple[str, ...]:
+    return tuple(dict.fromkeys(layout(n).word for n in LAYOUT_FILES))
+
+
+def _dash(name: str) -> str:
+    return name.upper().replace("_", "-")
+
+
+#: The engine's own checks per field type (descgen/engine.py: check_value, check_raw).
+_ENGINE_CHECKS = {"uint": ("TYPE", "ALIGN", "RANGE"), "flag": ("TYPE", "VALUE"), "enum": ("CODE",),
+                  "reserved": ("RESERVED",), "constant": ("CONST",)}
+
+
+def _field_codes() -> set[str]:
+    out = set()
+    for lay in layouts():
+        for f in lay.fields:
+            for check in _ENGINE_CHECKS[f.type]:
+                if check == "ALIGN" and f.transform.align == 1:
+                    continue
+                out.add(f"{lay.word.upper()}-RESERVED-{f.lo}" if f.type == "reserved" else
+                        f"{lay.word.upper()}-{_dash(f.name)}-{check}")
+    return out
+
+
+def _missing_codes() -> set[str]:
+    """Plan.check's ``<WORD>-<FIELD>-MISSING``: a value field with neither a default nor a kind default."""
+    return {f"{lay.word.upper()}-{_dash(f.name)}-MISSING" for lay in layouts() for f in lay.fields
+            if f.is_value and f.default is None and not any(f.name in d for d in lay.defaults.values())}
+
+
+#: Every f-string code template of the sources, expanded over the values its placeholders take.
+#: A new template fails test_every_code_template_is_expanded until it is listed here.
+EXPANSIONS: dict[str, Any] = {
+    "LAYOUT-{}-RANGE": lambda: {"LAYOUT-MN-RANGE", "LAYOUT-K-RANGE"},  # tiles._positive("mn" | "k")
+    "LAYOUT-{}-ATOM": lambda: {"LAYOUT-MN-ATOM", "LAYOUT-K-ATOM"},  # smem_for_tile: mn, k
+    "ZCM-{}-LENGTH": lambda: {"ZCM-START-COUNT-LENGTH", "ZCM-FIRST-SPAN-LENGTH"},
+    "IDESC-{}-ABSENT": lambda: {f"IDESC-{_dash(a)}-ABSENT" for a in ABSENT_ARGS},
+    "CONTEXT-{}": lambda: {f"CONTEXT-{_dash(n)}" for n in context_names()},
+    "{}-WORD-RANGE": lambda: {f"{w.upper()}-WORD-RANGE" for w in _words()},
+    "{}-FIELD-FIXED": lambda: {f"{w.upper()}-FIELD-FIXED" for w in _words()},
+    "{}-KIND": lambda: {f"{lay.word.upper()}-KIND" for lay in layouts() if lay.kinds},
+    "{}-{}-MISSING": _missing_codes,
+    "{}-RESERVED-{}": lambda: {c for c in _field_codes() if "-RESERVED-" in c},
+    "{}-{}-{}": _field_codes,  # engine.finding_code
+}
+
+
+def _check(codes: Iterable[str], where: str = "", produced: bool = False) -> None:
+    codes = set(codes)
+    unknown = sorted(codes - set(ALL))
+    assert not unknown, f"codes not in descgen.codes.all_codes(){where}: {unknown}"
+    SEEN.update(codes)
+    if produced:
+        PRODUCED.update(codes)
+
+
+def test_the_collector_finds_planted_codes():
+    sample = '''
+def f(name, x):
+    raise Oops("LAYOUT-NOT-A-REAL-CODE")
+    g(code="SMEM-PLANTED-9", text="not a code: Table 52", other="LAYOUT", bits=f"{x.lo}-{x.hi}")
+    return f"LAYOUT-{name.upper()}-BOGUS", f"{name.upper()}-PLANTED", f"ZCM-{x}"
+'''
+    literals, templates = collect(sample)
+    assert {c for c, _ in literals} == {"LAYOUT-NOT-A-REAL-CODE", "SMEM-PLANTED-9"}
+    assert {t for t, _ in templates} == {"LAYOUT-{}-BOGUS", "{}-PLANTED", "ZCM-{}"}
+    with pytest.raises(AssertionError, match="LAYOUT-NOT-A-REAL-CODE"):
+        _check(c for c, _ in literals)
+    assert not set(EXPANSIONS) & {t for t, _ in templates}  # unlisted: test_every_code_template_is_expanded fails
+    _check(["LAYOUT-TABLE52"])
+
+
+def test_every_code_literal_is_known():
+    found = []
+    for path, text in _sources():
+        literals, _ = collect(text, path)
+        found += [(c, f"{path}:{line}") for c, line in literals]
+    assert len(found) > 100  # the collector reads the sources
+    unknown = [(c, where) for c, where in found if c not in ALL]
+    assert not unknown, f"code literals not in descgen.codes.all_codes(): {unknown}"
+    _check(c for c, _ in found)
+
+
+def test_every_code_template_is_expanded():
+    found: dict[str, list[str]] = {}
+    for path, text in _sources():
+        for t, line in collect(text, path)[1]:
+            found.setdefault(t, []).append(f"{path}:{line}")
+    assert "LAYOUT-{}-RANGE" in found and "{}-{}-{}" in found
+    unlisted = {t: where for t, where in found.items() if t not in EXPANSIONS}
+    assert not unlisted, f"f-string code templates with no expansion in EXPANSIONS: {unlisted}"
+    for template, where in found.items():
+        codes = EXPANSIONS[template]()
+        pattern = re.compile("^" + re.escape(template).replace(r"\{\}", "[A-Z0-9]+(?:-[A-Z0-9]+)*") + "$")
+        assert codes and all(pattern.match(c) for c in codes), template
+        _check(codes, f" (from {template} at {', '.join(where)})")
+
+
+# --------------------------------------------------------------------------------------------
+# The dynamic collector.
+
+
+def codes_of(thing: Any, depth: int = 0) -> set[str]:
+    """The codes in a result or an error: findings, not-checked rules, nested results."""
+    if depth > 4 or thing is None or isinstance(thing, (str, bytes, int, float)):
+        return set()
+    if isinstance(thing, Finding):
+        _check_text(thing)
+        return {thing.code}
+    out: set[str] = set()
+    if isinstance(thing, DescgenError):
+        return codes_of(thing.findings, depth + 1)
+    if isinstance(thing, dict):
+        return set().union(*(codes_of(v, depth + 1) for v in thing.values()))
+    if isinstance(thing, (list, tuple)):
+        return set().union(*(codes_of(v, depth + 1) for v in thing))
+    for name in ("findings", "not_checked", "only_a", "only_b", "report", "readings", "results"):
+        out |= codes_of(getattr(thing, name, None), depth + 1)
+    code = getattr(thing, "code", None)
+    if isinstance(code, str) and not isinstance(thing, Finding):
+        out.add(code)
+    return out
+
+
+def _check_text(f: Finding) -> None:
+    """A code of a table carries the table's rule (then what was found), source, severity, fields.
+    Two are raised below the catalog and cannot read it: the engine's ``IDESC-KIND`` for a kind
+    one idesc layout does not serve (with the layout's title and source), and ``TABLE-MALFORMED``
+    (descgen.errors.TableError: the file it names is the source, the problem the rule)."""
+    rule = layout_table().get(f.code) or usage_table().get(f.code)
+    if rule is None or f.code == "TABLE-MALFORMED" or (f.code == "IDESC-KIND" and f.source.startswith("PTX ISA")):
+        return
+    assert f.source == rule.source, (f.code, f.source, rule.source)
+    assert f.rule == rule.rule or f.rule.startswith(rule.rule + ":") or f.rule.startswith(rule.rule + " ("), \
+        (f.code, f.rule, rule.rule)
+    assert f.severity == rule.severity, f.code
+    if f.code in layout_table():
+        assert f.field in rule.fields, (f.code, f.field, rule.fields)
+
+
+def attempt(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """Call ``fn``; every code of its result or of the DescgenError it raises must be known."""
+    try:
+        result = fn(*args, **kwargs)
+    except DescgenError as e:
+        _check(codes_of(e), f" ({fn.__name__})", produced=True)
+        return None
+    _check(codes_of(result), f" ({fn.__name__})", produced=True)
+    return result
+
+
+def test_catalog_examples():
+    for rule in catalog().values():
+        for which in ("legal", "illegal"):
+            report = example(getattr(rule, which)).run()
+            _check(codes_of(report), f" ({rule.code} {which})", produced=True)
+            if which == "illegal":
+                assert rule.code in report.codes or rule.code in {n.code for n in report.not_checked}, rule.code
+
+
+def test_decoded_words_of_every_layout():
+    for name in LAYOUT_FILES:
+        lay = layout(name)
+        for kind in lay.kinds or (None,):
+            for word in (0, (1 << lay.width) - 1, 0x5555555555555555 & ((1 << lay.width) - 1),
+                         0xAAAAAAAAAAAAAAAA & ((1 << lay.width) - 1)):
+                attempt(descgen.decode, name, word, kind)
+            attempt(descgen.decode, name, 1 << lay.width, kind)
+        attempt(descgen.decode, name, 0, "bogus")
+        for f in lay.fields:
+            if not f.is_value:
+                with pytest.raises(DescgenError) as err:
+                    check_value(lay, f, None, 0)
+                _check(codes_of(err.value), produced=True)
+
+
+FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+FUZZ_CONTEXT = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+
+# Strategies: good values mixed with bad ones.
+junk = st.one_of(st.none(), st.booleans(), st.text(max_size=3), st.floats(allow_nan=False, width=16),
+                 st.lists(st.integers(0, 3), max_size=5))
+small = st.one_of(st.integers(-40, 300), st.sampled_from([0, 1, 8, 16, 32, 64, 96, 128, 256, 512, 1024]), junk)
+word64 = st.one_of(st.integers(0, 2**64 - 1), st.sampled_from([0, 2**32 - 1, 2**64 - 1, 0x4000404000010040,
+                                                               0x08400010, 0x0840001000000000, -1, 2**64]), junk)
+kinds = st.one_of(st.sampled_from(KINDS), st.sampled_from(["bogus", ".kind::f16", "F16"]), junk)
+types = st.sampled_from(["f16", "bf16", "tf32", "e4m3", "e5m2", "e2m3", "e3m2", "e2m1", "s8", "u8", "f32", "s32",
+                         "ue8m0", "ue4m3", "f64", None])
+swizzles = st.sampled_from(["none", "128B_base32B", "128B", "64B", "32B", "16B", None, 3])
+majors = st.sampled_from(["k", "mn", "row", None])
+ctx_value = {"cta_group": st.sampled_from([None, 1, 2, 3, "1"]), "ws": st.sampled_from([None, True, False, 2]),
+             "sp": st.sampled_from([None, True, False]), "scale_vec": st.sampled_from([None, "1X", "2X", "4X", "block16",
+                                                                                       "block32", "8X"]),
+             "a_tmem": st.sampled_from([None, True, False]), "arch": st.sampled_from([None, "sm_100a", "sm_103a",
+                                                                                     "sm_110a", "sm_90a", "x"]),
+             "pattern_start": st.sampled_from([None, 0, 0x400, 0x480, 7]), "m": st.sampled_from([None, 32, 64, 128, 48]),
+             "n": st.sampled_from([None, 64, 256, 30]), "warp": st.sampled_from([None, 0, 1, 3, 4, -1]),
+             "alloc_columns": st.sampled_from([None, 32, 128, 48, 1024]),
+             "alloc_base": st.sampled_from([None, 0, 32, 0x10000, 7])}
+
+
+def ctx(*names: str) -> st.SearchStrategy[dict[str, Any]]:
+    """A context: some of ``names`` given (an unknown name is a TypeError of the function's
+    signature; descgen.context.context reports it as CONTEXT: test_context)."""
+    return st.fixed_dictionaries({}, optional={n: ctx_value[n] for n in names})
+
+
+@FUZZ_CONTEXT
+@given(given_=ctx(*ctx_value), extra=st.booleans())
+def test_context(given_, extra):
+    given_.pop("pattern_start", None), given_.pop("m", None), given_.pop("n", None)
+    attempt(context, **given_, **({"bogus_context": 1} if extra else {}))
+
+
+
+
+@FUZZ
+@given(kind=kinds, m=small, n=small, atype=types, btype=types, dtype=types,
+       opts=st.fixed_dictionaries({}, optional={"a_major": majors, "b_major": majors, "sparse": st.booleans(),
+                                                "sparsity_selector": small, "max_shift": small, "scale_type": types,
+                                                "a_sf_id": small, "b_sf_id": small, "k": small, "saturate": junk,
+                                                "negate_a": st.booleans()}),
+       context=ctx("cta_group", "ws", "sp", "scale_vec", "a_tmem", "arch"))
+def test_fuzz_idesc(kind, m, n, atype, btype, dtype, opts, context):
+    word = attempt(descgen.encode_idesc, kind, m, n, atype=atype, btype=btype, dtype=dtype, **opts, **context)
+    w = word if word is not None else (m if isinstance(m, int) else 0)
+    attempt(descgen.encode_idesc, kind, m, n, atype=atype, btype=btype, dtype=dtype, **opts, check=False)
+    attempt(descgen.decode_idesc, w, kind)
+    attempt(descgen.validate_idesc, w, kind, **context)
+    attempt(descgen.decode_idesc_all, w)
+
+
+@FUZZ
+@given(start=small, lbo=small, sbo=small, swizzle=swizzles, base_offset=small,
+       lbo_mode=st.sampled_from(["relative", "absolute", "x"]), word=word64, context=ctx("arch", "pattern_start"))
+def test_fuzz_smem(start, lbo, sbo, swizzle, base_offset, lbo_mode, word, context):
+    attempt(descgen.encode_smem, start_address=start, lbo=lbo, sbo=sbo, swizzle=swizzle, base_offset=base_offset,
+            lbo_mode=lbo_mode, **context)
+    attempt(descgen.decode_smem, word)
+    attempt(descgen.validate_smem, word, **context)
+
+
+@FUZZ
+@given(start_count=st.one_of(st.lists(small, min_size=3, max_size=5), junk), first_span=st.lists(small, min_size=4, max_size=4),
+       skip=small, use=small, shift=small, word=word64, m=small, n=small, context=ctx("m", "n", "ws"))
+def test_fuzz_zcm(start_count, first_span, skip, use, shift, word, m, n, context):
+    attempt(descgen.encode_zcm, start_count=start_count, first_span=first_span, skip_span=skip, use_span=use,
+            column_shift=shift, **context)
+    attempt(descgen.decode_zcm, word)
+    attempt(descgen.validate_zcm, word, **context)
+    attempt(descgen.zcm_mask, word, m, n)
+
+
+@FUZZ
+@given(lane=small, column=small, word=word64, ncols=small, context=ctx("warp", "alloc_columns", "alloc_base"))
+def test_fuzz_taddr(lane, column, word, ncols, context):
+    attempt(descgen.encode_taddr, lane, column, **context)
+    attempt(descgen.decode_taddr, word)
+    attempt(descgen.validate_taddr, word, **context)
+    attempt(descgen.check_alloc, ncols)
+
+
+@FUZZ
+@given(dtype=types, major=majors, swizzle=swizzles, mn=small, k=small, start=small,
+       pattern_start=st.sampled_from([None, 0, 0x80, 0x400, 0x3ff80, 0x40000, 5]),
+       atom_order=st.sampled_from(["mn_first", "k_first", "x"]), kind=st.sampled_from([None, "f8f6f4", "mxf4", "f16", "x"]),
+       j=small)
+def test_fuzz_smem_for_tile(dtype, major, swizzle, mn, k, start, pattern_start, atom_order, kind, j):
+    td = attempt(descgen.smem_for_tile, dtype=dtype, major=major, swizzle=swizzle, mn=mn, k=k, start_address=start,
+                 pattern_start=pattern_start, atom_order=atom_order, kind=kind)
+    if td is not None:
+        attempt(td.k_offset, j)
+    attempt(descgen.swizzle_atom, dtype=dtype, major=major, swizzle=swizzle, kind=kind)
+
+
+@FUZZ
+@given(word=word64, dtype=types, major=majors, mn=st.one_of(st.integers(-2, 80), junk), k=st.one_of(st.integers(-2, 80), junk),
+       kind=st.sampled_from([None, "f8f6f4", "mxf4", "x"]),
+       buffer=st.sampled_from([None, (0x400, 0x1000), (0, 16), (0, -1), [0, 16], "x"]), ij=st.tuples(small, small),
+       nbytes=small)
+def test_fuzz_smem_layout_and_advance(word, dtype, major, mn, k, kind, buffer, ij, nbytes):
+    lay = attempt(descgen.smem_layout, word, dtype=dtype, major=major, mn=mn, k=k, kind=kind, buffer=buffer)
+    if lay is not None:
+        attempt(lay.address, *ij)
+    attempt(descgen.advance_smem, word, nbytes)
+
+
+def _produce(fn: Any, *args: Any, **kwargs: Any) -> set[str]:
+    before = set(PRODUCED)
+    PRODUCED.clear()
+    try:
+        attempt(fn, *args, **kwargs)
+        return set(PRODUCED)
+    finally:
+        PRODUCED.update(before)
+
+
+def test_every_layout_code_is_produced_with_the_tables_text():
+    """Each [[layout]] code, produced by a call, carries its table's rule, source, severity and
+    one of its fields (codes_of checks each finding it meets)."""
+    w = descgen.encode_smem(start_address=0x400, lbo=16, sbo=1024, swizzle="128B")
+    tile = dict(dtype="bf16", major="k", swizzle="128B", mn=128, k=64, start_address=0x400)
+    td = descgen.smem_for_tile(**tile)
+    cases = [
+        ("LAYOUT-DTYPE-CODE", descgen.smem_for_tile, dict(tile, dtype="f64")),
+        ("LAYOUT-DTYPE-KIND", descgen.smem_for_tile, dict(tile, dtype="s8", kind="f16")),
+        ("LAYOUT-KIND-REQUIRED", descgen.smem_for_tile, dict(tile, dtype="e2m1")),
+        ("LAYOUT-SWIZZLE-CODE", descgen.smem_for_tile, dict(tile, swizzle="16B")),
+        ("LAYOUT-MAJOR-CODE", descgen.smem_for_tile, dict(tile, major="row")),
+        ("LAYOUT-SWIZZLE-MAJOR", descgen.smem_for_tile, dict(tile, swizzle="128B_base32B")),
+        ("LAYOUT-TABLE52", descgen.smem_for_tile, dict(tile, dtype="tf32", major="mn", mn=32, k=8)),
+        ("LAYOUT-ATOM-ORDER-CODE", descgen.smem_for_tile, dict(tile, atom_order="row")),
+        ("LAYOUT-MN-RANGE", descgen.smem_for_tile, dict(tile, mn=0)),
+        ("LAYOUT-K-RANGE", descgen.smem_for_tile, dict(tile, k=-8)),
+        ("LAYOUT-MN-ATOM", descgen.smem_for_tile, dict(tile, mn=12)),
+        ("LAYOUT-K-ATOM", descgen.smem_for_tile, dict(tile, k=48)),
+        ("LAYOUT-START-ROW", descgen.smem_for_tile, dict(tile, start_address=0x410)),
+        ("LAYOUT-TILE-RANGE", descgen.smem_for_tile, dict(tile, start_address=0x3F000)),
+        ("LAYOUT-PATTERN-START-ALIGN", descgen.smem_for_tile, dict(tile, pattern_start=0x40)),
+        ("LAYOUT-ATOM-PHASE", descgen.smem_for_tile, dict(tile, start_address=0x480)),
+        ("LAYOUT-K-OFFSET", td.k_offset, dict(j=3)),
+        ("LAYOUT-INDEX", descgen.smem_layout(w, dtype="bf16", major="k", mn=8, k=8).address, dict(i=8, j=0)),
+        ("LAYOUT-LBO-MODE", descgen.smem_layout, dict(word=descgen.encode_smem(
+            start_address=0, lbo=16, sbo=1024, swizzle="128B", lbo_mode="absolute", check=False), dtype="bf16", major="k",
+            mn=8, k=8)),
+        ("LAYOUT-SIZE", descgen.smem_layout, dict(word=w, dtype="bf16", major="k", mn=2048, k=1024)),
+        ("LAYOUT-BUFFER", descgen.smem_layout, dict(word=w, dtype="bf16", major="k", mn=8, k=8, buffer=(0, -1))),
+        ("LAYOUT-OVERLAP", descgen.smem_layout, dict(word=descgen.encode_smem(start_address=0x400, lbo=16, sbo=16,
+                                                                               swizzle="none"),
+                                                     dtype="bf16", major="k", mn=16, k=16)),
+        ("LAYOUT-OUTSIDE-BUFFER", descgen.smem_layout, dict(word=w, dtype="bf16", major="k", mn=8, k=64,
+                                                            buffer=(0x400, 64))),
+        ("LAYOUT-ROW-SPAN", descgen.smem_layout, dict(word=w, dtype="bf16", major="k", mn=8, k=128)),
+        ("LAYOUT-ATOM-STRIDE", descgen.smem_layout, dict(word=descgen.encode_smem(start_address=0x400, lbo=16, sbo=1152,
+                                                                                   swizzle="128B"),
+                                                         dtype="bf16", major="k", mn=16, k=64)),
+        ("SMEM-START-ADDRESS-CARRY", descgen.advance_smem, dict(word=w, nbytes=0x40000)),
+    ]
+    assert {code for code, _, _ in cases} == set(layout_table()), "one case per [[layout]] code"
+    for code, fn, kwargs in cases:
+        assert code in _produce(fn, **kwargs), code
+    assert "SMEM-START-ADDRESS-ALIGN" in _produce(descgen.advance_smem, w, 8)  # the field's own check
+
+
+def test_usage_codes_the_fuzz_reaches_rarely():
+    from descgen.catalog import parse_rules
+    from descgen.loader import read_table
+
+    assert "BATCH-WORD" in _produce(batch_answers, ['{"op": "decode", "word": "x"}'])
+    assert "ZCM-FIRST-SPAN-LENGTH" in _produce(descgen.encode_zcm, first_span=(1,), skip_span=1, use_span=1)
+    assert "IDENTIFY-WORD" in _produce(identify, -1)
+    assert "DIFF-WORD" in _produce(descgen.diff, 1.5, 0)
+    bad = dict(read_table("rules.toml"), layout=[{"code": "LAYOUT-X"}])
+    assert "TABLE-MALFORMED" in _produce(parse_rules, bad, "tables/rules.toml")
+    for name in LAYOUT_FILES:
+        attempt(descgen.encode, name, (layout(name).kinds or (None,))[0])  # required fields missing
+
+
+@FUZZ
+@given(what=st.one_of(word64, st.just("decoded"), st.just("report"), st.just("tile"), st.just("mapping")),
+       fmt=st.sampled_from(["hex", "json", "c", "cpp", "ptx", "python", "rust", None]),
+       name=st.sampled_from([None, "X", "int", "1bad", "a b", "%idesc", "class"]),
+       descriptor=st.sampled_from([None, "idesc", "smem", "zcm", "taddr", "x"]), kind=st.sampled_from([None, "f16", "x"]))
+def test_fuzz_emit(what, fmt, name, descriptor, kind):
+    thing: Any = what
+    if what == "decoded":
+        thing = descgen.decode_idesc(0x08400010, "f16")
+    elif what == "report":
+        thing = descgen.validate_idesc(0x10400010, "f16", cta_group=1)
+    elif what == "tile":
+        thing = descgen.smem_for_tile(dtype="bf16", major="k", swizzle="128B", mn=128, k=64, start_address=0x400)
+    elif what == "mapping":
+        thing = {"A": 0x4000404000010040, "B": 0x4000404000010440}
+    attempt(descgen.emit, thing, fmt, name=name, descriptor=descriptor, kind=kind)
+
+
+@FUZZ
+@given(a=word64, b=word64, descriptor=st.sampled_from([None, "idesc", "smem", "zcm", "taddr", "x"]),
+       kind=st.sampled_from([None, "f16", "mxf4", "x"]), context=ctx("cta_group", "arch"))
+def test_fuzz_diff_and_identify(a, b, descriptor, kind, context):
+    attempt(descgen.diff, a, b, descriptor=descriptor, kind=kind)
+    attempt(identify, a, descriptor=descriptor, kind=kind, **context)
+    attempt(descgen.idesc_from_runtime, a)
+
+
+@FUZZ
+@given(idesc=word64, kind=kinds, a_desc=st.one_of(st.none(), word64), b_desc=word64, zcm=st.one_of(st.none(), word64),
+       a_tmem=st.sampled_from([None, True, False]), context=ctx("cta_group", "ws", "sp", "scale_vec", "arch", "m", "n"))
+def test_fuzz_check_mma(idesc, kind, a_desc, b_desc, zcm, a_tmem, context):
+    context.pop("m", None), context.pop("n", None)
+    attempt(descgen.check_mma, idesc=idesc, kind=kind, a_desc=a_desc, b_desc=b_desc, zcm=zcm, a_tmem=a_tmem, **context)
+
+
+requests = st.fixed_dictionaries(
+    {"op": st.sampled_from(["encode", "decode", "validate", "check", "x", None])},
+    optional={"descriptor": st.sampled_from(["idesc", "smem", "zcm", "x"]), "kind": kinds.filter(lambda k: k is None or
+                                                                                             isinstance(k, str)),
+              "word": st.one_of(st.integers(0, 2**64 - 1), st.sampled_from(["0x08400010", "x", -1, 1.5])),
+              "m": st.integers(0, 300), "n": st.integers(0, 300), "bogus": st.just(1), "format": st.sampled_from(["c", "x"]),
+              "cta_group": st.sampled_from([1, 2, 3]), "dtype": types, "major": majors, "swizzle": swizzles,
+              "start_address": st.integers(0, 0x500), "lbo": st.integers(0, 64), "sbo": st.integers(0, 2048)})
+
+
+@FUZZ
+@given(lines=st.lists(st.one_of(requests.map(json.dumps), st.sampled_from(["{", "[1]", "NaN", '{"op": 1, "op": 2}', "# c"])),
+                      min_size=1, max_size=4))
+def test_fuzz_batch(lines):
+    batch_answers(lines)
+
+
+def batch_answers(lines: list[str]) -> list[dict[str, Any]]:
+    """``descgen batch``'s answers to ``lines``; every code in them (findings, errors, not
+    checked) must be known, and the findings carry their table's text."""
+    answers = [json.loads(out) for out in batch.run(lines, cache=False)]
+    for answer in answers:
+        findings = [*answer.get("findings", ()), *answer.get("error", {}).get("findings", ())]
+        for f in findings:
+            _check_text(Finding(f["code"], f["severity"], f["field"], f["value"], f["allowed"], f["rule"], f["source"]))
+        _check({f["code"] for f in findings} | set(answer.get("not_checked", ())), f" (batch {answer})", produced=True)
+    return answers
+
+
+def test_scan_ptx():
+    for rule in catalog().values():
+        if rule.applies == "ptx":
+            for which in ("legal", "illegal"):
+                attempt(descgen.scan_ptx, getattr(rule, which)["ptx"])
+    attempt(descgen.scan_ptx, "tcgen05.mma.cta_group::3.kind::bogus [%r0], %rd1, %rd2, %r3, 1;\n.target sm_1x\n")
+
+
+# --------------------------------------------------------------------------------------------
+# explain knows every code.
+
+
+@pytest.fixture(scope="module")
+def runner() -> CliRunner:
+    return CliRunner()
+
+
+@pytest.mark.parametrize("code", sorted(ALL))
+def test_explain_knows_every_code(runner, code):
+    result = runner.invoke(cli, ["explain", code.lower(), "--plain"], catch_exceptions=False)
+    assert result.exit_code == 0, (code, result.output)
+    lines = result.stdout.splitlines()
+    rule = ALL[code]
+    assert f"code={code}" in lines and f"rule={rule.rule}" in lines and f"source={rule.source}" in lines
+
+
+def test_explain_refuses_an_unknown_code(runner):
+    result = runner.invoke(cli, ["explain", "LAYOUT-NOT-A-REAL-CODE"])
+    assert result.exit_code == 2 and "unknown code" in result.stderr
+
+
+# --------------------------------------------------------------------------------------------
+# The [[layout]] and [[usage]] tables are read strictly.
+
+
+def _bad_tables() -> Iterable[tuple[dict[str, Any], str]]:
+    from descgen.loader import read_table
+
+    d = read_table("rules.toml")
+    first = d["layout"][0]
+    yield dict(d, layout=[{"code": "LAYOUT-X"}]), "layout #1: missing key 'severity'"
+    yield dict(d, layout=[{k: v for k, v in first.items() if k != "fields"}]), "missing key 'fields'"
+    yield dict(d, layout=[dict(first, extra=1)]), "unknown key(s) 'extra'"
+    yield dict(d, layout=[dict(first, severity="fatal")]), "severity must be one of"
+    yield dict(d, layout=[dict(first, applies="idesc")]), "applies must be one of"
+    yield dict(d, layout=[dict(first, fields=[])]), "fields must be a non-empty list"
+    yield dict(d, layout=[first, first]), "duplicate code"
+    yield dict(d, layout=[dict(first, code="IDESC-KIND")]), "duplicate code"  # a [[usage]] code
+    yield dict(d, usage=[dict(d["usage"][0], severity="warning")]), "unknown key(s) 'severity'"
+    yield dict(d, usage=[{k: v for k, v in d["usage"][0].items() if k != "source"}]), "missing key 'source'"
+    yield dict(d, rule=[dict(d["rule"][0], code=first["code"])]), "duplicate code"  # a [[rule]] with a [[layout]] code
+    yield {k: v for k, v in d.items() if k != "layout"}, "missing key 'layout'"
+
+
+@pytest.mark.parametrize("data,message", list(_bad_tables()))
+def test_the_code_tables_are_read_strictly(data, message):
+    from descgen.catalog import parse_rules
+    from descgen.errors import TableError
+
+    with pytest.raises(TableError, match=re.escape(message)):
+        parse_rules(data, "tables/rules.toml")
