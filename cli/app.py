@@ -58,7 +58,10 @@ Data goes to stdout, diagnostics to stderr.
 
 \b
 Integers (words, addresses, sizes, counts): decimal, 0x hex or 0b binary, '_' separators
-allowed (0x0840_0010). Negative numbers and numbers over 64 bits are usage errors.
+and C suffixes u, l, ul, ull (any case) allowed (0x0840_0010, 0x08400010u). A word pasted as
+hex without 0x: 08400a10 or c000401000010800 (not decimal) is read as hex, and a decimal that
+looks like hex (08400010: a leading zero, or 8 or 16 digits) as decimal, each with a note on
+stderr. Negative numbers and numbers over 64 bits are usage errors.
 
 \b
 Exit status:
