@@ -32,6 +32,9 @@ from .output import (
 from .context import APPLIES, check_applies, context_options
 from .params import TILE, UINT, WORD, KindType, LazyChoice, UIntList
 
+# Encoder fields: the CLI checks the name (exit 2, completion); the library reads it case-insensitively.
+FieldChoice = functools.partial(LazyChoice, as_typed=True)
+
 __all__ = ["cli", "main"]
 
 EPILOG = """\b
@@ -259,13 +262,13 @@ _TYPE_HELP = "Default: the kind's ({})."
 @click.option("--kind", required=True, type=KindType(), help="MMA kind (kind::f16 and .kind::f16 accepted).")
 @click.option("--m", "m", required=True, type=UINT, metavar="M", help="M: rows of A and D (the pair's M for cta_group::2).")
 @click.option("--n", "n", required=True, type=UINT, metavar="N", help="N: columns of B and D.")
-@click.option("--atype", type=LazyChoice(lambda: descgen.type_names("atype")),
+@click.option("--atype", type=FieldChoice(lambda: descgen.type_names("atype")),
               help="A element type. " + _TYPE_HELP.format("f16: f16, tf32: tf32, f8f6f4/mxf8f6f4: e4m3, i8: s8, mxf4*: e2m1"))
-@click.option("--btype", type=LazyChoice(lambda: descgen.type_names("btype")), help="B element type. Default: the kind's (as for --atype).")
-@click.option("--dtype", type=LazyChoice(lambda: descgen.type_names("dtype")),
+@click.option("--btype", type=FieldChoice(lambda: descgen.type_names("btype")), help="B element type. Default: the kind's (as for --atype).")
+@click.option("--dtype", type=FieldChoice(lambda: descgen.type_names("dtype")),
               help="D type. " + _TYPE_HELP.format("f32; s32 for i8; block-scaled kinds: f32 only"))
-@click.option("--a-major", type=LazyChoice(("k", "mn")), default="k", show_default=True, help="A major-ness (mn = transpose A).")
-@click.option("--b-major", type=LazyChoice(("k", "mn")), default="k", show_default=True, help="B major-ness (mn = transpose B).")
+@click.option("--a-major", type=FieldChoice(("k", "mn")), default="k", show_default=True, help="A major-ness (mn = transpose A).")
+@click.option("--b-major", type=FieldChoice(("k", "mn")), default="k", show_default=True, help="B major-ness (mn = transpose B).")
 @click.option("--negate-a", is_flag=True, help="Negate A (not for i8).")
 @click.option("--negate-b", is_flag=True, help="Negate B (not for i8).")
 @click.option("--saturate", is_flag=True, help="Saturate (i8 only).")
@@ -273,7 +276,7 @@ _TYPE_HELP = "Default: the kind's ({})."
 @click.option("--sparsity-selector", type=UINT, default=0, show_default=True, metavar="N", help="Sparsity selector 0-3 (Table 42 kinds).")
 @click.option("--max-shift", type=LazyChoice(("0", "8", "16", "32"), cast=int), default="0", show_default=True,
               help=".ws B-reuse maximum shift (Table 42 kinds).")
-@click.option("--scale-type", type=LazyChoice(lambda: descgen.type_names("scale_type")),
+@click.option("--scale-type", type=FieldChoice(lambda: descgen.type_names("scale_type")),
               help="Scale factor type (mx kinds). " + _TYPE_HELP.format("ue8m0; ue4m3 for mxf4nvf4"))
 @click.option("--a-sf-id", type=UINT, default=0, show_default=True, metavar="N", help="Scale factor A ID 0-3 (mx kinds).")
 @click.option("--b-sf-id", type=UINT, default=0, show_default=True, metavar="N", help="Scale factor B ID 0-3 (mx kinds).")
@@ -339,7 +342,7 @@ _TILE_ONLY = ("dtype", "major", "atom_order", "kind")
 @click.option("--sbo", type=UINT, metavar="BYTES", help="Stride dimension byte offset. Computed with --tile.")
 @click.option("--base-offset", type=UINT, metavar="N", help="Matrix base offset 0-7 (Table 41). Default 0; with --tile "
               "it comes from --pattern-start.")
-@click.option("--lbo-mode", type=LazyChoice(descgen.LBO_MODES), help="Leading dimension stride mode. Default relative.")
+@click.option("--lbo-mode", type=FieldChoice(descgen.LBO_MODES), help="Leading dimension stride mode. Default relative.")
 @click.option("--tile", type=TILE, help="Derive LBO, SBO and the base offset from a tile of MN x K elements "
               "(with --dtype and --major); prints the reasoning.")
 @click.option("--dtype", type=DTYPE, help="With --tile: A/B element type.")

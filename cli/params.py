@@ -134,14 +134,18 @@ class LazyChoice(click.ParamType):
 
     ``choices`` is a callable returning the canonical spellings (e.g. ``descgen.type_names``);
     the value returned is the canonical spelling (``128b`` -> ``128B``), passed through ``cast``.
+    With ``as_typed`` (an encoder's field, whose names the library itself reads case-insensitively)
+    the value is checked but returned as typed: the library is the one place that spells it.
     """
 
     name = "choice"
 
-    def __init__(self, choices: Callable[[], Iterable[str]] | Iterable[str], cast: Callable[[str], Any] = str) -> None:
+    def __init__(self, choices: Callable[[], Iterable[str]] | Iterable[str], cast: Callable[[str], Any] = str,
+                 *, as_typed: bool = False) -> None:
         self._source = choices
         self._choices: tuple[str, ...] | None = None
         self.cast = cast
+        self.as_typed = as_typed
 
     @property
     def choices(self) -> tuple[str, ...]:
@@ -160,7 +164,7 @@ class LazyChoice(click.ParamType):
         hit = folded.get(value.strip().lower())
         if hit is None:
             self.fail(f"{value!r} is not one of {', '.join(self.choices)}", param, ctx)
-        return self.cast(hit)
+        return self.cast(value.strip() if self.as_typed else hit)
 
     def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
         from click.shell_completion import CompletionItem

@@ -143,7 +143,8 @@ class Plan:
     returns a :class:`Decoded`. Both loop over the same compiled fields.
     """
 
-    __slots__ = ("layout", "kind", "base", "luts", "typed_luts", "ranges", "value_fields", "decoders", "defaults", "fill", "context")
+    __slots__ = ("layout", "kind", "base", "luts", "typed_luts", "ranges", "value_fields", "decoders", "defaults", "fill", "context",
+                 "spellings")
 
     def __init__(self, lay: Layout, kind: str | None) -> None:
         if lay.kinds and kind not in lay.kinds:
@@ -184,6 +185,8 @@ class Plan:
         self.defaults = dict(lay.defaults.get(kind, {})) if kind else {}
         # Values an encoder may leave out: the kind's defaults and the fields' own defaults.
         self.fill = {f.name: f.default for f in lay.fields if f.default is not None} | self.defaults
+        # Enum names are case-insensitive ("128b", "K", "BF16"): per field, folded name -> the table's.
+        self.spellings = {name: {str(v).lower(): v for v in lut} for name, lut in self.luts}
 
     # -- encode -----------------------------------------------------------------------------
 
@@ -209,6 +212,13 @@ class Plan:
                     raise KeyError(name)
                 word |= f.transform.encode(v) << f.lo
         except (KeyError, TypeError):
+            spelled = {name: self.spellings[name].get(v.lower(), v) for name, v in values.items()
+                       if v.__class__ is str and name in self.spellings}
+            if any(values[name] != v for name, v in spelled.items()):
+                # Enum names in another case: the caller's values take the table's spelling, so
+                # that the rules it runs on them next see the names they compare with.
+                values.update(spelled)  # type: ignore[attr-defined]
+                return self.encode(values, check=check)
             if self.fill and any(name not in values for name in self.fill):
                 return self.encode({**self.fill, **values}, check=check)
             findings = self.check(values)

@@ -97,3 +97,55 @@ def test_negative_words_are_rejected_naming_why(text: str) -> None:
 def test_malformed_integers_stay_usage_errors(text: str) -> None:
     result = run("decode", "--as", "smem", "--", text, code=2)
     assert "not an" in result.stderr and result.stdout == ""
+
+
+# --------------------------------------------------------------------------------------------
+# 4. One spelling rule: names are case-insensitive in the API and the CLI alike.
+
+
+def test_api_enum_names_are_case_insensitive() -> None:
+    assert descgen.encode_smem(start_address=0x400, lbo=16, sbo=1024, swizzle="128b") == 0x4000404000010040
+    assert descgen.encode_smem(start_address=0x400, lbo=16, sbo=1024, swizzle="NONE") == \
+        descgen.encode_smem(start_address=0x400, lbo=16, sbo=1024, swizzle="none")
+    same = descgen.encode_idesc("f16", 128, 256, atype="bf16", btype="bf16", dtype="f32", a_major="k", b_major="mn")
+    assert descgen.encode_idesc("F16", 128, 256, atype="BF16", btype="Bf16", dtype="F32", a_major="K", b_major="MN") == same
+    assert descgen.encode_idesc("mxf4nvf4", 128, 256, scale_type="UE8M0", scale_vec="2X") == \
+        descgen.encode_idesc("mxf4nvf4", 128, 256, scale_type="ue8m0", scale_vec="2X")
+    assert descgen.encode_zcm(start_count=(0, 0, 0, 0), skip_span=1, use_span=1) >= 0  # no enum: unchanged
+
+
+def test_api_rules_see_the_tables_spelling() -> None:
+    """The rules that run after the fields read the canonical name: absolute LBO mode with 128B
+    swizzling passes whatever the case, with 64B it still breaks SMEM-LBO-MODE-SWIZZLE."""
+    args = dict(start_address=0x400, lbo=0x400, sbo=1024, lbo_mode="ABSOLUTE", arch="sm_103a")
+    assert descgen.encode_smem(swizzle="128b", **args) == descgen.encode_smem(swizzle="128B", **{**args, "lbo_mode": "absolute"})
+    with pytest.raises(descgen.EncodeError) as err:
+        descgen.encode_smem(swizzle="64b", **args)
+    assert err.value.code == "SMEM-LBO-MODE-SWIZZLE"
+
+
+def test_api_unknown_names_still_raise() -> None:
+    with pytest.raises(descgen.EncodeError) as err:
+        descgen.encode_idesc("f16", 128, 256, a_major="Kx")
+    assert err.value.code == "IDESC-A-MAJOR-CODE"
+    with pytest.raises(descgen.EncodeError) as err:
+        descgen.encode_smem(start_address=0x400, lbo=16, sbo=1024, swizzle="128x")
+    assert err.value.code == "SMEM-SWIZZLE-CODE"
+
+
+def test_batch_takes_the_api_spelling_rule() -> None:
+    line = json.dumps({"op": "encode", "descriptor": "smem", "start_address": 1024, "lbo": 16, "sbo": 1024, "swizzle": "128b"})
+    answer = json.loads(_runner().invoke(cli, ["batch", "-"], input=line).stdout)
+    assert answer["ok"] and answer["word"] == "0x4000404000010040"
+
+
+def test_cli_passes_encoder_names_through_to_the_api() -> None:
+    """The CLI checks the name (exit 2 for an unknown one) and hands it on as typed: the API is
+    the one place that folds case."""
+    doc = json.loads(run("idesc", "--kind", "F16", "--m", "128", "--n", "256", "--atype", "BF16", "--btype", "bf16",
+                         "--a-major", "K", "--b-major", "MN", "--json").stdout)
+    assert doc["input"]["atype"] == "BF16" and doc["input"]["a_major"] == "K" and doc["input"]["b_major"] == "MN"
+    assert doc["result"]["word"] == f"{descgen.encode_idesc('f16', 128, 256, atype='bf16', btype='bf16', b_major='mn'):#010x}"
+    assert run("smem", "--addr", "0x400", "--lbo", "16", "--sbo", "1024", "--swizzle", "128b").stdout == "0x4000404000010040\n"
+    bad = run("idesc", "--kind", "f16", "--m", "128", "--n", "256", "--atype", "XF16", code=2)
+    assert "'XF16' is not one of" in bad.stderr
