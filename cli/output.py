@@ -21,7 +21,7 @@ from typing import Any, Iterable, Sequence
 import click
 
 import descgen
-from descgen.engine import hex_bits, hex_word  # re-exported: how every word and mask is written
+from descgen.engine import hex_bits, hex_word, unit_word  # re-exported: how every word, mask and unit is written
 from descgen.zcm import binary_runs, mask_info  # re-exported: the mask's JSON form
 from descgen.rules import ROLES, role_of  # re-exported: the words of one instruction (descgen check)
 
@@ -45,6 +45,7 @@ __all__ = [
     "plain_not_checked",
     "role_of",
     "plain_value",
+    "unit_word",
     "write_json",
 ]
 
@@ -184,12 +185,18 @@ class Output:
             click.echo(line)
 
     def fail(self, error: BaseException) -> int:
-        """Report a library error: one paragraph on stderr (and the JSON envelope on stdout
-        with ``--json``). Returns the exit status."""
+        """Report a library error on stderr: on a terminal (table mode) as the finding blocks
+        ``validate`` prints, else one paragraph (and the JSON envelope on stdout with ``--json``).
+        Returns the exit status."""
         findings = getattr(error, "findings", ())
         if self.json:
             self.emit_json(error=error_dict(error, findings))
-        click.echo(f"Error: {error}", err=True)
+        if self.table and findings:
+            from .render import error_block
+
+            error_block(error)
+        else:
+            click.echo(f"Error: {error}", err=True)
         return exit_code_for(error)
 
 

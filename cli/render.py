@@ -21,10 +21,10 @@ from rich.text import Text
 import descgen
 from descgen.loader import layout as _layout
 
-from .output import hex_bits, hex_word, plain_value
+from .output import hex_bits, hex_word, plain_value, unit_word
 
 __all__ = ["encoded", "decoded", "decoded_many", "validated", "checked", "explained", "rules_table", "bit_diagram",
-           "field_styles", "findings_text", "not_checked_view"]
+           "field_styles", "findings_text", "not_checked_view", "error_block"]
 
 #: Colours cycled over the value fields (red and yellow are kept for findings).
 PALETTE = ("cyan", "magenta", "green", "blue", "bright_cyan", "bright_magenta", "bright_green", "bright_blue")
@@ -168,7 +168,7 @@ def fields_table(d: descgen.Decoded, styles: dict[str, str], defaults: dict[str,
     t.add_column("unit", no_wrap=True)
     t.add_column("source", style="dim")
     for f in d.fields:
-        t.add_row(f.bits, Text(f.name, style=styles[f.name]), _raw(f), _value(f, defaults), f.unit, f.source)
+        t.add_row(f.bits, Text(f.name, style=styles[f.name]), _raw(f), _value(f, defaults), unit_word(f.value, f.unit), f.source)
     return t
 
 
@@ -199,7 +199,7 @@ def derived_line(d: descgen.Decoded, defaults: dict[str, Any]) -> Text | None:
     parts = []
     for name, value, unit in d.derived:
         shown = "K" if name == "k" else name
-        suffix = f" {unit}" if unit else (" (implied by the kind; not in the word)" if name != "k" else "")
+        suffix = f" {unit_word(value, unit)}" if unit else (" (implied by the kind; not in the word)" if name != "k" else "")
         parts.append(f"{shown} = {plain_value(value)}{suffix}")
     if parts:
         text.append("derived: ", style="bold")
@@ -235,6 +235,18 @@ def findings_text(findings: Any, g: dict[str, str], *, indent: int = 0,
         body.add_row("source:", Text(f.source, style="dim"))
         parts += [head, Padding(body, (0, 0, 0, indent + 4))]
     return Group(*parts)
+
+
+def error_block(error: descgen.DescgenError) -> None:
+    """A library error on a terminal, on stderr: what refused the value, then each finding as
+    ``validate`` shows it (rule, allowed, source)."""
+    console = Console(stderr=True, highlight=False)
+    shown = [f for f in error.findings if f.severity == "error"] or list(error.findings)
+    head = Text("Error: ", style="bold red")
+    head.append(f"{error.context}: " if error.context else "")
+    head.append(f"{len(shown)} problem{'s' * (len(shown) != 1)}", style="bold")
+    console.print(head)
+    console.print(findings_text(shown, _glyphs(console), indent=2))
 
 
 def _show(value: Any) -> str:
@@ -328,7 +340,7 @@ def _label(f: descgen.DecodedField, s_hi: int, s_lo: int, with_value: bool) -> s
     text = f"{bits:>5}  {f.name}{part}"
     if with_value:
         value = f.value if f.value is not None else f"? raw {f.raw}"
-        unit = f" {f.unit}" if f.unit and f.value is not None else ""
+        unit = f" {unit_word(f.value, f.unit)}" if f.unit and f.value is not None else ""
         if f.unit == "bytes" and isinstance(f.value, int) and f.value >= 1024:
             unit += f" ({f.value:#x})"
         text += f" = {plain_value(value)}{unit}"

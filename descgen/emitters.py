@@ -23,7 +23,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
-from .engine import Decoded, hex_word
+from .engine import Decoded, hex_word, unit_word
 from .errors import Finding, UsageError
 
 
@@ -211,7 +211,7 @@ def _value(value: Any, unit: str, note: str) -> str:
     text = _show(value)
     if unit == "bytes" and isinstance(value, int) and value >= 16:
         return f"{text} bytes ({value:#x})"
-    return f"{text} {unit}" if unit else text
+    return f"{text} {unit_word(value, unit)}" if unit else text
 
 
 def _show(value: Any) -> str:

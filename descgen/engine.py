@@ -17,7 +17,8 @@ from typing import Any, Iterator, Mapping
 from .errors import EncodeError, Finding, HasFindings, UsageError, WordError
 from .loader import Domain, Field, Layout, layout
 
-__all__ = ["Plan", "plan", "Word", "DecodedField", "Decoded", "decode", "encode", "check_value", "check_word", "finding_code"]
+__all__ = ["Plan", "plan", "Word", "DecodedField", "Decoded", "decode", "encode", "check_value", "check_word", "finding_code",
+           "unit_word"]
 
 #: Domains with at most this many members are compiled to lookup tables.
 _LUT_LIMIT = 4096
@@ -304,6 +305,14 @@ def hex_word(word: int, width: int) -> str:
 def hex_bits(value: int, nbits: int) -> str:
     """``value`` as hex zero-padded to ``nbits`` bits (rounded up to whole digits), e.g. an N-bit mask."""
     return f"0x{value:0{max(1, (nbits + 3) // 4)}x}"
+
+
+def unit_word(value: Any, unit: str) -> str:
+    """``unit`` agreeing with ``value``: ``1 column``, ``2 columns``, ``1 mask bit``; units that are
+    not a plural noun (``of the warpgroup (...)``) and non-numeric values keep it as written."""
+    if value == 1 and value.__class__ is int and unit.endswith("s") and not unit.endswith("ss"):
+        return unit[:-1]
+    return unit
 
 
 class Word(int):

@@ -133,8 +133,9 @@ class ScanOperand:
         return None if self.value is None else hex_word(self.value, self.width)
 
     def label(self) -> str:
-        """``b-desc %rd2 = 0x4000404000010440`` (``b-desc 0x...`` for an immediate)."""
-        if self.value is None or self.origin == "immediate":
+        """``b-desc %rd2 = 0x4000404000010440``; ``idesc 272629776 = 0x10400010`` (words in hex);
+        ``b-desc 0x...`` for an immediate already written so."""
+        if self.value is None or self.text.lower() == self.hex:
             return f"{self.name} {self.text}"
         return f"{self.name} {self.text} = {self.hex}"
 
@@ -224,8 +225,7 @@ class ScanInstruction:
             if not op.resolved:
                 out.append(f"{op.name} {op.text}: unresolved: {op.reason}")
                 continue
-            where = f"{op.name} {op.text} (immediate)" if op.origin == "immediate" else \
-                f"{op.name} {op.text} = {op.hex} (mov at line {op.origin_line})"
+            where = f"{op.label()} ({'immediate' if op.origin == 'immediate' else f'mov at line {op.origin_line}'})"
             d = decoded.get(op.role) or decoded.get({"s_desc": "smem"}.get(op.role, op.role))
             out.append(where + (f": {_brief(d)}" if d is not None else ""))
         return out

@@ -149,3 +149,81 @@ def test_cli_passes_encoder_names_through_to_the_api() -> None:
     assert run("smem", "--addr", "0x400", "--lbo", "16", "--sbo", "1024", "--swizzle", "128b").stdout == "0x4000404000010040\n"
     bad = run("idesc", "--kind", "f16", "--m", "128", "--n", "256", "--atype", "XF16", code=2)
     assert "'XF16' is not one of" in bad.stderr
+
+
+# --------------------------------------------------------------------------------------------
+# 5. One finding block, hex for every word, units that agree with their numbers.
+
+
+def _lines(text: str) -> list[str]:
+    return [line.rstrip() for line in text.splitlines()]
+
+
+def test_encode_error_on_a_terminal_is_the_validate_finding_block() -> None:
+    """idesc --m 256 --cta-group 1 breaks IDESC-M-SHAPE: the encoder's error (stderr) shows the
+    same block as validate of the word (stdout): rule, allowed and source on their own lines."""
+    env = {"COLUMNS": "100", "NO_COLOR": "1"}
+    refused = run("idesc", "--kind", "f16", "--m", "256", "--n", "128", "--cta-group", "1", "--table", code=1, env=env)
+    assert refused.stdout == ""
+    err = _lines(refused.stderr)
+    assert err[0] == "Error: idesc, .kind::f16: 1 problem"
+    validated = _lines(run("validate", "0x10200010", "--kind", "f16", "--cta-group", "1", "--table", code=1, env=env).stdout)
+    block = err[1:]
+    assert any("error IDESC-M-SHAPE  m = 256" in line for line in block)
+    start = next(i for i, line in enumerate(validated) if "IDESC-M-SHAPE" in line)
+    # The same block (wrapped one indent further in): the same words, rule, allowed and source.
+    assert " ".join(block).split() == " ".join(validated[start:start + len(block) + 1]).split()[:len(" ".join(block).split())]
+    assert any(line.strip() == "allowed: 32, 64, 128" for line in block)
+
+
+def test_encode_error_piped_stays_one_paragraph() -> None:
+    err = run("idesc", "--kind", "f16", "--m", "128", "--n", "250", code=1).stderr
+    assert err.startswith("Error: idesc, .kind::f16: n = 250: must be a multiple of 8") and err.count("\n") == 1
+
+
+def test_encode_error_lists_every_problem_as_a_block() -> None:
+    err = run("idesc", "--kind", "f16", "--m", "128", "--n", "250", "--atype", "e4m3", "--table", code=1,
+              env={"COLUMNS": "80"}).stderr
+    assert _lines(err)[0] == "Error: idesc, .kind::f16: 2 problems"
+    assert "IDESC-ATYPE-CODE  atype = e4m3" in err and "IDESC-N-ALIGN  n = 250" in err
+    assert sum(line.strip().startswith("allowed:") for line in _lines(err)) == 2
+
+
+def test_taddr_lane_128_has_no_scale_factor_note() -> None:
+    for args in (["taddr", "--lane", "128", "--column", "0"], ["taddr", "--lane", "128", "--column", "0", "--table"]):
+        err = run(*args, code=1).stderr
+        assert "TADDR-LANE-RANGE" in err and "scale factor" not in err and "E31" not in err
+    assert "E31" not in descgen.decode_taddr(0x00800000).findings[0].rule
+    with pytest.raises(descgen.EncodeError) as e:
+        descgen.encode_taddr(0x4000, 0)
+    assert "E31" not in str(e.value)
+
+
+def test_taddr_with_bits_30_31_keeps_the_e31_note() -> None:
+    plain = run("decode", "0x40000020", "--as", "taddr", code=1).stdout
+    assert "TADDR-LANE-RANGE" in plain and "scale factor's byte (its SF ID) in bits 30-31" in plain
+    assert "E31" in descgen.validate_taddr(0xC0000000).findings[0].rule
+
+
+def test_scan_writes_an_immediate_idesc_in_hex(tmp_path) -> None:
+    ptx = tmp_path / "imm.ptx"
+    ptx.write_text(".version 8.7\n.target sm_100a\n.address_size 64\n"
+                   "mov.b64 %rd2, 0x4000404000010440;\nmov.b64 %rd3, 0x4000404000010040;\n"
+                   "tcgen05.mma.cta_group::1.kind::f16 [%r0], %rd3, %rd2, 272629776, 1;\n")
+    out = run("scan", str(ptx), "-v", code=1).stdout
+    assert "idesc 272629776 = 0x10400010 (immediate): kind f16, M 256" in out
+    assert f"{ptx}:6: error: IDESC-M-SHAPE idesc 272629776 = 0x10400010: m = 256" in out
+    assert "b-desc %rd2 = 0x4000404000010440 (mov at line 4)" in out
+
+
+def test_units_agree_with_their_numbers() -> None:
+    zcm = ["zcm", "--start-count", "1,3,5,7", "--skip-span", "1", "--use-span", "13"]
+    table = run(*zcm, "--table", env={"COLUMNS": "120"}).stdout
+    assert "skip_span = 1 column\n" in table and "use_span = 13 columns\n" in table  # the bit diagram
+    row = next(line for line in table.splitlines() if line.strip().startswith("40-47"))
+    assert row.split()[3:5] == ["1", "column"]  # the field table's unit column
+    code = run(*zcm, "--format", "c").stdout
+    assert "skip_span     = 1 column\n" in code and "use_span      = 13 columns\n" in code
+    diff = run("diff", "0x000c008007050301", "0x000c018007050301", code=1).stdout
+    assert "changed.skip_span=1 column -> 2 columns" in diff
+    assert "lane = 1 lane" in run("taddr", "--lane", "1", "--column", "2", "--table", env={"COLUMNS": "120"}).stdout
