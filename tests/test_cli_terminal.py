@@ -4,6 +4,7 @@ answers and pagers, one spelling rule for CLI and API, one finding block, LICENS
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -227,3 +228,27 @@ def test_units_agree_with_their_numbers() -> None:
     diff = run("diff", "0x000c008007050301", "0x000c018007050301", code=1).stdout
     assert "changed.skip_span=1 column -> 2 columns" in diff
     assert "lane = 1 lane" in run("taddr", "--lane", "1", "--column", "2", "--table", env={"COLUMNS": "120"}).stdout
+
+
+# --------------------------------------------------------------------------------------------
+# 6. scan warns when its input is not PTX.
+
+
+@pytest.mark.parametrize("content, why", [
+    (b"", "the file is empty"),
+    (b"  \n\n", "the file is empty"),
+    (b"\x7fELF\x02\x01\x01\x00\x00\x00\xff\xfe", "the file is binary"),
+    (b"int main() { return 0; }\n", "no .version directive"),
+])
+def test_scan_warns_when_the_file_is_not_ptx(tmp_path, content: bytes, why: str) -> None:
+    path = tmp_path / "kernel.ptx"
+    path.write_bytes(content)
+    result = run("scan", str(path))
+    assert _lines(result.stderr)[0] == f"warning: {path}: not a PTX file: {why}"
+    assert "0 instructions" in result.stderr
+
+
+def test_scan_warns_for_stdin_too_and_not_for_ptx() -> None:
+    result = _runner().invoke(cli, ["scan", "-"], input="")
+    assert result.stderr.startswith("warning: <stdin>: not a PTX file: the file is empty")
+    assert "not a PTX file" not in run("scan", str(Path(__file__).parent / "ptx" / "clean.ptx")).stderr
