@@ -14,6 +14,7 @@ from typing import Any
 from bitstring import Bits
 from rich import box
 from rich.console import Console, Group
+from rich.measure import Measurement
 from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
@@ -110,7 +111,11 @@ def _block(console: Console, d: descgen.Decoded, *, defaults: dict[str, Any], ma
     styles = field_styles(d)
     lay = _layout(d.layout)
     console.print(_title(d, f"{verb} with {lay.source.replace('PTX ISA 9.1 ', '')}"))
-    console.print(fields_table(d, styles, defaults))
+    table, source = fields_table(d, styles, defaults, console)
+    console.print(table)
+    if source != "full":
+        console.print(Text(f"source column {source} at {console.width} columns: --json or a wider terminal shows it",
+                           style="dim"))
     derived = derived_line(d, defaults)
     if derived is not None:
         console.print(derived)
@@ -159,17 +164,36 @@ def field_styles(d: descgen.Decoded) -> dict[str, str]:
     return styles
 
 
-def fields_table(d: descgen.Decoded, styles: dict[str, str], defaults: dict[str, Any]) -> Table:
-    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-    t.add_column("bits", justify="right", no_wrap=True)
-    t.add_column("field", no_wrap=True)
-    t.add_column("raw", justify="right", no_wrap=True)
-    t.add_column("value", no_wrap=True)
-    t.add_column("unit", no_wrap=True)
-    t.add_column("source", style="dim")
-    for f in d.fields:
-        t.add_row(f.bits, Text(f.name, style=styles[f.name]), _raw(f), _value(f, defaults), unit_word(f.value, f.unit), f.source)
-    return t
+#: The least room the PTX source column gets: full citations from 40 columns (wrapped), their
+#: first clause (``Table 40, bits 0-13``) from 20; below that the column is dropped.
+_SOURCE_ROOM = {"full": 40, "abbreviated": 20}
+
+
+def fields_table(d: descgen.Decoded, styles: dict[str, str], defaults: dict[str, Any],
+                 console: Console | None = None) -> tuple[Table, str]:
+    """The field table, and how its PTX source column fits ``console``: ``full``, ``abbreviated``
+    (each citation's first clause) or ``dropped``. The values are never cut: the source column
+    gives way first."""
+    def table(source: str) -> Table:
+        t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+        t.add_column("bits", justify="right", no_wrap=True)
+        t.add_column("field", no_wrap=True)
+        t.add_column("raw", justify="right", no_wrap=True)
+        t.add_column("value", no_wrap=True)
+        t.add_column("unit", no_wrap=True)
+        if source != "dropped":
+            t.add_column("source", style="dim")
+        for f in d.fields:
+            cite = {"full": [f.source], "abbreviated": [f.source.split(";")[0]], "dropped": []}[source]
+            t.add_row(f.bits, Text(f.name, style=styles[f.name]), _raw(f), _value(f, defaults),
+                      unit_word(f.value, f.unit), *cite)
+        return t
+
+    if console is None:
+        return table("full"), "full"
+    room = console.width - Measurement.get(console, console.options.update_width(10_000), table("dropped")).maximum - 2
+    source = next((mode for mode, least in _SOURCE_ROOM.items() if room >= least), "dropped")
+    return table(source), source
 
 
 def _raw(f: descgen.DecodedField) -> str:
@@ -310,9 +334,9 @@ def _half(segs: list[tuple[Any, int, int, str]], styles: dict[str, str], finding
     label_col = end + 2
     room = max_width - label_col - 1
     labels = []
-    for f, s_hi, s_lo, _ in segs:  # the value too, where it fits the console
-        label = _label(f, s_hi, s_lo, True)
-        labels.append(label if len(label) <= room else _label(f, s_hi, s_lo, False))
+    for f, s_hi, s_lo, _ in segs:  # the longest label that fits the console: the value is dropped last
+        forms = _labels(f, s_hi, s_lo)
+        labels.append(next((label for label in forms if len(label) <= room), forms[-1]))
 
     out = [header, row]
     for i in reversed(range(len(segs))):  # the LSB field's leader first: no crossings
@@ -334,17 +358,21 @@ def _half(segs: list[tuple[Any, int, int, str]], styles: dict[str, str], finding
     return out
 
 
-def _label(f: descgen.DecodedField, s_hi: int, s_lo: int, with_value: bool) -> str:
+def _labels(f: descgen.DecodedField, s_hi: int, s_lo: int) -> list[str]:
+    """A field's diagram label, longest first: bits, name and value with its unit and hex
+    (``0-13  start_address = 32768 bytes (0x8000)``), then without the hex, then without the
+    unit, then the bits and name alone."""
     bits = str(s_lo) if s_hi == s_lo else f"{s_lo}-{s_hi}"
     part = "" if (s_hi, s_lo) == (f.hi, f.lo) else " (part)"
-    text = f"{bits:>5}  {f.name}{part}"
-    if with_value:
-        value = f.value if f.value is not None else f"? raw {f.raw}"
-        unit = f" {unit_word(f.value, f.unit)}" if f.unit and f.value is not None else ""
-        if f.unit == "bytes" and isinstance(f.value, int) and f.value >= 1024:
-            unit += f" ({f.value:#x})"
-        text += f" = {plain_value(value)}{unit}"
-    return text
+    name = f"{bits:>5}  {f.name}{part}"
+    if f.value is None:
+        return [f"{name} = ? raw {f.raw}", name]
+    value = f"{name} = {plain_value(f.value)}"
+    unit = f" {unit_word(f.value, f.unit)}" if f.unit else ""
+    forms = [value + unit, value, name]
+    if f.unit == "bytes" and isinstance(f.value, int) and f.value >= 1024:
+        forms.insert(0, f"{value}{unit} ({f.value:#x})")
+    return forms
 
 
 # --------------------------------------------------------------------------------------------

@@ -252,3 +252,58 @@ def test_scan_warns_for_stdin_too_and_not_for_ptx() -> None:
     result = _runner().invoke(cli, ["scan", "-"], input="")
     assert result.stderr.startswith("warning: <stdin>: not a PTX file: the file is empty")
     assert "not a PTX file" not in run("scan", str(Path(__file__).parent / "ptx" / "clean.ptx")).stderr
+
+
+# --------------------------------------------------------------------------------------------
+# 2. Rendering that fits the terminal: no line wider than it, no value dropped.
+
+from descgen.cli.output import plain_value, unit_word  # noqa: E402
+
+_RENDERED = [
+    (["decode", "0xc000401000010800", "--as", "smem"], lambda: descgen.decode_smem(0xC000401000010800)),
+    (["decode", "0xffffffffffffffff", "--as", "smem"], lambda: descgen.decode_smem(0xFFFFFFFFFFFFFFFF)),
+    (["idesc", "--kind", "f16", "--m", "128", "--n", "256"], lambda: descgen.decode_idesc(0x08400010, "f16")),
+    (["idesc", "--kind", "mxf4nvf4", "--m", "128", "--n", "256", "--scale-type", "ue8m0"],
+     lambda: descgen.decode_idesc(descgen.encode_idesc("mxf4nvf4", 128, 256, scale_type="ue8m0"), "mxf4nvf4")),
+    (["smem", "--start-address", "0x3fff0", "--lbo", "0x3fff0", "--sbo", "0x3fff0", "--swizzle", "128B_base32B"],
+     lambda: descgen.decode_smem(descgen.encode_smem(start_address=0x3FFF0, lbo=0x3FFF0, sbo=0x3FFF0,
+                                                     swizzle="128B_base32B"))),
+    (["zcm", "--start-count", "1,3,5,7", "--skip-span", "1", "--use-span", "13", "--m", "32", "--n", "64"],
+     lambda: descgen.decode_zcm(0x000C008007050301)),
+    (["taddr", "--lane", "127", "--column", "511"], lambda: descgen.decode_taddr(0x007F01FF)),
+]
+
+
+@pytest.mark.parametrize("width", [80, 120])
+@pytest.mark.parametrize("args, decoded", _RENDERED, ids=[" ".join(a[:2]) + f"-{i}" for i, (a, _) in enumerate(_RENDERED)])
+def test_tables_and_diagrams_fit_the_terminal_and_keep_every_value(width: int, args: list[str], decoded) -> None:
+    d = decoded()
+    out = run(*args, "--table", code=None, env={"COLUMNS": str(width), "NO_COLOR": "1"}).stdout
+    lines = out.splitlines()
+    too_wide = [line for line in lines if len(line) > width]
+    assert not too_wide, too_wide
+    for f in d.fields:
+        value = plain_value(f.value)
+        # the table: the field's row holds its value (and its unit)
+        row = next(line for line in lines if line.split()[:2] == [f.bits, f.name])
+        assert f" {value} " in f"{row} ", (f.name, row)
+        if f.unit:
+            assert unit_word(f.value, f.unit) in row, (f.name, row)
+        # the bit diagram: the field's label keeps its value
+        assert any(line.rstrip().endswith(f"{f.name} = {value}") or f"{f.name} = {value} " in line
+                   for line in lines), (f.name, value)
+
+
+def test_narrow_terminal_gives_way_with_the_source_column_first() -> None:
+    env = {"COLUMNS": "80", "NO_COLOR": "1"}
+    smem = run("decode", "0xc000401000010800", "--as", "smem", "--table", env=env).stdout
+    assert "source column abbreviated at 80 columns" in smem
+    row = next(line for line in smem.splitlines() if line.split()[:2] == ["0-13", "start_address"])
+    assert row.split()[2:] == ["0x0800", "32768", "(0x8000)", "bytes", "Table", "40,", "bits", "0-13"]
+    assert "start_address = 32768 bytes" in smem  # the diagram keeps the value (the hex gives way)
+    wide = run("decode", "0xc000401000010800", "--as", "smem", "--table", env={"COLUMNS": "120", "NO_COLOR": "1"}).stdout
+    assert "source column" not in wide and "start_address = 32768 bytes (0x8000)" in wide
+    assert "16-byte alignment: §9.7.16.4.1" in wide
+    idesc = run("idesc", "--kind", "f16", "--m", "128", "--n", "256", "--table", env=env).stdout
+    table = idesc.split("source column")[0].splitlines()[1:]  # below the title
+    assert "source column dropped at 80 columns" in idesc and not any("Table 42" in line for line in table)
