@@ -474,9 +474,11 @@ def zcm(out: Output, skip_span: int, use_span: int, start_count: tuple[int, ...]
 @_mn_options
 @context_options("cta_group", "ws", "sp", "scale_vec", "a_tmem", "arch", "pattern_start", "warp", "alloc_columns", "alloc_base")
 @click.option("-v", "--verbose", is_flag=True, help="Also list the rules not checked because their context was not given.")
+@click.option("--all", "show_all", is_flag=True, help="When several readings are consistent: show each in full (the table "
+                                                      "shows one line per reading, then the best in full).")
 @output_options
 def decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: int | None, mask_n: int | None,
-           context: dict[str, Any], verbose: bool) -> None:
+           context: dict[str, Any], verbose: bool, show_all: bool) -> None:
     """Decode WORD and check it against the PTX tables.
 
     \b
@@ -491,6 +493,8 @@ def decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: in
                             --alloc-columns, --alloc-base add their rules)
       (no --as)             a word below 2**32 is an idesc; a wider word is decoded as
                             both smem and zcm and the consistent ones are shown, fewest findings first
+    On a terminal, several readings are listed one line each, then the best one in full
+    (--all: every reading in full, and the first error of every other one).
 
     \b
     Context: the options of descgen validate (--cta-group, --ws/--no-ws, --sp/--no-sp,
@@ -546,7 +550,7 @@ def decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: in
         _show_one(out, descgen.validate_idesc(word, kind, **args("idesc")), "idesc", verbose, runtime=runtime)
     elif chosen == "idesc":
         reports = {k: descgen.validate_idesc(word, k, **args("idesc")) for k in descgen.KINDS}
-        _show_many(out, word, "kind", reports, "idesc", verbose, full_when_none=False, runtime=runtime)
+        _show_many(out, word, "kind", reports, "idesc", verbose, full_when_none=False, runtime=runtime, show_all=show_all)
     elif chosen == "smem":
         _show_one(out, descgen.validate_smem(word, **args("smem")), "smem", verbose)
     elif chosen == "taddr":
@@ -565,7 +569,7 @@ def decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: in
                 reports["idesc"] = by_kind[kinds[0]]
                 runtime = {**split.as_dict(), "kinds": kinds}
         _show_many(out, word, "descriptor", reports, None, verbose, full_when_none=True,
-                   mask=_mask(word, mask_m, mask_n, report), runtime=runtime)
+                   mask=_mask(word, mask_m, mask_n, report), runtime=runtime, show_all=show_all)
 
 
 def _mask(word: int, m: int | None, n: int | None, report: descgen.Report) -> dict[str, Any] | None:
@@ -618,7 +622,8 @@ def _show_one(out: Output, report: descgen.Report, role: str, verbose: bool, mas
 
 
 def _show_many(out: Output, word: int, label: str, reports: dict[str, descgen.Report], role: str | None, verbose: bool,
-               *, full_when_none: bool, mask: dict[str, Any] | None = None, runtime: dict[str, Any] | None = None) -> None:
+               *, full_when_none: bool, mask: dict[str, Any] | None = None, runtime: dict[str, Any] | None = None,
+               show_all: bool = False) -> None:
     results = {name: r.decoded[role or name] for name, r in reports.items()}
     # Best first: no error, then fewest findings (a zcm word also passes as smem, with a
     # warning on the smem's fixed bits 46-48, so it is listed after zcm).
@@ -630,7 +635,8 @@ def _show_many(out: Output, word: int, label: str, reports: dict[str, descgen.Re
     elif out.table:
         _runtime_note(runtime, "idesc: " if label == "descriptor" else "")
         not_checked = {name: r.not_checked for name, r in reports.items()} if verbose else None
-        _render().decoded_many(word, label, results, consistent, full, mask=mask, not_checked=not_checked)
+        _render().decoded_many(word, label, results, consistent, full, mask=mask, not_checked=not_checked,
+                               show_all=show_all)
     else:
         width = next(iter(results.values())).width
         lines = [f"word={hex_word(word, width)}", f"consistent={','.join(consistent)}"]

@@ -15,8 +15,11 @@ Data goes to stdout, diagnostics to stderr.
 
 from __future__ import annotations
 
+import contextlib
+import io
+import os
 import sys
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import click
 
@@ -43,6 +46,8 @@ __all__ = [
     "plain_finding",
     "plain_mask",
     "plain_not_checked",
+    "paged",
+    "pager_option",
     "role_of",
     "plain_value",
     "unit_word",
@@ -213,6 +218,45 @@ def write_json(obj: Any) -> None:
     import json
 
     click.echo(json.dumps(obj, indent=2))
+
+
+class _TerminalBuffer(io.StringIO):
+    """Collects what a paged command prints; says it is a terminal, so rich and click keep colour."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@contextlib.contextmanager
+def paged(enabled: bool = True) -> Iterator[None]:
+    """Send what the block prints to stdout through a pager, as git does: only when stdout is a
+    terminal, with ``$DESCGEN_PAGER``, else ``$PAGER``, else ``less`` (``LESS=FRX`` unless set:
+    a screenful or less is printed as is); an empty pager or ``cat`` turns it off, and so does
+    ``enabled=False`` (``--no-pager``). click runs the pager (:func:`click.echo_via_pager`)."""
+    command = os.environ.get("DESCGEN_PAGER", os.environ.get("PAGER"))
+    if not enabled or not _isatty(sys.stdout) or (command is not None and command.strip() in ("", "cat")):
+        yield
+        return
+    buffer = _TerminalBuffer()
+    with contextlib.redirect_stdout(buffer):
+        yield
+    saved = {name: os.environ.get(name) for name in ("PAGER", "LESS")}
+    os.environ["PAGER"] = command or "less"
+    os.environ.setdefault("LESS", "FRX")
+    try:
+        click.echo_via_pager(buffer.getvalue().removesuffix("\n"), color=True)
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def pager_option(f: Any) -> Any:
+    """``--no-pager``, for the commands whose output is long (descgen rules, explain)."""
+    return click.option("--no-pager", is_flag=True, help="Print straight to the terminal; by default a long listing "
+                        "goes through $DESCGEN_PAGER, $PAGER or less when stdout is a terminal.")(f)
 
 
 def _isatty(stream: Any) -> bool:

@@ -60,8 +60,13 @@ def decoded(d: descgen.Decoded, *, mask: dict[str, Any] | None = None, not_check
 
 
 def decoded_many(word: int, label: str, results: dict[str, descgen.Decoded], consistent: list[str], full: list[str],
-                 *, mask: dict[str, Any] | None = None, not_checked: dict[str, Any] | None = None) -> None:
-    """One word tried under several layouts (every idesc kind, or smem and zcm)."""
+                 *, mask: dict[str, Any] | None = None, not_checked: dict[str, Any] | None = None,
+                 show_all: bool = False) -> None:
+    """One word tried under several layouts (every idesc kind, or smem and zcm): the short answer
+    first, one line per reading worth showing (its key fields and findings), then the best reading
+    in full; ``show_all`` shows every reading in full and the first error of every other one."""
+    from descgen.scan import _brief  # the key fields of a decoded word, as scan -v lists them
+
     console = _console()
     g = _glyphs(console)
     width = next(iter(results.values())).width
@@ -76,8 +81,17 @@ def decoded_many(word: int, label: str, results: dict[str, descgen.Decoded], con
     else:
         head.append(f"{g['error']} consistent with no {label}", style="bold red")
     console.print(head)
+    if full:
+        readings = Table.grid(padding=(0, 2))
+        readings.add_column(no_wrap=True)
+        readings.add_column(no_wrap=True)
+        readings.add_column()
+        for n in full:
+            d = results[n]
+            readings.add_row(Text(_name(label, n), style="bold"), _count(d.findings), _brief(d))
+        console.print(Padding(readings, (0, 0, 0, 2)))
     others = [n for n in results if n not in full]
-    if others:
+    if others and (show_all or not full):
         t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, title_justify="left",
                   title=f"{'Kinds' if label == 'kind' else 'Descriptors'} it is not consistent with (first error)")
         t.add_column(label)
@@ -90,12 +104,27 @@ def decoded_many(word: int, label: str, results: dict[str, descgen.Decoded], con
                                             style="red"), str(len(d.errors)))
         console.print()
         console.print(t)
+    elif others:
+        console.print(Text(f"not consistent with {', '.join(_name(label, n) for n in others)} "
+                           "(--all: the first error of each)", style="dim"))
     if not consistent and not full and label == "kind":
         console.print(Text("use --kind KIND to see the full decode under one kind", style="dim"))
-    for n in full:
+    shown = full if show_all else full[:1]
+    for n in shown:
         console.print()
         _block(console, results[n], defaults={}, mask=mask if n == "zcm" else None, verb="decoded",
                not_checked=not_checked.get(n) if not_checked is not None else None)
+    if len(full) > len(shown):
+        console.print()
+        console.print(Text(f"the first reading in full; --all shows all {len(full)}", style="dim"))
+
+
+def _count(findings: Any) -> Text:
+    """``no findings``, ``1 warning``, ``2 errors, 1 warning``: a reading's findings, counted."""
+    counts = [(sum(f.severity == s for f in findings), s) for s in ("error", "warning", "info")]
+    words = [f"{n} {'note' if s == 'info' else s}{'s' * (n != 1)}" for n, s in counts if n]
+    style = "red" if counts[0][0] else ("yellow" if counts[1][0] else "green")
+    return Text(", ".join(words) or "no findings", style=style)
 
 
 def _name(label: str, name: str) -> str:

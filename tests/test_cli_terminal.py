@@ -307,3 +307,105 @@ def test_narrow_terminal_gives_way_with_the_source_column_first() -> None:
     idesc = run("idesc", "--kind", "f16", "--m", "128", "--n", "256", "--table", env=env).stdout
     table = idesc.split("source column")[0].splitlines()[1:]  # below the title
     assert "source column dropped at 80 columns" in idesc and not any("Table 42" in line for line in table)
+
+
+# --------------------------------------------------------------------------------------------
+# 3. Short first answers, and a pager for long listings.
+
+_WIDE = {"COLUMNS": "100", "NO_COLOR": "1"}
+
+
+def test_decode_without_kind_is_one_line_per_reading_then_the_best_in_full() -> None:
+    out = run("decode", "0x08400010", "--table", env=_WIDE).stdout
+    lines = out.splitlines()
+    assert lines[0].startswith("0x08400010 as an instruction descriptor") and ".kind::f16, .kind::f8f6f4" in lines[0]
+    assert lines[1].split()[:3] == [".kind::f16", "no", "findings"] and "M 128, N 256, K 16" in lines[1]
+    assert any(line.split()[:3] == [".kind::f8f6f4", "no", "findings"] and "K 32" in line for line in lines)
+    titles = [line for line in lines if " 0x08400010  decoded with " in line]
+    assert titles == ["idesc .kind::f16  0x08400010  decoded with §9.7.16.4.2, Table 42"]
+    assert lines[-1] == "the first reading in full; --all shows all 2"
+    assert "first error" not in out.split("\n\n")[1] and "not consistent with .kind::tf32" in out
+    assert out.count("17-22  n = 256 columns") == 1  # one diagram
+    assert len(lines) < 60
+
+
+def test_decode_all_shows_every_reading_in_full() -> None:
+    out = run("decode", "0x08400010", "--table", "--all", env=_WIDE).stdout
+    titles = [line.split("  decoded")[0] for line in out.splitlines() if " 0x08400010  decoded with " in line]
+    assert titles == ["idesc .kind::f16  0x08400010", "idesc .kind::f8f6f4  0x08400010"]
+    assert "it is not consistent with (first error)" in out and "IDESC-" in out
+    assert out.count("17-22  n = 256 columns") == 2 and "--all shows" not in out
+
+
+def test_decode_64_bit_word_short_answer() -> None:
+    out = run("decode", "0xc000401000010800", "--table", env=_WIDE).stdout
+    lines = out.splitlines()
+    assert lines[1].split()[:3] == ["smem", "no", "findings"] and "start 0x8000, LBO 16, SBO 256, swizzle 32B" in lines[1]
+    assert "not consistent with zcm" in out and out.count("decoded with") == 1
+
+
+def test_decode_piped_is_unchanged_by_the_short_answer() -> None:
+    plain = run("decode", "0x08400010").stdout.splitlines()
+    assert "consistent=f16,f8f6f4" in plain and "f16.n=256" in plain and "f8f6f4.n=256" in plain
+
+
+def _in_a_terminal(args: list[str], env: dict[str, str]) -> tuple[int, str]:
+    """Run ``python -m descgen.cli ARGS`` with stdin and stdout on a pseudo-terminal."""
+    import os
+    import select
+    import subprocess
+    import sys
+
+    master, slave = os.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "descgen.cli", *args], stdin=slave, stdout=slave, stderr=slave,
+                            env={**os.environ, "COLUMNS": "100", **env}, close_fds=True)
+    os.close(slave)
+    out = b""
+    while select.select([master], [], [], 60)[0]:
+        try:
+            chunk = os.read(master, 1 << 16)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(master)
+    return proc.wait(), out.decode("utf-8", "replace")
+
+
+def _capture_pager(path) -> str:
+    import sys
+
+    return f"{sys.executable} -c \"import sys; open({str(path)!r}, 'w').write(sys.stdin.read())\""
+
+
+@pytest.mark.parametrize("variable", ["DESCGEN_PAGER", "PAGER"])
+def test_rules_on_a_terminal_goes_through_the_pager(tmp_path, variable: str) -> None:
+    paged = tmp_path / "paged.txt"
+    env = {variable: _capture_pager(paged)}
+    if variable == "PAGER":
+        env["DESCGEN_PAGER"] = ""  # unset below: DESCGEN_PAGER wins over PAGER only when set
+    code, shown = _in_a_terminal(["rules"], {k: v for k, v in env.items() if v})
+    assert code == 0 and "IDESC-N-SHAPE" not in shown  # the listing went to the pager, not the terminal
+    text = paged.read_text(encoding="utf-8")
+    assert "codes:" in text and "IDESC-N-SHAPE" in text and "\x1b[" in text  # with colour
+
+
+def test_descgen_pager_wins_over_pager(tmp_path) -> None:
+    ours, theirs = tmp_path / "ours.txt", tmp_path / "theirs.txt"
+    code, _ = _in_a_terminal(["explain", "IDESC-N-SHAPE"], {"DESCGEN_PAGER": _capture_pager(ours),
+                                                             "PAGER": _capture_pager(theirs)})
+    assert code == 0 and "IDESC-N-SHAPE" in ours.read_text(encoding="utf-8") and not theirs.exists()
+
+
+@pytest.mark.parametrize("args, env", [(["rules", "--no-pager"], {}), (["rules"], {"DESCGEN_PAGER": "cat"})])
+def test_no_pager(tmp_path, args: list[str], env: dict[str, str]) -> None:
+    paged = tmp_path / "paged.txt"
+    code, shown = _in_a_terminal(args, {"PAGER": _capture_pager(paged), **env})
+    assert code == 0 and "IDESC-N-SHAPE" in shown and not paged.exists()
+
+
+def test_rules_piped_never_pages(tmp_path) -> None:
+    paged = tmp_path / "paged.txt"
+    result = run("rules", env={"DESCGEN_PAGER": _capture_pager(paged)})
+    assert "IDESC-N-SHAPE error idesc" in result.stdout and not paged.exists()
