@@ -32,6 +32,9 @@ from .output import (
 from .context import APPLIES, check_applies, context_options
 from .params import TILE, UINT, WORD, KindType, LazyChoice, UIntList, descriptor_names
 
+# Encoder fields: the CLI checks the name (exit 2, completion); the library reads it case-insensitively.
+FieldChoice = functools.partial(LazyChoice, as_typed=True)
+
 __all__ = ["cli", "main"]
 
 EPILOG = """\b
@@ -58,7 +61,10 @@ Data goes to stdout, diagnostics to stderr.
 
 \b
 Integers (words, addresses, sizes, counts): decimal, 0x hex or 0b binary, '_' separators
-allowed (0x0840_0010). Negative numbers and numbers over 64 bits are usage errors.
+and C suffixes u, l, ul, ull (any case) allowed (0x0840_0010, 0x08400010u). A word pasted as
+hex without 0x: 08400a10 or c000401000010800 (not decimal) is read as hex, and a decimal that
+looks like hex (08400010: a leading zero, or 8 or 16 digits) as decimal, each with a note on
+stderr. Negative numbers and numbers over 64 bits are usage errors.
 
 \b
 Exit status:
@@ -256,13 +262,13 @@ _TYPE_HELP = "Default: the kind's ({})."
 @click.option("--kind", required=True, type=KindType(), help="MMA kind (kind::f16 and .kind::f16 accepted).")
 @click.option("--m", "m", required=True, type=UINT, metavar="M", help="M: rows of A and D (the pair's M for cta_group::2).")
 @click.option("--n", "n", required=True, type=UINT, metavar="N", help="N: columns of B and D.")
-@click.option("--atype", type=LazyChoice(lambda: descgen.type_names("atype")),
+@click.option("--atype", type=FieldChoice(lambda: descgen.type_names("atype")),
               help="A element type. " + _TYPE_HELP.format("f16: f16, tf32: tf32, f8f6f4/mxf8f6f4: e4m3, i8: s8, mxf4*: e2m1"))
-@click.option("--btype", type=LazyChoice(lambda: descgen.type_names("btype")), help="B element type. Default: the kind's (as for --atype).")
-@click.option("--dtype", type=LazyChoice(lambda: descgen.type_names("dtype")),
+@click.option("--btype", type=FieldChoice(lambda: descgen.type_names("btype")), help="B element type. Default: the kind's (as for --atype).")
+@click.option("--dtype", type=FieldChoice(lambda: descgen.type_names("dtype")),
               help="D type. " + _TYPE_HELP.format("f32; s32 for i8; block-scaled kinds: f32 only"))
-@click.option("--a-major", type=LazyChoice(lambda: descgen.MAJORS), default="k", show_default=True, help="A major-ness (mn = transpose A).")
-@click.option("--b-major", type=LazyChoice(lambda: descgen.MAJORS), default="k", show_default=True, help="B major-ness (mn = transpose B).")
+@click.option("--a-major", type=FieldChoice(lambda: descgen.MAJORS), default="k", show_default=True, help="A major-ness (mn = transpose A).")
+@click.option("--b-major", type=FieldChoice(lambda: descgen.MAJORS), default="k", show_default=True, help="B major-ness (mn = transpose B).")
 @click.option("--negate-a", is_flag=True, help="Negate A (not for i8).")
 @click.option("--negate-b", is_flag=True, help="Negate B (not for i8).")
 @click.option("--saturate", is_flag=True, help="Saturate (i8 only).")
@@ -270,7 +276,7 @@ _TYPE_HELP = "Default: the kind's ({})."
 @click.option("--sparsity-selector", type=UINT, default=0, show_default=True, metavar="N", help="Sparsity selector 0-3 (Table 42 kinds).")
 @click.option("--max-shift", type=LazyChoice(lambda: tuple(map(str, descgen.type_names("max_shift"))), cast=int), default="0", show_default=True,
               help=".ws B-reuse maximum shift (Table 42 kinds).")
-@click.option("--scale-type", type=LazyChoice(lambda: descgen.type_names("scale_type")),
+@click.option("--scale-type", type=FieldChoice(lambda: descgen.type_names("scale_type")),
               help="Scale factor type (mx kinds). " + _TYPE_HELP.format("ue8m0; ue4m3 for mxf4nvf4"))
 @click.option("--a-sf-id", type=UINT, default=0, show_default=True, metavar="N", help="Scale factor A ID 0-3 (mx kinds).")
 @click.option("--b-sf-id", type=UINT, default=0, show_default=True, metavar="N", help="Scale factor B ID 0-3 (mx kinds).")
@@ -336,7 +342,7 @@ _TILE_ONLY = ("dtype", "major", "atom_order", "kind")
 @click.option("--sbo", type=UINT, metavar="BYTES", help="Stride dimension byte offset. Computed with --tile.")
 @click.option("--base-offset", type=UINT, metavar="N", help="Matrix base offset 0-7 (Table 41). Default 0; with --tile "
               "it comes from --pattern-start.")
-@click.option("--lbo-mode", type=LazyChoice(lambda: descgen.LBO_MODES), help="Leading dimension stride mode. Default relative.")
+@click.option("--lbo-mode", type=FieldChoice(lambda: descgen.LBO_MODES), help="Leading dimension stride mode. Default relative.")
 @click.option("--tile", type=TILE, help="Derive LBO, SBO and the base offset from a tile of MN x K elements "
               "(with --dtype and --major); prints the reasoning.")
 @click.option("--dtype", type=DTYPE, help="With --tile: A/B element type.")
@@ -468,9 +474,11 @@ def zcm(out: Output, skip_span: int, use_span: int, start_count: tuple[int, ...]
 @_mn_options
 @context_options("cta_group", "ws", "sp", "scale_vec", "a_tmem", "arch", "pattern_start", "warp", "alloc_columns", "alloc_base")
 @click.option("-v", "--verbose", is_flag=True, help="Also list the rules not checked because their context was not given.")
+@click.option("--all", "show_all", is_flag=True, help="When several readings are consistent: show each in full (the table "
+                                                      "shows one line per reading, then the best in full).")
 @output_options
 def decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: int | None, mask_n: int | None,
-           context: dict[str, Any], verbose: bool) -> None:
+           context: dict[str, Any], verbose: bool, show_all: bool) -> None:
     """Decode WORD and check it against the PTX tables.
 
     \b
@@ -485,6 +493,8 @@ def decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: in
                             --alloc-columns, --alloc-base add their rules)
       (no --as)             a word below 2**32 is an idesc; a wider word is decoded as
                             both smem and zcm and the consistent ones are shown, fewest findings first
+    On a terminal, several readings are listed one line each, then the best one in full
+    (--all: every reading in full, and the first error of every other one).
 
     \b
     Context: the options of descgen validate (--cta-group, --ws/--no-ws, --sp/--no-sp,
@@ -541,7 +551,7 @@ def decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: in
             _show_one(out, first.report, "idesc", verbose, runtime=runtime)
         else:
             reports = {k: by_name[k].report for k in descgen.KINDS}
-            _show_many(out, word, "kind", reports, "idesc", verbose, full_when_none=False, runtime=runtime)
+            _show_many(out, word, "kind", reports, "idesc", verbose, full_when_none=False, runtime=runtime, show_all=show_all)
     elif chosen in ("smem", "taddr"):
         _show_one(out, found.best.report, chosen, verbose)
     elif chosen == "zcm":
@@ -555,7 +565,7 @@ def decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: in
             reports["idesc"] = first_idesc.report
             runtime = {**first_idesc.runtime.as_dict(), "kinds": kinds} if first_idesc.runtime else None
         _show_many(out, word, "descriptor", reports, None, verbose, full_when_none=True,
-                   mask=_mask(word, mask_m, mask_n, reports["zcm"]), runtime=runtime)
+                   mask=_mask(word, mask_m, mask_n, reports["zcm"]), runtime=runtime, show_all=show_all)
 
 
 def _mask(word: int, m: int | None, n: int | None, report: descgen.Report) -> dict[str, Any] | None:
@@ -608,7 +618,8 @@ def _show_one(out: Output, report: descgen.Report, role: str, verbose: bool, mas
 
 
 def _show_many(out: Output, word: int, label: str, reports: dict[str, descgen.Report], role: str | None, verbose: bool,
-               *, full_when_none: bool, mask: dict[str, Any] | None = None, runtime: dict[str, Any] | None = None) -> None:
+               *, full_when_none: bool, mask: dict[str, Any] | None = None, runtime: dict[str, Any] | None = None,
+               show_all: bool = False) -> None:
     results = {name: r.decoded[role or name] for name, r in reports.items()}
     # Best first: no error, then fewest findings (a zcm word also passes as smem, with a
     # warning on the smem's fixed bits 46-48, so it is listed after zcm).
@@ -620,7 +631,8 @@ def _show_many(out: Output, word: int, label: str, reports: dict[str, descgen.Re
     elif out.table:
         _runtime_note(runtime, "idesc: " if label == "descriptor" else "")
         not_checked = {name: r.not_checked for name, r in reports.items()} if verbose else None
-        _render().decoded_many(word, label, results, consistent, full, mask=mask, not_checked=not_checked)
+        _render().decoded_many(word, label, results, consistent, full, mask=mask, not_checked=not_checked,
+                               show_all=show_all)
     else:
         width = next(iter(results.values())).width
         lines = [f"word={hex_word(word, width)}", f"consistent={','.join(consistent)}"]

@@ -13,14 +13,14 @@ import click
 import descgen
 
 from .app import output_options
-from .output import EXIT_RULE, Output, plain_value
-from .params import KindType, LazyChoice, WORD, descriptor_names
+from .output import EXIT_RULE, Output, plain_value, unit_word
+from .params import WORD, KindType, LazyChoice, descriptor_names
 
 __all__ = ["diff", "plain_diff"]
 
 
 def _value(value: Any, unit: str) -> str:
-    return plain_value(value) + (f" {unit}" if unit and value is not None else "")
+    return plain_value(value) + (f" {unit_word(value, unit)}" if unit and value is not None else "")
 
 
 def plain_diff(d: Any, show_all: bool) -> list[str]:

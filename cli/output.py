@@ -15,13 +15,16 @@ Data goes to stdout, diagnostics to stderr.
 
 from __future__ import annotations
 
+import contextlib
+import io
+import os
 import sys
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import click
 
 import descgen
-from descgen.engine import hex_bits, hex_word  # re-exported: how every word and mask is written
+from descgen.engine import hex_bits, hex_word, unit_word  # re-exported: how every word, mask and unit is written
 from descgen.zcm import binary_runs, mask_info  # re-exported: the mask's JSON form
 from descgen.report import ROLES, role_of  # re-exported: the words of one instruction (descgen check)
 
@@ -43,8 +46,11 @@ __all__ = [
     "plain_finding",
     "plain_mask",
     "plain_not_checked",
+    "paged",
+    "pager_option",
     "role_of",
     "plain_value",
+    "unit_word",
     "write_json",
 ]
 
@@ -184,12 +190,18 @@ class Output:
             click.echo(line)
 
     def fail(self, error: BaseException) -> int:
-        """Report a library error: one paragraph on stderr (and the JSON envelope on stdout
-        with ``--json``). Returns the exit status."""
+        """Report a library error on stderr: on a terminal (table mode) as the finding blocks
+        ``validate`` prints, else one paragraph (and the JSON envelope on stdout with ``--json``).
+        Returns the exit status."""
         findings = getattr(error, "findings", ())
         if self.json:
             self.emit_json(error=error_dict(error, findings))
-        click.echo(f"Error: {error}", err=True)
+        if self.table and findings:
+            from .render import error_block
+
+            error_block(error)
+        else:
+            click.echo(f"Error: {error}", err=True)
         return exit_code_for(error)
 
 
@@ -206,6 +218,45 @@ def write_json(obj: Any) -> None:
     import json
 
     click.echo(json.dumps(obj, indent=2))
+
+
+class _TerminalBuffer(io.StringIO):
+    """Collects what a paged command prints; says it is a terminal, so rich and click keep colour."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@contextlib.contextmanager
+def paged(enabled: bool = True) -> Iterator[None]:
+    """Send what the block prints to stdout through a pager, as git does: only when stdout is a
+    terminal, with ``$DESCGEN_PAGER``, else ``$PAGER``, else ``less`` (``LESS=FRX`` unless set:
+    a screenful or less is printed as is); an empty pager or ``cat`` turns it off, and so does
+    ``enabled=False`` (``--no-pager``). click runs the pager (:func:`click.echo_via_pager`)."""
+    command = os.environ.get("DESCGEN_PAGER", os.environ.get("PAGER"))
+    if not enabled or not _isatty(sys.stdout) or (command is not None and command.strip() in ("", "cat")):
+        yield
+        return
+    buffer = _TerminalBuffer()
+    with contextlib.redirect_stdout(buffer):
+        yield
+    saved = {name: os.environ.get(name) for name in ("PAGER", "LESS")}
+    os.environ["PAGER"] = command or "less"
+    os.environ.setdefault("LESS", "FRX")
+    try:
+        click.echo_via_pager(buffer.getvalue().removesuffix("\n"), color=True)
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def pager_option(f: Any) -> Any:
+    """``--no-pager``, for the commands whose output is long (descgen rules, explain)."""
+    return click.option("--no-pager", is_flag=True, help="Print straight to the terminal; by default a long listing "
+                        "goes through $DESCGEN_PAGER, $PAGER or less when stdout is a terminal.")(f)
 
 
 def _isatty(stream: Any) -> bool:

@@ -18,7 +18,11 @@ from descgen.context import normalize_arch, normalize_scale_vec
 __all__ = ["UInt", "UIntList", "LazyChoice", "KindType", "TileShape", "ScaleVecType", "ArchType", "UINT", "WORD", "TILE"]
 
 _DIGITS = {"0x": ("0123456789abcdef", 16, "hex"), "0b": ("01", 2, "binary")}
-_FORMATS = "decimal, 0x hex or 0b binary, '_' separators allowed"
+_FORMATS = "decimal, 0x hex or 0b binary, '_' separators and C suffixes u, l, ul, ull allowed"
+#: C integer suffixes, as descgen's own --format c/cpp writes them (0x08400010u, 0x...ull): any case.
+_C_SUFFIX = re.compile(r"(?<=[0-9a-f_])(?:u(?:ll|l)?|(?:ll|l)u?)$")
+#: Digit counts of a 32- or 64-bit word printed as hex without 0x (printf("%08x"), a debugger).
+_HEX_WORD_DIGITS = (8, 16)
 
 
 def descriptor_names() -> tuple[str, ...]:
@@ -28,41 +32,57 @@ def descriptor_names() -> tuple[str, ...]:
     return DESCRIPTORS
 
 
-def parse_uint(text: str) -> int:
-    """Parse ``1234``, ``0x4d2``, ``0b1101_0010``, ``0x0840_0010``; raise ValueError otherwise.
+def parse_uint(text: str, *, words: bool = False) -> tuple[int, str | None]:
+    """Parse ``1234``, ``0x4d2``, ``0b1101_0010``, ``0x0840_0010``, ``0x08400010u``; return
+    ``(value, note)`` or raise ValueError with the reason (negative numbers say so).
 
-    Negative numbers raise ValueError with a message that says so.
+    With ``words`` (a descriptor word, likely pasted), a decimal that looks like hex copied
+    without ``0x`` (a leading zero, or exactly 8 or 16 digits) is read as decimal with a note
+    asking whether ``0x`` was meant, and hex digits that are not a decimal (``08400a10``) are
+    read as hex with a note saying so. ``note`` is None otherwise.
     """
-    s = text.strip().lower()
-    if s.startswith(("-", "+")):
-        if s.startswith("-") and _is_number(s[1:]):
-            raise ValueError(f"{text.strip()!r} is negative; descriptor values are unsigned")
-        raise ValueError(f"{text.strip()!r} is not an unsigned integer ({_FORMATS})")
-    if not _is_number(s):
-        raise ValueError(f"{text.strip()!r} is not an integer ({_FORMATS})")
-    _, base, _ = _DIGITS.get(s[:2], ("0123456789", 10, "decimal"))
-    return int((s[2:] if base != 10 else s).replace("_", ""), base)
-
-
-def _is_number(s: str) -> bool:
-    digits, base, _ = _DIGITS.get(s[:2], ("0123456789", 10, "decimal"))
-    body = s[2:] if base != 10 else s
-    stripped = body.replace("_", "")
-    return bool(stripped) and all(c in digits for c in stripped)
+    shown = text.strip()
+    s = _C_SUFFIX.sub("", shown.lower())
+    sign = s[:1] if s[:1] in "-+" else ""
+    body = s[len(sign):]
+    prefix = body[:2] if body[:2] in _DIGITS else ""
+    digits, base, _ = _DIGITS.get(prefix, ("0123456789", 10, "decimal"))
+    stripped = body[len(prefix):].replace("_", "")
+    hex_only = not prefix and bool(stripped) and all(c in _DIGITS["0x"][0] for c in stripped)
+    number = bool(stripped) and all(c in digits for c in stripped)
+    if sign:
+        if sign == "-" and (number or hex_only):
+            raise ValueError(f"{shown!r} is negative; descriptor values are unsigned")
+        raise ValueError(f"{shown!r} is not an unsigned integer ({_FORMATS})")
+    if not number:
+        if not hex_only:
+            raise ValueError(f"{shown!r} is not an integer ({_FORMATS})")
+        if not words:
+            raise ValueError(f"{shown!r} is not an integer ({_FORMATS}); did you mean 0x{stripped}?")
+        value = int(stripped, 16)
+        return value, f"{shown!r} is not a decimal number: read as hex 0x{stripped}"
+    value = int(stripped, base)
+    if words and base == 10 and ((len(stripped) > 1 and stripped[0] == "0") or len(stripped) in _HEX_WORD_DIGITS):
+        return value, f"{shown!r} read as decimal {value} ({value:#x}); did you mean 0x{stripped}?"
+    return value, None
 
 
 class UInt(click.ParamType):
-    """An unsigned integer of at most ``bits`` bits, in decimal, ``0x`` hex or ``0b`` binary.
+    """An unsigned integer of at most ``bits`` bits, in decimal, ``0x`` hex or ``0b`` binary, with
+    an optional C suffix (``u``, ``l``, ``ul``, ``ull``...).
 
     Non-numbers, negative numbers and numbers wider than ``bits`` are usage errors (exit 2).
-    Whether the value is legal for its descriptor field is the library's call (exit 1).
+    Whether the value is legal for its descriptor field is the library's call (exit 1). With
+    ``words`` (descriptor words, often pasted), hex without ``0x`` is read as :func:`parse_uint`
+    says, with a note on stderr.
     """
 
     name = "integer"
 
-    def __init__(self, bits: int = 64, metavar: str = "INT") -> None:
+    def __init__(self, bits: int = 64, metavar: str = "INT", *, words: bool = False) -> None:
         self.bits = bits
         self.metavar = metavar
+        self.words = words
 
     def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:  # click 8.1 has no ctx
         return self.metavar
@@ -76,9 +96,11 @@ class UInt(click.ParamType):
                 self.fail(f"{number} is negative; descriptor values are unsigned", param, ctx)
         else:
             try:
-                number = parse_uint(str(value))
+                number, note = parse_uint(str(value), words=self.words)
             except ValueError as e:
                 self.fail(str(e), param, ctx)
+            if note:
+                click.echo(f"note: {note}", err=True)
         if number.bit_length() > self.bits:
             self.fail(
                 f"{str(value).strip()} has {number.bit_length()} bits; at most {self.bits} fit in a descriptor word",
@@ -120,14 +142,18 @@ class LazyChoice(click.ParamType):
 
     ``choices`` is a callable returning the canonical spellings (e.g. ``descgen.type_names``);
     the value returned is the canonical spelling (``128b`` -> ``128B``), passed through ``cast``.
+    With ``as_typed`` (an encoder's field, whose names the library itself reads case-insensitively)
+    the value is checked but returned as typed: the library is the one place that spells it.
     """
 
     name = "choice"
 
-    def __init__(self, choices: Callable[[], Iterable[str]] | Iterable[str], cast: Callable[[str], Any] = str) -> None:
+    def __init__(self, choices: Callable[[], Iterable[str]] | Iterable[str], cast: Callable[[str], Any] = str,
+                 *, as_typed: bool = False) -> None:
         self._source = choices
         self._choices: tuple[str, ...] | None = None
         self.cast = cast
+        self.as_typed = as_typed
 
     @property
     def choices(self) -> tuple[str, ...]:
@@ -146,7 +172,7 @@ class LazyChoice(click.ParamType):
         hit = folded.get(value.strip().lower())
         if hit is None:
             self.fail(f"{value!r} is not one of {', '.join(self.choices)}", param, ctx)
-        return self.cast(hit)
+        return self.cast(value.strip() if self.as_typed else hit)
 
     def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
         from click.shell_completion import CompletionItem
@@ -170,7 +196,7 @@ class KindType(LazyChoice):
                       "(optionally spelled kind::f16 or .kind::f16)", param, ctx)
 
 
-_NUMBER = r"(0[xX][0-9a-fA-F_]+|0[bB][01_]+|[0-9_]+)"
+_NUMBER = r"(0[xX][0-9a-fA-F_]+|0[bB][01_]+|[0-9_]+)"  # no C suffix: 128ux64 is not a tile
 _TILE = rf"^\s*{_NUMBER}\s*[xX]\s*{_NUMBER}\s*$"  # compiled (and cached by re) on first use
 
 
@@ -198,7 +224,7 @@ class TileShape(click.ParamType):
 #: Any unsigned integer up to 64 bits (addresses, sizes, counts).
 UINT = UInt(64, "INT")
 #: A descriptor word (up to 64 bits).
-WORD = UInt(64, "WORD")
+WORD = UInt(64, "WORD", words=True)
 
 
 class ScaleVecType(LazyChoice):

@@ -14,6 +14,7 @@ from typing import Any
 from bitstring import Bits
 from rich import box
 from rich.console import Console, Group
+from rich.measure import Measurement
 from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
@@ -21,10 +22,10 @@ from rich.text import Text
 import descgen
 from descgen.loader import layout as _layout
 
-from .output import hex_bits, hex_word, plain_value
+from .output import hex_bits, hex_word, plain_value, unit_word
 
 __all__ = ["encoded", "decoded", "decoded_many", "validated", "checked", "explained", "rules_table", "bit_diagram",
-           "field_styles", "findings_text", "not_checked_view"]
+           "field_styles", "findings_text", "not_checked_view", "error_block"]
 
 #: Colours cycled over the value fields (red and yellow are kept for findings).
 PALETTE = ("cyan", "magenta", "green", "blue", "bright_cyan", "bright_magenta", "bright_green", "bright_blue")
@@ -59,8 +60,13 @@ def decoded(d: descgen.Decoded, *, mask: dict[str, Any] | None = None, not_check
 
 
 def decoded_many(word: int, label: str, results: dict[str, descgen.Decoded], consistent: list[str], full: list[str],
-                 *, mask: dict[str, Any] | None = None, not_checked: dict[str, Any] | None = None) -> None:
-    """One word tried under several layouts (every idesc kind, or smem and zcm)."""
+                 *, mask: dict[str, Any] | None = None, not_checked: dict[str, Any] | None = None,
+                 show_all: bool = False) -> None:
+    """One word tried under several layouts (every idesc kind, or smem and zcm): the short answer
+    first, one line per reading worth showing (its key fields and findings), then the best reading
+    in full; ``show_all`` shows every reading in full and the first error of every other one."""
+    from descgen.identify import key_fields  # the key fields of a decoded word, as scan -v lists them
+
     console = _console()
     g = _glyphs(console)
     width = next(iter(results.values())).width
@@ -75,8 +81,17 @@ def decoded_many(word: int, label: str, results: dict[str, descgen.Decoded], con
     else:
         head.append(f"{g['error']} consistent with no {label}", style="bold red")
     console.print(head)
+    if full:
+        readings = Table.grid(padding=(0, 2))
+        readings.add_column(no_wrap=True)
+        readings.add_column(no_wrap=True)
+        readings.add_column()
+        for n in full:
+            d = results[n]
+            readings.add_row(Text(_name(label, n), style="bold"), _count(d.findings), key_fields(d))
+        console.print(Padding(readings, (0, 0, 0, 2)))
     others = [n for n in results if n not in full]
-    if others:
+    if others and (show_all or not full):
         t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, title_justify="left",
                   title=f"{'Kinds' if label == 'kind' else 'Descriptors'} it is not consistent with (first error)")
         t.add_column(label)
@@ -89,12 +104,27 @@ def decoded_many(word: int, label: str, results: dict[str, descgen.Decoded], con
                                             style="red"), str(len(d.errors)))
         console.print()
         console.print(t)
+    elif others:
+        console.print(Text(f"not consistent with {', '.join(_name(label, n) for n in others)} "
+                           "(--all: the first error of each)", style="dim"))
     if not consistent and not full and label == "kind":
         console.print(Text("use --kind KIND to see the full decode under one kind", style="dim"))
-    for n in full:
+    shown = full if show_all else full[:1]
+    for n in shown:
         console.print()
         _block(console, results[n], defaults={}, mask=mask if n == "zcm" else None, verb="decoded",
                not_checked=not_checked.get(n) if not_checked is not None else None)
+    if len(full) > len(shown):
+        console.print()
+        console.print(Text(f"the first reading in full; --all shows all {len(full)}", style="dim"))
+
+
+def _count(findings: Any) -> Text:
+    """``no findings``, ``1 warning``, ``2 errors, 1 warning``: a reading's findings, counted."""
+    counts = [(sum(f.severity == s for f in findings), s) for s in ("error", "warning", "info")]
+    words = [f"{n} {'note' if s == 'info' else s}{'s' * (n != 1)}" for n, s in counts if n]
+    style = "red" if counts[0][0] else ("yellow" if counts[1][0] else "green")
+    return Text(", ".join(words) or "no findings", style=style)
 
 
 def _name(label: str, name: str) -> str:
@@ -110,7 +140,11 @@ def _block(console: Console, d: descgen.Decoded, *, defaults: dict[str, Any], ma
     styles = field_styles(d)
     lay = _layout(d.layout)
     console.print(_title(d, f"{verb} with {lay.source.replace('PTX ISA 9.1 ', '')}"))
-    console.print(fields_table(d, styles, defaults))
+    table, source = fields_table(d, styles, defaults, console)
+    console.print(table)
+    if source != "full":
+        console.print(Text(f"source column {source} at {console.width} columns: --json or a wider terminal shows it",
+                           style="dim"))
     derived = derived_line(d, defaults)
     if derived is not None:
         console.print(derived)
@@ -159,17 +193,36 @@ def field_styles(d: descgen.Decoded) -> dict[str, str]:
     return styles
 
 
-def fields_table(d: descgen.Decoded, styles: dict[str, str], defaults: dict[str, Any]) -> Table:
-    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-    t.add_column("bits", justify="right", no_wrap=True)
-    t.add_column("field", no_wrap=True)
-    t.add_column("raw", justify="right", no_wrap=True)
-    t.add_column("value", no_wrap=True)
-    t.add_column("unit", no_wrap=True)
-    t.add_column("source", style="dim")
-    for f in d.fields:
-        t.add_row(f.bits, Text(f.name, style=styles[f.name]), _raw(f), _value(f, defaults), f.unit, f.source)
-    return t
+#: The least room the PTX source column gets: full citations from 40 columns (wrapped), their
+#: first clause (``Table 40, bits 0-13``) from 20; below that the column is dropped.
+_SOURCE_ROOM = {"full": 40, "abbreviated": 20}
+
+
+def fields_table(d: descgen.Decoded, styles: dict[str, str], defaults: dict[str, Any],
+                 console: Console | None = None) -> tuple[Table, str]:
+    """The field table, and how its PTX source column fits ``console``: ``full``, ``abbreviated``
+    (each citation's first clause) or ``dropped``. The values are never cut: the source column
+    gives way first."""
+    def table(source: str) -> Table:
+        t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+        t.add_column("bits", justify="right", no_wrap=True)
+        t.add_column("field", no_wrap=True)
+        t.add_column("raw", justify="right", no_wrap=True)
+        t.add_column("value", no_wrap=True)
+        t.add_column("unit", no_wrap=True)
+        if source != "dropped":
+            t.add_column("source", style="dim")
+        for f in d.fields:
+            cite = {"full": [f.source], "abbreviated": [f.source.split(";")[0]], "dropped": []}[source]
+            t.add_row(f.bits, Text(f.name, style=styles[f.name]), _raw(f), _value(f, defaults),
+                      unit_word(f.value, f.unit), *cite)
+        return t
+
+    if console is None:
+        return table("full"), "full"
+    room = console.width - Measurement.get(console, console.options.update_width(10_000), table("dropped")).maximum - 2
+    source = next((mode for mode, least in _SOURCE_ROOM.items() if room >= least), "dropped")
+    return table(source), source
 
 
 def _raw(f: descgen.DecodedField) -> str:
@@ -199,7 +252,7 @@ def derived_line(d: descgen.Decoded, defaults: dict[str, Any]) -> Text | None:
     parts = []
     for name, value, unit in d.derived:
         shown = "K" if name == "k" else name
-        suffix = f" {unit}" if unit else (" (implied by the kind; not in the word)" if name != "k" else "")
+        suffix = f" {unit_word(value, unit)}" if unit else (" (implied by the kind; not in the word)" if name != "k" else "")
         parts.append(f"{shown} = {plain_value(value)}{suffix}")
     if parts:
         text.append("derived: ", style="bold")
@@ -235,6 +288,18 @@ def findings_text(findings: Any, g: dict[str, str], *, indent: int = 0,
         body.add_row("source:", Text(f.source, style="dim"))
         parts += [head, Padding(body, (0, 0, 0, indent + 4))]
     return Group(*parts)
+
+
+def error_block(error: descgen.DescgenError) -> None:
+    """A library error on a terminal, on stderr: what refused the value, then each finding as
+    ``validate`` shows it (rule, allowed, source)."""
+    console = Console(stderr=True, highlight=False)
+    shown = [f for f in error.findings if f.severity == "error"] or list(error.findings)
+    head = Text("Error: ", style="bold red")
+    head.append(f"{error.context}: " if error.context else "")
+    head.append(f"{len(shown)} problem{'s' * (len(shown) != 1)}", style="bold")
+    console.print(head)
+    console.print(findings_text(shown, _glyphs(console), indent=2))
 
 
 def _show(value: Any) -> str:
@@ -298,9 +363,9 @@ def _half(segs: list[tuple[Any, int, int, str]], styles: dict[str, str], finding
     label_col = end + 2
     room = max_width - label_col - 1
     labels = []
-    for f, s_hi, s_lo, _ in segs:  # the value too, where it fits the console
-        label = _label(f, s_hi, s_lo, True)
-        labels.append(label if len(label) <= room else _label(f, s_hi, s_lo, False))
+    for f, s_hi, s_lo, _ in segs:  # the longest label that fits the console: the value is dropped last
+        forms = _labels(f, s_hi, s_lo)
+        labels.append(next((label for label in forms if len(label) <= room), forms[-1]))
 
     out = [header, row]
     for i in reversed(range(len(segs))):  # the LSB field's leader first: no crossings
@@ -322,17 +387,21 @@ def _half(segs: list[tuple[Any, int, int, str]], styles: dict[str, str], finding
     return out
 
 
-def _label(f: descgen.DecodedField, s_hi: int, s_lo: int, with_value: bool) -> str:
+def _labels(f: descgen.DecodedField, s_hi: int, s_lo: int) -> list[str]:
+    """A field's diagram label, longest first: bits, name and value with its unit and hex
+    (``0-13  start_address = 32768 bytes (0x8000)``), then without the hex, then without the
+    unit, then the bits and name alone."""
     bits = str(s_lo) if s_hi == s_lo else f"{s_lo}-{s_hi}"
     part = "" if (s_hi, s_lo) == (f.hi, f.lo) else " (part)"
-    text = f"{bits:>5}  {f.name}{part}"
-    if with_value:
-        value = f.value if f.value is not None else f"? raw {f.raw}"
-        unit = f" {f.unit}" if f.unit and f.value is not None else ""
-        if f.unit == "bytes" and isinstance(f.value, int) and f.value >= 1024:
-            unit += f" ({f.value:#x})"
-        text += f" = {plain_value(value)}{unit}"
-    return text
+    name = f"{bits:>5}  {f.name}{part}"
+    if f.value is None:
+        return [f"{name} = ? raw {f.raw}", name]
+    value = f"{name} = {plain_value(f.value)}"
+    unit = f" {unit_word(f.value, f.unit)}" if f.unit else ""
+    forms = [value + unit, value, name]
+    if f.unit == "bytes" and isinstance(f.value, int) and f.value >= 1024:
+        forms.insert(0, f"{value}{unit} ({f.value:#x})")
+    return forms
 
 
 # --------------------------------------------------------------------------------------------

@@ -62,6 +62,9 @@ def scan(out: Output, file: str, arch: str | None, verbose: bool, exit_zero: boo
                 text = fh.read()
         except OSError as e:
             raise click.UsageError(f"cannot read {file}: {e.strerror or e}") from None
+    why = _not_ptx(text)
+    if why:
+        click.echo(f"warning: {name}: not a PTX file: {why}", err=True)
     result = scan_ptx(text, filename=name, arch=arch)
     if out.json:
         out.emit_json(result=result.as_dict())
@@ -85,6 +88,19 @@ def scan(out: Output, file: str, arch: str | None, verbose: bool, exit_zero: boo
     click.echo(result.summary(), err=True)
     if not result.ok and not exit_zero:
         click.get_current_context().exit(EXIT_RULE)
+
+
+def _not_ptx(text: str) -> str | None:
+    """Why ``text`` is not a PTX file (every PTX module opens with a .version directive), or None."""
+    import re
+
+    if not text.strip():
+        return "the file is empty"
+    if "\x00" in text or "\ufffd" in text:
+        return "the file is binary"
+    if re.search(r"^\s*\.version\b", text, flags=re.M) is None:
+        return "no .version directive"
+    return None
 
 
 def _before(by_line: dict[int, list[Any]], shown: set[int], line: int | None) -> list[Any]:

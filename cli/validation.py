@@ -17,8 +17,8 @@ from descgen.examples import example, rules_markdown
 
 from .app import _render, output_options
 from .context import APPLIES, check_applies, context_options
-from .output import EXIT_RULE, ROLES, Output, hex_word, plain_finding, plain_not_checked, role_of
-from .params import KindType, LazyChoice, UINT, WORD, descriptor_names
+from .output import EXIT_RULE, ROLES, Output, hex_word, paged, pager_option, plain_finding, plain_not_checked, role_of
+from .params import UINT, WORD, KindType, LazyChoice, descriptor_names
 
 __all__ = ["validate", "check", "explain", "rules", "verbose_options"]
 
@@ -207,8 +207,9 @@ def check(out: Output, idesc_word: int, kind: str, a_word: int | None, b_word: i
 
 @click.command(short_help="Explain a finding code: the rule, its source, a legal and an illegal example.")
 @click.argument("code")
+@pager_option
 @output_options
-def explain(out: Output, code: str) -> None:
+def explain(out: Output, code: str, no_pager: bool) -> None:
     """Explain CODE (case-insensitive): severity, what it applies to, the fields and context it
     reads, the rule and its PTX source.
 
@@ -230,12 +231,13 @@ def explain(out: Output, code: str) -> None:
         hint = f"; did you mean {', '.join(close)}?" if close else "; descgen rules lists every code"
         raise click.UsageError(f"unknown code {code.strip()!r}{hint}")
     info = explain_info(key)
-    if out.json:
-        out.emit_json(result=info)
-    elif out.table:
-        _render().explained(info)
-    else:
-        out.lines(_plain_explain(info))
+    with paged(not no_pager):
+        if out.json:
+            out.emit_json(result=info)
+        elif out.table:
+            _render().explained(info)
+        else:
+            out.lines(_plain_explain(info))
 
 
 def _origins() -> tuple[tuple[str, dict[str, Any]], ...]:
@@ -316,8 +318,9 @@ def _plain_explain(info: dict[str, Any]) -> list[str]:
                    "emit: descgen.emit's usage errors; batch: bad batch requests; context: bad context values; "
                    "tables: a malformed tables/ file).")
 @click.option("--markdown", is_flag=True, help="Print the rules page (docs/rules.md) as Markdown, verbatim.")
+@pager_option
 @output_options
-def rules(out: Output, applies: str | None, markdown: bool) -> None:
+def rules(out: Output, applies: str | None, markdown: bool, no_pager: bool) -> None:
     """List every code: the catalog's rules (between fields, words and the instruction), each
     field's own checks, the tile model's codes (descgen layout, smem --tile), then the usage errors (a call wrong in itself: raised, never found in a
     word), with severity, what it applies to, the context it needs, the rule and its source.
@@ -333,16 +336,17 @@ def rules(out: Output, applies: str | None, markdown: bool) -> None:
     if markdown and applies:
         raise click.UsageError("--markdown prints the whole rules page; it does not combine with --applies")
     out.input = {"applies": applies, "markdown": markdown}
-    if markdown:
-        click.echo(rules_markdown(), nl=False)
-        return
-    rows = [{**r.as_dict(), "origin": origin} for origin, table in _origins()
-            for r in table.values() if applies is None or r.applies == applies]
-    if out.json:
-        out.emit_json(result={"rules": rows})
-    elif out.table:
-        _render().rules_table(rows)
-    else:
-        out.lines(f"{r['code']} {r['severity']} {r['applies']} needs={','.join(r['needs'])}: {r['rule']} [{r['source']}]"
-                  for r in rows)
+    with paged(not no_pager):
+        if markdown:
+            click.echo(rules_markdown(), nl=False)
+            return
+        rows = [{**r.as_dict(), "origin": origin} for origin, table in _origins()
+                for r in table.values() if applies is None or r.applies == applies]
+        if out.json:
+            out.emit_json(result={"rules": rows})
+        elif out.table:
+            _render().rules_table(rows)
+        else:
+            out.lines(f"{r['code']} {r['severity']} {r['applies']} needs={','.join(r['needs'])}: {r['rule']} "
+                      f"[{r['source']}]" for r in rows)
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence, Union, get_args
 
 from .catalog import usage_table
-from .engine import Decoded, hex_word
+from .engine import Decoded, hex_word, unit_word
 from .errors import Finding, UsageError
 from .identify import DESCRIPTORS, decode_as
 from .loader import layout
@@ -212,7 +212,7 @@ def _value(value: Any, unit: str, note: str) -> str:
     text = _show(value)
     if unit == "bytes" and isinstance(value, int) and value >= 16:
         return f"{text} bytes ({value:#x})"
-    return f"{text} {unit}" if unit else text
+    return f"{text} {unit_word(value, unit)}" if unit else text
 
 
 def _show(value: Any) -> str:

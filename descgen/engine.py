@@ -18,7 +18,7 @@ from .errors import EncodeError, Finding, HasFindings, UsageError, WordError
 from .loader import Domain, Field, Layout, layout
 
 __all__ = ["Plan", "plan", "Word", "KnownBits", "DecodedField", "Decoded", "decode", "encode", "check_value", "check_word",
-           "finding_code", "check_rule"]
+           "finding_code", "check_rule", "unit_word"]
 
 #: Domains with at most this many members are compiled to lookup tables.
 _LUT_LIMIT = 4096
@@ -178,7 +178,8 @@ class Plan:
     returns a :class:`Decoded`. Both loop over the same compiled fields.
     """
 
-    __slots__ = ("layout", "kind", "base", "luts", "typed_luts", "ranges", "value_fields", "decoders", "defaults", "fill", "context")
+    __slots__ = ("layout", "kind", "base", "luts", "typed_luts", "ranges", "value_fields", "decoders", "defaults", "fill", "context",
+                 "spellings")
 
     def __init__(self, lay: Layout, kind: str | None) -> None:
         if lay.kinds and kind not in lay.kinds:
@@ -219,6 +220,8 @@ class Plan:
         self.defaults = dict(lay.defaults.get(kind, {})) if kind else {}
         # Values an encoder may leave out: the kind's defaults and the fields' own defaults.
         self.fill = {f.name: f.default for f in lay.fields if f.default is not None} | self.defaults
+        # Enum names are case-insensitive ("128b", "K", "BF16"): per field, folded name -> the table's.
+        self.spellings = {name: {str(v).lower(): v for v in lut} for name, lut in self.luts}
 
     # -- encode -----------------------------------------------------------------------------
 
@@ -244,6 +247,13 @@ class Plan:
                     raise KeyError(name)
                 word |= f.transform.encode(v) << f.lo
         except (KeyError, TypeError):
+            spelled = {name: self.spellings[name].get(v.lower(), v) for name, v in values.items()
+                       if v.__class__ is str and name in self.spellings}
+            if any(values[name] != v for name, v in spelled.items()):
+                # Enum names in another case: the caller's values take the table's spelling, so
+                # that the rules it runs on them next see the names they compare with.
+                values.update(spelled)  # type: ignore[attr-defined]
+                return self.encode(values, check=check)
             if self.fill and any(name not in values for name in self.fill):
                 return self.encode({**self.fill, **values}, check=check)
             findings = self.check(values)
@@ -364,6 +374,14 @@ def hex_word(word: int, width: int) -> str:
 def hex_bits(value: int, nbits: int) -> str:
     """``value`` as hex zero-padded to ``nbits`` bits (rounded up to whole digits), e.g. an N-bit mask."""
     return f"0x{value:0{max(1, (nbits + 3) // 4)}x}"
+
+
+def unit_word(value: Any, unit: str) -> str:
+    """``unit`` agreeing with ``value``: ``1 column``, ``2 columns``, ``1 mask bit``; units that are
+    not a plural noun (``of the warpgroup (...)``) and non-numeric values keep it as written."""
+    if value == 1 and value.__class__ is int and unit.endswith("s") and not unit.endswith("ss"):
+        return unit[:-1]
+    return unit
 
 
 class Word(int):

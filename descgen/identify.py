@@ -178,3 +178,35 @@ def identify(word: int, *, descriptor: Descriptor | None = None, kind: Kind | No
         runtime = idesc_from_runtime(word)
         readings += [r for r in idesc_readings(runtime.idesc, KINDS, runtime) if r.ok]
     return Identified(word, _rank(readings), asked)
+
+
+def _shown(value: Any, fmt: str = "") -> str:
+    """A field value for :func:`key_fields`: ``?`` when unknown (a run-time field, an unknown code)."""
+    if value is None:
+        return "?"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return format(value, fmt) if fmt and isinstance(value, int) else str(value)
+
+
+def key_fields(d: Decoded) -> str:
+    """The decoded fields a reader wants first, on one line: an idesc's kind, M, N, K, types and
+    major-ness; an smem descriptor's start address, LBO, SBO (bytes), swizzle, base offset and LBO
+    mode; every other word's fields. ``?`` marks a field known at run time only."""
+    v = d.values()
+    if d.descriptor == "idesc":
+        k = next((value for name, value, _ in d.derived if name == "k"), None)
+        parts = [f"kind {d.kind}", f"M {_shown(v.get('m'))}", f"N {_shown(v.get('n'))}", f"K {_shown(k)}",
+                 f"atype {_shown(v.get('atype'))}", f"btype {_shown(v.get('btype'))}"]
+        if "dtype" in v:
+            parts.append(f"dtype {_shown(v['dtype'])}")
+        if "scale_type" in v:
+            parts.append(f"scale type {_shown(v['scale_type'])}")
+        parts += [f"A {_shown(v.get('a_major'))}-major", f"B {_shown(v.get('b_major'))}-major"]
+        if v.get("sparse"):
+            parts.append("sparse")
+        return ", ".join(parts)
+    if d.descriptor == "smem":
+        return (f"start {_shown(v['start_address'], '#x')}, LBO {_shown(v['lbo'])}, SBO {_shown(v['sbo'])}, "
+                f"swizzle {_shown(v['swizzle'])}, base offset {_shown(v['base_offset'])}, LBO mode {_shown(v['lbo_mode'])}")
+    return ", ".join(f"{f.name} {_shown(f.value)}" for f in d.fields if not f.name.startswith("reserved"))

@@ -47,7 +47,7 @@ from .errors import DescgenError, Finding, HasFindings
 from .loader import KINDS
 from .catalog import catalog, constraints
 from .context import normalize_arch
-from .facts import mma_k
+from .identify import key_fields
 from .instruction import check_mma
 from .report import Report
 from .smem import validate_smem
@@ -135,8 +135,9 @@ class ScanOperand:
         return None if self.value is None else hex_word(self.value, self.width)
 
     def label(self) -> str:
-        """``b-desc %rd2 = 0x4000404000010440`` (``b-desc 0x...`` for an immediate)."""
-        if self.value is None or self.origin == "immediate":
+        """``b-desc %rd2 = 0x4000404000010440``; ``idesc 272629776 = 0x10400010`` (words in hex);
+        ``b-desc 0x...`` for an immediate already written so."""
+        if self.value is None or self.text.lower() == self.hex:
             return f"{self.name} {self.text}"
         return f"{self.name} {self.text} = {self.hex}"
 
@@ -226,10 +227,9 @@ class ScanInstruction:
             if not op.resolved:
                 out.append(f"{op.name} {op.text}: unresolved: {op.reason}")
                 continue
-            where = f"{op.name} {op.text} (immediate)" if op.origin == "immediate" else \
-                f"{op.name} {op.text} = {op.hex} (mov at line {op.origin_line})"
+            where = f"{op.label()} ({'immediate' if op.origin == 'immediate' else f'mov at line {op.origin_line}'})"
             d = decoded.get(op.role) or decoded.get({"s_desc": "smem"}.get(op.role, op.role))
-            out.append(where + (f": {_brief(d)}" if d is not None else ""))
+            out.append(where + (f": {key_fields(d)}" if d is not None else ""))
         return out
 
     def as_dict(self) -> dict[str, Any]:
@@ -316,31 +316,6 @@ def _show(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return "?" if value is None else str(value)
-
-
-def _brief(d: Any) -> str:
-    """The decoded fields a reader wants first, for -v."""
-    v = d.values()
-    if d.descriptor == "idesc":
-        k = None
-        try:
-            k = mma_k(d.kind, bool(v.get("sparse")), v.get("k_dim") == "96")
-        except DescgenError:
-            pass
-        parts = [f"kind {d.kind}", f"M {v.get('m')}", f"N {v.get('n')}", f"K {k}",
-                 f"atype {v.get('atype')}", f"btype {v.get('btype')}"]
-        if "dtype" in v:
-            parts.append(f"dtype {v['dtype']}")
-        if "scale_type" in v:
-            parts.append(f"scale type {v['scale_type']}")
-        parts += [f"A {v.get('a_major')}-major", f"B {v.get('b_major')}-major"]
-        if v.get("sparse"):
-            parts.append("sparse")
-        return ", ".join(map(str, parts))
-    if d.descriptor == "smem":
-        return (f"start {v['start_address']:#x}, LBO {v['lbo']}, SBO {v['sbo']}, swizzle {v['swizzle']}, "
-                f"base offset {v['base_offset']}, LBO mode {v['lbo_mode']}")
-    return ", ".join(f"{f.name} {_show(f.value)}" for f in d.fields if not f.name.startswith("reserved"))
 
 
 # --------------------------------------------------------------------------------------------

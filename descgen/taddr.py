@@ -16,6 +16,7 @@ the context the address is used in are catalog rules (``tables/rules.toml``):
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from .checks import alloc_findings, enforce, taddr_findings
@@ -29,6 +30,12 @@ __all__ = ["encode_taddr", "decode_taddr", "validate_taddr", "warp_lanes", "lane
            "tmem_shape", "warps_per_warpgroup"]
 
 _LAYOUT = "taddr"
+#: E31: CUTLASS keeps a scale factor's byte in bits 30-31 of scale-factor tensor memory addresses.
+#: Only a word with those bits set is such an address, so only its lane finding carries the note
+#: (a lane of 128 is just out of range).
+_SF_BYTE_LO = 30
+_SF_BYTE_NOTE = ("CUTLASS keeps a scale factor's byte (its SF ID) in bits 30-31 of scale-factor tensor memory addresses "
+                 "and moves it into the instruction descriptor's SF ID fields (E31)")
 
 
 def check_alloc(ncols: int) -> tuple[Finding, ...]:
@@ -97,7 +104,11 @@ def decode_taddr(word: int) -> Decoded:
     Raises:
         WordError: ``word`` is negative or wider than 32 bits.
     """
-    d = plan(_LAYOUT).decode(word)
+    p = plan(_LAYOUT)
+    d = p.decode(word)
+    if word >> _SF_BYTE_LO:  # CUTLASS's scale-factor address form: the lane finding says so (E31)
+        d = dataclasses.replace(d, findings=tuple(
+            dataclasses.replace(f, rule=f"{f.rule}; note: {_SF_BYTE_NOTE}") if f.field == "lane" else f for f in d.findings))
     return d.extended((), _derived(d))
 
 

@@ -124,3 +124,16 @@ def test_readme_decode_sample_is_current() -> None:
     got = [line.rstrip() for line in result.output.splitlines()]
     want = [line.rstrip() for line in sample.splitlines()]
     assert got == want
+
+
+def test_readme_short_decode_answer_is_current() -> None:
+    """The README shows the head of `descgen decode 0x08400010` on a terminal: the short answer."""
+    from click.testing import CliRunner
+
+    from descgen.cli import cli
+
+    sample = next(b for b in blocks("text") if b.startswith("0x08400010 as an instruction descriptor"))
+    result = CliRunner().invoke(cli, ["decode", "0x08400010", "--table"], env={"COLUMNS": "100", "NO_COLOR": "1"})
+    got = [line.rstrip() for line in result.output.splitlines()]
+    want = [line.rstrip() for line in sample.splitlines()]
+    assert got[: len(want)] == want and got[len(want)] == ""
