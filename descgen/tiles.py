@@ -128,9 +128,8 @@ def _storage(dtype: ElementType, kind: str | None) -> tuple[ElementType, Kind | 
     """(dtype, kind, bits, storage rule), checked. Raises for an unknown type, a type the kind
     does not take, or a sub-byte type whose storage depends on a kind not given."""
     table = atoms()
-    if dtype.__class__ is not str or dtype not in table.elements:
-        _raise(EncodeError, "LAYOUT-DTYPE-CODE", "dtype", dtype, ", ".join(table.elements),
-               f"{dtype!r} is not an A/B element type of any MMA kind")
+    dtype = _check_choice("LAYOUT-DTYPE-CODE", "dtype", dtype, tuple(table.elements),
+                          "{!r} is not an A/B element type of any MMA kind")
     bits = table.elements[dtype][0]
     if kind is not None:
         kind = normalize_kind(kind)
@@ -146,13 +145,20 @@ def _storage(dtype: ElementType, kind: str | None) -> tuple[ElementType, Kind | 
     return dtype, kind, bits, next(iter(rules))
 
 
-def _check_choice(code: str, field: str, value: Any, choices: tuple[str, ...]) -> None:
-    if value.__class__ is not str or value not in choices:
-        _raise(EncodeError, code, field, value, ", ".join(choices), f"{value!r} is not one")
+def _check_choice(code: str, field: str, value: Any, choices: tuple[str, ...], detail: str = "{!r} is not one") -> Any:
+    """The tables' spelling of ``value`` among ``choices``, matched case-insensitively as every
+    name the API takes is (``"128b"`` -> ``"128B"``); raises the layout code otherwise."""
+    if value.__class__ is str:
+        if value in choices:
+            return value
+        for choice in choices:
+            if choice.lower() == value.lower():
+                return choice
+    _raise(EncodeError, code, field, value, ", ".join(choices), detail.format(value))
 
 
-def _check_swizzle(swizzle: Any) -> None:
-    _check_choice("LAYOUT-SWIZZLE-CODE", "swizzle", swizzle, tuple(atoms().swizzles))
+def _check_swizzle(swizzle: Any) -> Any:
+    return _check_choice("LAYOUT-SWIZZLE-CODE", "swizzle", swizzle, tuple(atoms().swizzles))
 
 
 def swizzle_atom(*, dtype: ElementType, major: Major, swizzle: Swizzle, kind: Kind | None = None) -> SwizzleAtom:
@@ -177,8 +183,8 @@ def swizzle_atom(*, dtype: ElementType, major: Major, swizzle: Swizzle, kind: Ki
         UsageError: unknown kind; ``LAYOUT-KIND-REQUIRED`` for ``e2m1`` without a kind.
     """
     dtype, kind, bits, rule = _storage(dtype, kind)
-    _check_choice("LAYOUT-MAJOR-CODE", "major", major, MAJORS)
-    _check_swizzle(swizzle)
+    major = _check_choice("LAYOUT-MAJOR-CODE", "major", major, MAJORS)
+    swizzle = _check_swizzle(swizzle)
     table = atoms()
     shape = table.atoms.get((swizzle, major))
     if shape is None:
@@ -491,11 +497,12 @@ def smem_for_tile(
         UsageError: unknown kind; ``LAYOUT-KIND-REQUIRED``.
     """
     atom = swizzle_atom(dtype=dtype, major=major, swizzle=swizzle, kind=kind)
+    dtype, major, swizzle = atom.dtype, atom.major, atom.swizzle  # the tables' spelling
     problem = _table52(atom)
     if problem is not None:
         raise EncodeError((problem,))
     mn, k = _positive("mn", mn), _positive("k", k)
-    _check_choice("LAYOUT-ATOM-ORDER-CODE", "atom_order", atom_order, ATOM_ORDERS)
+    atom_order = _check_choice("LAYOUT-ATOM-ORDER-CODE", "atom_order", atom_order, ATOM_ORDERS)
     for name, extent, unit in (("mn", mn, atom.mn), ("k", k, atom.k)):
         if extent % unit:
             _raise(EncodeError, f"LAYOUT-{name.upper()}-ATOM", name, extent, f"a multiple of {unit}",
@@ -753,6 +760,7 @@ def smem_layout(
         _raise(UsageError, "LAYOUT-LBO-MODE", "lbo_mode", d.value("lbo_mode"), "relative",
                f"the word's LBO mode is {d.value('lbo_mode')}")
     atom = swizzle_atom(dtype=dtype, major=major, swizzle=swizzle, kind=kind)
+    dtype, major, swizzle = atom.dtype, atom.major, atom.swizzle  # the tables' spelling
     mn, k = _positive("mn", mn), _positive("k", k)
     if mn * k > _MAX_ELEMENTS:
         _raise(UsageError, "LAYOUT-SIZE", "mn * k", mn * k, f"at most {_MAX_ELEMENTS}",

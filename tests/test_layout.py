@@ -821,3 +821,20 @@ def test_import_is_light_and_tables_load_lazily():
             "print(descgen.smem_for_tile.__module__, 'descgen.tiles' in sys.modules, 'smem_layout' in dir(descgen))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60).stdout
     assert out.split() == ["0", "0", "False", "[]", "descgen.tiles", "True", "True"]
+
+
+def test_tile_api_reads_names_case_insensitively_as_the_encoders_do():
+    """One spelling rule (issue 13): dtype, major, swizzle and atom order in any case give the
+    same descriptor, layout and atom as the tables' spelling, and results carry the tables' spelling."""
+    canon = descgen.smem_for_tile(mn=128, k=64, dtype="bf16", major="k", swizzle="128B", start_address=0x400)
+    loose = descgen.smem_for_tile(mn=128, k=64, dtype="BF16", major="K", swizzle="128b", start_address=0x400,
+                                  atom_order="MN_FIRST")
+    assert loose.word == canon.word == 0x4000404000010040
+    assert (loose.dtype, loose.major, loose.swizzle) == ("bf16", "k", "128B")
+    a = descgen.smem_layout(canon.word, dtype="BF16", major="K", mn=128, k=64)
+    b = descgen.smem_layout(canon.word, dtype="bf16", major="k", mn=128, k=64)
+    assert a.address(0, 1) == b.address(0, 1) == 0x402  # K-major: the next bf16 along K, 2 bytes on
+    assert descgen.swizzle_atom(dtype="E4M3", major="MN", swizzle="64b") == descgen.swizzle_atom(dtype="e4m3", major="mn", swizzle="64B")
+    with pytest.raises(descgen.EncodeError) as e:
+        descgen.smem_for_tile(mn=128, k=64, dtype="bf17", major="k", swizzle="128B", start_address=0)
+    assert e.value.code == "LAYOUT-DTYPE-CODE"
