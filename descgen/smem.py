@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .checks import enforce, smem_findings
+from .checks import enforce, smem_encode_findings, smem_findings
 from .context import context, no_context
-from .engine import Decoded, plan
+from .engine import Decoded, Plan, plan
 from .report import Report
 
 __all__ = ["encode_smem", "decode_smem", "decode_fields", "validate_smem"]
@@ -55,7 +55,7 @@ def encode_smem(
             such as absolute LBO mode without 128B swizzling (all findings attached).
         UsageError: a context value that is not one.
     """
-    p = plan("smem_desc")
+    p = _PLAN[0] if _PLAN else _plan()
     values = {
         "start_address": start_address,
         "lbo": lbo,
@@ -64,8 +64,24 @@ def encode_smem(
         "base_offset": base_offset,
         "lbo_mode": lbo_mode,
     }
+    if check:
+        try:
+            word = p.pack(values)  # every value legal for its field (else encode says what is wrong)
+        except (KeyError, TypeError):
+            word = p.encode(values)
+        found = smem_encode_findings(values, arch, pattern_start)  # the rules, run once per rule key
+        return enforce(word, found, check, p.context) if found else word
     word = p.encode(values, check=check)
     return enforce(word, smem_findings(values, context(arch=arch, pattern_start=pattern_start))[0], check, p.context)
+
+
+_PLAN: list[Plan] = []
+
+
+def _plan() -> Plan:
+    """Table 40's plan, looked up once per process (the encoder's hot path skips the cache call)."""
+    _PLAN.append(plan("smem_desc"))
+    return _PLAN[0]
 
 
 def decode_smem(word: int) -> Decoded:
