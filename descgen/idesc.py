@@ -6,7 +6,7 @@ Its layout depends on the MMA kind, which is not in the word: ``kind`` is always
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 from .checks import enforce, idesc_findings, word_findings
 from .context import context
@@ -14,9 +14,9 @@ from .engine import Decoded, Plan
 from .errors import EncodeError, Finding
 from .facts import kind_facts, major_keys, mma_k, normalize_kind, shape_keys
 from .loader import KINDS
-from .report import Report
+from .report import NotChecked, Report
 
-__all__ = ["encode_idesc", "decode_idesc", "decode_fields", "validate_idesc", "decode_idesc_all", "consistent_kinds"]
+__all__ = ["encode_idesc", "decode_idesc", "decode_fields", "validate_idesc", "checked_idesc", "decode_idesc_all", "consistent_kinds"]
 
 
 def encode_idesc(
@@ -242,10 +242,16 @@ def validate_idesc(word: int, kind: str, *, cta_group: int | None = None, ws: bo
         WordError: ``word`` is not an unsigned 32-bit integer.
     """
     ctx = context(cta_group=cta_group, ws=ws, sp=sp, scale_vec=scale_vec, a_tmem=a_tmem, arch=arch)
+    d, skipped = checked_idesc(word, kind, ctx)
+    return Report(d.findings, skipped, {"idesc": d}, ctx)
+
+
+def checked_idesc(word: int, kind: str, ctx: Mapping[str, Any]) -> tuple[Decoded, tuple[NotChecked, ...]]:
+    """:func:`validate_idesc`'s work under a normalized context (:func:`descgen.context.context`):
+    the word decoded once with every finding, and the rules not checked."""
     d = decode_fields(word, kind)
     found, skipped = idesc_findings(d.kind, d.values(), ctx)
-    d = d.extended(tuple(found), d.derived)
-    return Report(d.findings, tuple(skipped), {"idesc": d}, ctx)
+    return d.extended(tuple(found), d.derived), tuple(skipped)
 
 
 def decode_idesc_all(word: int) -> dict[str, Decoded]:

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 from .checks import enforce, smem_encode_findings, smem_findings
 from .context import context, no_context
 from .engine import Decoded, Plan, plan
-from .report import Report
+from .report import NotChecked, Report
 
-__all__ = ["encode_smem", "decode_smem", "decode_fields", "validate_smem"]
+__all__ = ["encode_smem", "decode_smem", "decode_fields", "validate_smem", "checked_smem"]
 
 
 def encode_smem(
@@ -127,7 +127,13 @@ def validate_smem(word: int, *, arch: str | None = None, pattern_start: int | No
         UsageError: a context value that is not one. WordError: not an unsigned 64-bit integer.
     """
     ctx = context(arch=arch, pattern_start=pattern_start, **more)
+    d, skipped = checked_smem(word, ctx)
+    return Report(d.findings, skipped, {"smem": d}, ctx)
+
+
+def checked_smem(word: int, ctx: Mapping[str, Any]) -> tuple[Decoded, tuple[NotChecked, ...]]:
+    """:func:`validate_smem`'s work under a normalized context (:func:`descgen.context.context`):
+    the word decoded once with every finding, and the rules not checked."""
     d = decode_fields(word)
     found, skipped = smem_findings(d.values(), ctx)
-    d = d.extended(tuple(found), d.derived)
-    return Report(d.findings, tuple(skipped), {"smem": d}, ctx)
+    return d.extended(tuple(found), d.derived), tuple(skipped)

@@ -9,7 +9,7 @@ gives an all-zero mask. Column Shift changes which B columns are read, not the m
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .checks import enforce, zcm_encode_findings, zcm_findings
@@ -17,9 +17,9 @@ from .context import context, no_context
 from .engine import Decoded, Plan, hex_bits, plan
 from .errors import Finding, UsageError
 from .facts import submask_counts
-from .report import Report
+from .report import NotChecked, Report
 
-__all__ = ["encode_zcm", "decode_zcm", "validate_zcm", "zcm_mask", "zcm_submasks", "submask_counts", "mask_info",
+__all__ = ["encode_zcm", "decode_zcm", "validate_zcm", "checked_zcm", "zcm_mask", "zcm_submasks", "submask_counts", "mask_info",
            "binary_runs"]
 
 
@@ -120,10 +120,16 @@ def validate_zcm(word: int, *, m: int | None = None, n: int | None = None, ws: b
         UsageError: a context value that is not one. WordError: not an unsigned 64-bit integer.
     """
     ctx = context(m=m, n=n, ws=ws, **more)
+    d, skipped = checked_zcm(word, ctx)
+    return Report(d.findings, skipped, {"zcm": d}, ctx)
+
+
+def checked_zcm(word: int, ctx: Mapping[str, Any]) -> tuple[Decoded, tuple[NotChecked, ...]]:
+    """:func:`validate_zcm`'s work under a normalized context (:func:`descgen.context.context`):
+    the word decoded once with every finding, and the rules not checked."""
     d = plan("zcm_desc").decode(word)
     found, skipped = zcm_findings(d.values(), ctx)
-    d = d.extended(tuple(found), d.derived)
-    return Report(d.findings, tuple(skipped), {"zcm": d}, ctx)
+    return d.extended(tuple(found), d.derived), tuple(skipped)
 
 
 def zcm_submasks(word: int, m: int, n: int) -> tuple[int, ...]:

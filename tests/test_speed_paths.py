@@ -101,3 +101,58 @@ def test_encoders_same_answers_with_the_rule_memo(warm, monkeypatch):
         if isinstance(got[0], int) and got[0].__class__ is int:
             word = fn(**kw, check=False)
             assert int(word) == got[0] and tuple(getattr(word, "findings", ())) == got[1]
+
+
+def test_check_mma_decodes_each_word_once_and_runs_each_rule_once(monkeypatch):
+    """check_mma decodes each of its words once and runs each rule once per word it is about
+    (idesc, mma and zcm rules once; smem rules once for A and once for B), with the same report
+    the validators give."""
+    import collections
+
+    from descgen import engine
+    from descgen.catalog import catalog
+
+    decodes: collections.Counter = collections.Counter()
+    runs: collections.Counter = collections.Counter()
+    real_decode = engine.Plan.decode
+
+    def decode(self, word):
+        decodes[self.layout.word, word] += 1
+        return real_decode(self, word)
+
+    def counted(code, fn):
+        def run(rule, facts, c):
+            runs[code] += 1
+            return fn(rule, facts, c)
+        return run
+
+    monkeypatch.setattr(engine.Plan, "decode", decode)
+    monkeypatch.setattr(checks, "_IMPLS", {code: counted(code, fn) for code, fn in checks._IMPLS.items()})
+    checks._plan.cache_clear()  # its plans hold the implementations
+    try:
+        idesc = descgen.encode_idesc("tf32", 128, 128, b_major="mn")
+        a = descgen.encode_smem(start_address=0x400, lbo=16, sbo=1024, swizzle="128B")
+        b = descgen.encode_smem(start_address=0x4400, lbo=8192, sbo=1024, swizzle="128B")
+        zcm = descgen.encode_zcm(skip_span=1, use_span=13, start_count=(1, 0, 0, 0))
+        ctx = dict(cta_group=1, ws=True, sp=False, arch="sm_100a")
+        decodes.clear()
+        runs.clear()
+        report = descgen.check_mma(idesc=idesc, kind="tf32", a_desc=a, b_desc=b, zcm=zcm, a_pattern_start=0x400, **ctx)
+        assert decodes == {("idesc", idesc): 1, ("smem", a): 1, ("smem", b): 1, ("zcm", zcm): 1}
+        per_word = {"idesc": 1, "smem": 2, "zcm": 1, "mma": 1}
+        ran = {code: n for code, n in runs.items()}
+        assert ran and all(n <= per_word[catalog()[code].applies] for code, n in ran.items()), ran
+        assert ran["SMEM-LBO-MODE-SWIZZLE"] == 2 and ran["SMEM-BASE-OFFSET-TABLE41"] == 1  # (A's pattern start only)
+        assert set(ran) >= {"IDESC-M-SHAPE", "SMEM-BASE-OFFSET-TABLE41", "ZCM-M", "MMA-SWIZZLE-TABLE52"}
+        assert report.codes == ("MMA-SWIZZLE-TABLE52",)
+    finally:
+        checks._plan.cache_clear()
+    # the same findings as each validator, prefixed by role, then the instruction rules
+    vi = descgen.validate_idesc(idesc, "tf32", a_tmem=False, **ctx)  # (an A descriptor: A is not in tensor memory)
+    va = descgen.validate_smem(a, arch="sm_100a", pattern_start=0x400)
+    vb = descgen.validate_smem(b, arch="sm_100a")
+    vz = descgen.validate_zcm(zcm, m=128, n=128, ws=True)
+    assert report.decoded == {"idesc": vi.decoded["idesc"], "a_desc": va.decoded["smem"], "b_desc": vb.decoded["smem"],
+                              "zcm": vz.decoded["zcm"]}
+    assert report.context == vi.context
+    assert report.not_checked[: len(vi.not_checked)] == vi.not_checked
