@@ -147,10 +147,19 @@ def context(**given: Any) -> dict[str, Any]:
         raise UsageError((Finding("CONTEXT", "error", unknown[0], given[unknown[0]], ", ".join(names),
                                   "the instruction context is one of the names tables/rules.toml declares",
                                   "tables/rules.toml [[context]]"),))
-    return {name: _NORMALIZE[c.value](name, given.get(name)) for name, c in names.items()}
+    out = dict(no_context())  # every name None (not given), in table order
+    try:
+        for name, value in given.items():
+            if value is not None:  # (every normalizer keeps None)
+                out[name] = _NORMALIZE[names[name].value](name, value)
+    except UsageError:  # report the first bad value in table order, whatever order they came in
+        for name, c in names.items():
+            _NORMALIZE[c.value](name, given.get(name))
+        raise
+    return out
 
 
 @functools.cache
 def no_context() -> Mapping[str, Any]:
     """The context with nothing given (what the decode_* functions check with)."""
-    return context()
+    return dict.fromkeys(contexts())
