@@ -191,11 +191,27 @@ def decode_fields(word: int, kind: str) -> Decoded:
     context rules too."""
     p = kind_facts(kind).plan
     result = p.decode(word)
-    sparse = bool(result["sparse"].raw)
-    k96 = "k_dim" in p.layout.by_name and result["k_dim"].value == "96"
-    derived: list[tuple[str, Any, str]] = [("k", mma_k(p.kind, sparse, k96 and not sparse), "elements")]
-    derived += [(name, value, "") for name, value in p.layout.implied.items()]
-    return result.extended((), tuple(derived))
+    spots = _SPOTS.get(p) or _spots(p)
+    sparse = bool(result.fields[spots[0]].raw)
+    k96 = spots[1] is not None and result.fields[spots[1]].value == "96"
+    derived = _DERIVED.get((p.kind, sparse, k96))
+    if derived is None:
+        found: list[tuple[str, Any, str]] = [("k", mma_k(p.kind, sparse, k96 and not sparse), "elements")]
+        found += [(name, value, "") for name, value in p.layout.implied.items()]
+        derived = _DERIVED[p.kind, sparse, k96] = tuple(found)
+    return result.extended((), derived)
+
+
+#: Per plan: the positions of the sparse and k_dim fields among the decoded fields (k_dim: None
+#: when the layout has none); per (kind, sparse, K = 96): the derived values.
+_SPOTS: dict[Plan, tuple[int, int | None]] = {}
+_DERIVED: dict[tuple[str | None, bool, bool], tuple[tuple[str, Any, str], ...]] = {}
+
+
+def _spots(p: Plan) -> tuple[int, int | None]:
+    names = [f.name for f in p.layout.fields]
+    hit = _SPOTS[p] = (names.index("sparse"), names.index("k_dim") if "k_dim" in names else None)
+    return hit
 
 
 def decode_idesc(word: int, kind: str) -> Decoded:
