@@ -403,13 +403,16 @@ def _clean_findings(word: str, key: tuple[Any, ...] | None, run: Callable[[], li
 
 
 def _smem_key(values: Mapping[str, Any], arch: Any, pattern_start: Any) -> tuple[Any, ...] | None:
-    """The smem rules read the swizzle, the base offset and the LBO mode; the target; the start
-    address only as ``(start % boundary) >> 7`` (boundaries 256, 512, 1024: bits 7-9); the pattern
-    start only as ``ps % boundary`` and ``(ps >> 7) & 7`` (bits 0-9)."""
-    if pattern_start is not None and (pattern_start.__class__ is not int or pattern_start < 0):
+    """The smem rules read the swizzle, the base offset and the LBO mode; the target (a name: only
+    a string equals one, so its class need not be in the key); the start address only as
+    ``(start % boundary) >> 7`` (boundaries 256, 512, 1024: bits 7-9); the pattern start only as
+    ``ps % boundary`` and ``(ps >> 7) & 7`` (bits 0-9)."""
+    if pattern_start is None:
+        return (values["swizzle"], values["base_offset"], values["lbo_mode"], (values["start_address"] >> 7) & 7, arch)
+    if pattern_start.__class__ is not int or pattern_start < 0:
         return None
-    return (values["swizzle"], values["base_offset"], values["lbo_mode"], (values["start_address"] >> 7) & 7,
-            arch, arch.__class__, None if pattern_start is None else pattern_start & 1023)
+    return (values["swizzle"], values["base_offset"], values["lbo_mode"], (values["start_address"] >> 7) & 7, arch,
+            pattern_start & 1023)
 
 
 def smem_encode_findings(values: Mapping[str, Any], arch: Any = None, pattern_start: Any = None) -> list[Finding]:

@@ -226,8 +226,9 @@ class Plan:
                       f"    word |= T{i}[v]"]
         for i, (name, lo, hi, step, transform, shift) in enumerate(self.ranges):
             env[f"E{i}"] = transform.encode
+            aligned = "" if step == 1 else f" or x % {step}" if lo == 0 else f" or (x - {lo}) % {step}"
             lines += [f"    x = values[{name!r}]",  # Domain.__contains__, inlined
-                      f"    if x.__class__ is not int or not {lo} <= x <= {hi} or (x - {lo}) % {step}: raise KeyError({name!r})",
+                      f"    if x.__class__ is not int or not {lo} <= x <= {hi}{aligned}: raise KeyError({name!r})",
                       f"    word |= ({transform.expr or f'E{i}(x)'}) << {shift}"]
         lines.append("    return word")
         exec(compile("\n".join(lines), f"<descgen plan {self.context}>", "exec"), env)
