@@ -21,6 +21,12 @@ Measured for each (target >= 50,000 requests/second on this machine):
    ``--jobs 1`` (in-process), both with ``--no-cache`` over the same lines (every request
    computed: caching defeated), and ``--full`` answers.
 2. In-process ``descgen.batch.run`` over the lines, with and without the cache.
+3. Scaling (``--scale``, default 10,000, 100,000 and 1,000,000 all-distinct lines): ``descgen batch
+   --jobs 1 FILE`` cost per request (start-up, timed on an empty file, taken off), which must stay
+   flat (the largest size at most 1.25x the smallest), and the peak memory (RSS) of ``descgen batch``
+   (default and ``--jobs 1``; any process) for each size (target < 200 MB).
+
+Ends with a table of every figure and its target; exits 1 when one misses it.
 """
 
 from __future__ import annotations
@@ -171,6 +177,62 @@ def build(n: int, seed: int = 5, working_set: int | None = None) -> list[str]:
     return lines
 
 
+#: (figure, value, target, whether it meets it): every checked figure of this run.
+RESULTS: list[tuple[str, str, str, bool]] = []
+
+
+def rate_figure(label: str, rate: float, target: float = 50_000) -> str:
+    ok = rate >= target
+    RESULTS.append((label, f"{rate:,.0f} req/s", f">= {target:,.0f}", ok))
+    return f"{rate:9,.0f} requests/s   (target >= {target:,.0f}){'' if ok else '  FAIL'}"
+
+
+_PEAK = ("import resource, subprocess, sys, time; t = time.perf_counter(); "
+         "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True); t = time.perf_counter() - t; "
+         "print(t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+
+
+def wall_peak(cmd: list[str]) -> tuple[float, float]:
+    """(wall seconds, peak RSS in MB of the largest process ``cmd`` ran: itself or a worker)."""
+    out = subprocess.run([sys.executable, "-c", _PEAK, *cmd], stdout=subprocess.PIPE, check=True, text=True).stdout.split()
+    return float(out[0]), int(out[1]) / 1024
+
+
+def scale_figures(sizes: list[int]) -> None:
+    exe = shutil.which("descgen") or str(Path(sys.executable).with_name("descgen"))
+    print(f"== scaling: descgen batch FILE over all-distinct lines; per request without start-up (empty file)")
+    per: dict[int, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        empty = os.path.join(tmp, "empty.jsonl")
+        Path(empty).write_text("", encoding="utf-8")
+        start = statistics.median(wall_peak([exe, "batch", empty])[0] for _ in range(5))
+        print(f"  start-up (empty file)          {start * 1e3:6.0f} ms")
+        for n in sizes:
+            path = os.path.join(tmp, "requests.jsonl")
+            Path(path).write_text("\n".join(build(n)) + "\n", encoding="utf-8")
+            t1, peak1 = wall_peak([exe, "batch", "--jobs", "1", path])
+            t, peak = wall_peak([exe, "batch", path])
+            per[n] = (t1 - start) / n
+            ok = max(peak, peak1) < 200
+            RESULTS.append((f"peak memory, {n:,} lines", f"{max(peak, peak1):,.0f} MB", "< 200 MB", ok))
+            print(f"  {n:>9,} lines  --jobs 1: {per[n] * 1e6:6.1f} us/request ({n / t1:8,.0f} req/s), peak {peak1:5.0f} MB;"
+                  f"  default: {n / t:8,.0f} req/s, peak {peak:5.0f} MB{'' if ok else '  FAIL'}")
+    lo, hi = min(sizes), max(sizes)
+    ratio = per[hi] / per[lo]
+    RESULTS.append((f"cost per request, {hi:,} / {lo:,} lines", f"{ratio:.2f}x", "<= 1.25x", ratio <= 1.25))
+    print(f"  cost per request at {hi:,} lines / at {lo:,}: {ratio:.2f}x (target <= 1.25x: flat){'' if ratio <= 1.25 else '  FAIL'}")
+    print()
+
+
+def summary() -> int:
+    print("figure                                            value            target       verdict")
+    for label, value, target, ok in RESULTS:
+        print(f"  {label:46s}{value:>16s}  {target:>11s}  {'ok' if ok else 'FAIL'}")
+    missed = [label for label, _, _, ok in RESULTS if not ok]
+    print(f"{len(RESULTS) - len(missed)} of {len(RESULTS)} figures meet their target" + (f"; FAIL: {', '.join(missed)}" if missed else ""))
+    return 1 if missed else 0
+
+
 def wall(cmd: list[str], runs: int) -> float:
     times = []
     for _ in range(runs):
@@ -207,7 +269,11 @@ def figures(lines: list[str], label: str, runs: int, cli: bool) -> None:
                                 ("--no-cache", ["--no-cache"]), ("--jobs 1 --no-cache", ["--jobs", "1", "--no-cache"]),
                                 ("--full", ["--full"]), ("--full --no-cache", ["--full", "--no-cache"])):
                 t = wall([exe, "batch", path, *extra], runs)
-                print(f"  {name:30s} {t:6.2f} s   {len(lines) / t:9,.0f} requests/s   (target >= 50,000)")
+                if extra:
+                    print(f"  {name:30s} {t:6.2f} s   {len(lines) / t:9,.0f} requests/s")
+                else:
+                    figure = rate_figure("descgen batch, " + label.split(" (")[0], len(lines) / t)
+                    print(f"  {name:30s} {t:6.2f} s   {figure}")
     print("in-process: for line in descgen.batch.run(lines), one core (best of 2, validation memo emptied first)")
     for name, cache in (("cache on", True), ("cache off", False)):
         best = float("inf")
@@ -228,6 +294,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3, help="CLI runs per figure (median)")
     parser.add_argument("--write", metavar="FILE", help="write the all-distinct request lines to FILE and stop")
     parser.add_argument("--no-cli", action="store_true")
+    parser.add_argument("--scale", default="10000,100000,1000000", metavar="N,N,...",
+                        help="line counts of the scaling figure (cost per request, peak memory); 'none' skips it")
     args = parser.parse_args()
     if args.write:
         Path(args.write).write_text("\n".join(build(args.lines)) + "\n", encoding="utf-8")
@@ -236,6 +304,9 @@ def main() -> None:
     figures(build(args.lines, working_set=args.working_set), f"repeated mix (working set {args.working_set:,})",
             args.runs, not args.no_cli)
     figures(build(args.lines), "all distinct", args.runs, not args.no_cli)
+    if args.scale != "none" and not args.no_cli:
+        scale_figures([int(x) for x in args.scale.split(",")])
+    sys.exit(summary())
 
 
 if __name__ == "__main__":

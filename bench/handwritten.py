@@ -1,7 +1,8 @@
-"""An independent, hand-written shift-and-or instruction-descriptor encoder (no checks).
+"""Independent, hand-written shift-and-or encoders (no checks): the instruction descriptor,
+the shared memory descriptor and the zero-column mask descriptor.
 
 It is the speed baseline for bench/bench.py and the differential reference for the tests: its
-constants are typed from PTX Tables 42-44 directly, not read from tables/.
+constants are typed from PTX Tables 40 and 42-45 directly, not read from tables/.
 """
 
 from __future__ import annotations
@@ -39,3 +40,22 @@ def encode_idesc(kind, m, n, *, atype=None, btype=None, dtype=None, a_major="k",
                 | ((m >> 7) << 27) | (b_sf_id << 4) | (a_sf_id << 29))
     return (word | sparsity_selector | (int(saturate) << 3) | (_D[dtype or dd] << 4) | (_AB[atype] << 7)
             | (_AB[btype] << 10) | ((m >> 4) << 24) | (_SHIFT[max_shift] << 30))
+
+
+_SWIZZLE = {"none": 0, "128B_base32B": 1, "128B": 2, "64B": 4, "32B": 6}  # Table 40, bits 61-63
+_LBO_MODE = {"relative": 0, "absolute": 1}  # Table 40, bit 52
+
+
+def encode_smem(*, start_address, lbo, sbo, swizzle, base_offset=0, lbo_mode="relative"):
+    """Table 40: 14-bit byte fields stored >> 4, the fixed 0b001 in bits 46-48 (no checks)."""
+    return (((start_address & 0x3FFFF) >> 4) | ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (1 << 46)
+            | (base_offset << 49) | (_LBO_MODE[lbo_mode] << 52) | (_SWIZZLE[swizzle] << 61))
+
+
+def encode_zcm(*, start_count=(0, 0, 0, 0), first_span=(0, 0, 0, 0), nonzero_mask=True, skip_span, use_span,
+               column_shift=0):
+    """Table 45: four 8-bit start counts, four first-span bits, spans stored - 1 (no checks)."""
+    sc0, sc1, sc2, sc3 = start_count
+    fs0, fs1, fs2, fs3 = first_span
+    return (sc0 | (sc1 << 8) | (sc2 << 16) | (sc3 << 24) | (fs0 << 32) | (fs1 << 33) | (fs2 << 34) | (fs3 << 35)
+            | (int(nonzero_mask) << 39) | ((skip_span - 1) << 40) | ((use_span - 1) << 48) | (column_shift << 56))

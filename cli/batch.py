@@ -6,6 +6,7 @@ loads when the command runs.
 
 from __future__ import annotations
 
+import collections
 import io
 import os
 import sys
@@ -258,11 +259,23 @@ def _parallel(source: TextIO, out: TextIO, jobs: int, cache: bool, stats: Any, f
 
     descgen.batch._shapes()  # warm what every worker needs before forking
     ctx = multiprocessing.get_context("fork")
+
+    def write(answer: tuple[str, tuple[int, ...]]) -> None:
+        text, counts = answer
+        out.write(text)
+        stats.requests += counts[0]
+        stats.ok += counts[1]
+        stats.failed += counts[2]
+        stats.errors += counts[3]
+        stats.internal += counts[4]
+
+    # At most a few chunks per worker in flight (Pool.imap would read the whole input ahead:
+    # a million lines held in memory), answers written in input order.
+    pending: collections.deque[Any] = collections.deque()
     with ctx.Pool(jobs) as pool:
-        for text, counts in pool.imap(_work, _chunks(source)):
-            out.write(text)
-            stats.requests += counts[0]
-            stats.ok += counts[1]
-            stats.failed += counts[2]
-            stats.errors += counts[3]
-            stats.internal += counts[4]
+        for task in _chunks(source):
+            pending.append(pool.apply_async(_work, (task,)))
+            if len(pending) >= 3 * jobs:
+                write(pending.popleft().get())
+        while pending:
+            write(pending.popleft().get())

@@ -262,17 +262,14 @@ def _word_descriptor(req: Mapping[str, Any], op: str) -> str | None:
     return "idesc"
 
 
-_REPORTS: dict[tuple[Any, ...], Any] = {}
+_REPORTS: dict[tuple[Any, ...], Any] = {}  # bounded: _REPORTS_LIMIT
 
 
 def _validated(what: str, word: int, kind: Any = None, **ctx: Any) -> Any:
     """``validate_<what>(word, [kind], **ctx)``, remembered: a pure function of its arguments (each
     keyed with its class, so that ``True`` and ``1`` stay apart). Errors are not remembered."""
-    key = (what, word, kind, kind.__class__, *[(k, v, v.__class__) for k, v in ctx.items()])
-    try:
-        hit = _REPORTS.get(key)
-    except TypeError:  # an unhashable value: the validator will say what is wrong with it
-        key, hit = None, None
+    key = _memo_key(what, word, kind, ctx)
+    hit = _REPORTS.get(key) if key is not None else None
     if hit is None:
         if what == "idesc":
             hit = validate_idesc(word, kind, **ctx)
@@ -281,10 +278,30 @@ def _validated(what: str, word: int, kind: Any = None, **ctx: Any) -> Any:
         else:
             hit = validate_zcm(word, **ctx)
         if key is not None:
-            if len(_REPORTS) >= 1 << 16:
+            if len(_REPORTS) >= _REPORTS_LIMIT:
                 _REPORTS.clear()
             _REPORTS[key] = hit
     return hit
+
+
+#: Reports remembered by :func:`_validated` (each holds its decoded words: a few KB).
+_REPORTS_LIMIT = 1 << 12
+
+#: A JSON value's class as a one-letter code: keys hold no type object, so the garbage collector
+#: can stop tracking them (a tuple of strings and numbers is untracked at its first collection).
+_CODES = {int: "i", str: "s", bool: "b", float: "f", type(None): "n"}
+
+
+def _memo_key(what: str, word: int, kind: Any, ctx: Mapping[str, Any]) -> tuple[Any, ...] | None:
+    """:func:`_validated`'s key: each value with its class's code (``True`` and ``1`` stay apart);
+    None for a value that is not a JSON scalar (the validator will say what is wrong with it)."""
+    key: list[Any] = [what, word, _CODES.get(kind.__class__), kind]
+    for k, v in ctx.items():
+        code = _CODES.get(v.__class__)
+        if code is None:
+            return None
+        key += (k, code, v)
+    return tuple(key) if key[2] is not None else None
 
 
 # -- the ops: each returns (ok, parts): the answer's parts in the brief or the full form ---------
@@ -521,9 +538,18 @@ def _float(text: str) -> float:
     return value
 
 
+def _as_dict(value: Any) -> Any:
+    """What :func:`_plain` makes of a result object, for the JSON encoder's ``default``."""
+    if hasattr(value, "as_dict"):
+        return value.as_dict()
+    raise TypeError(f"Object of type {value.__class__.__name__} is not JSON serializable")
+
+
 _decoder = json.JSONDecoder(object_pairs_hook=_object, parse_constant=_constant, parse_float=_float)
 _loads = _decoder.decode
 _dumps = json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode
+#: ``_dumps(_plain(value))`` in one pass: the C encoder walks dicts, lists and tuples itself.
+_dumps_plain = json.JSONEncoder(allow_nan=False, separators=(",", ":"), default=_as_dict).encode
 
 _LIMIT = 1 << 16
 _FIELD_JSON: dict[int, tuple[DecodedField, str]] = {}
@@ -610,35 +636,45 @@ class BatchStats:
 
 class ResponseCache(OrderedDict):  # type: ignore[type-arg]
     """Answers to requests seen before, keyed on the request without ``id``: least recently
-    used first out once the answers held exceed ``size`` characters (default 64 Mi)."""
+    used first out once the answers held exceed ``size`` characters (default 16 Mi) or there are
+    more than ``entries`` of them (default 64 Ki: a working set of distinct requests that size is
+    answered from the cache, and a million distinct requests stay within tens of MB)."""
 
-    def __init__(self, size: int = 64 << 20) -> None:
+    def __init__(self, size: int = 16 << 20, entries: int = 1 << 16) -> None:
         super().__init__()
         self.size = size
+        self.entries = entries
         self.held = 0
 
     def put(self, key: Any, value: tuple[bool, bool, str]) -> None:
         self[key] = value
         self.held += len(value[2])
-        while self.held > self.size and self:
+        while (self.held > self.size or len(self) > self.entries) and self:
             self.held -= len(self.popitem(last=False)[1][2])
 
 
 def _key(req: dict[str, Any]) -> Any:
-    """The request without ``id`` as a hashable key, or None. Each value is keyed with its class:
-    1, 1.0 and true are equal in Python but not as requests."""
-    key = []
+    """The request without ``id`` as a hashable key, or None. Each value is keyed with its class's
+    code: 1, 1.0 and true are equal in Python but not as requests. The key is a flat tuple of
+    strings and numbers: the garbage collector stops tracking it (no type object, no nesting but a
+    list's own flat tuple), so a cache of a million keys costs no collection time."""
+    key: list[Any] = []
+    codes = _CODES
     for k, v in req.items():
         if k == "id":
             continue
-        cls = v.__class__
-        if cls is list:
-            v = tuple([(x.__class__, x) for x in v])
-            if any(c not in (int, str, bool, float) for c, _ in v):
+        code = codes.get(v.__class__)
+        if code is None:
+            if v.__class__ is not list:
                 return None
-        elif cls is dict:
-            return None
-        key.append((k, cls, v))
+            items: list[Any] = []
+            for x in v:
+                c = codes.get(x.__class__)
+                if c is None or c == "n":
+                    return None
+                items += (c, x)
+            v, code = tuple(items), "l"
+        key += (k, code, v)
     return tuple(key)
 
 
@@ -668,7 +704,7 @@ def response_line(n: int, text: str, cache: ResponseCache | None = None,
                 if full:
                     body = f'"ok":{"true" if ok else "false"}' + "".join(f',"{k}":{_json(v)}' for k, v in parts.items())
                 else:
-                    body = _dumps({"ok": ok, **_plain(parts)})[1:-1]
+                    body = _dumps_plain({"ok": ok, **parts})[1:-1]
             except Exception as e:  # a result that is not JSON (a bug): still one valid line
                 error, internal = _error(e)
                 ok, is_error, body = False, True, '"ok":false,"error":' + _dumps(error)
@@ -695,7 +731,7 @@ def run(lines: Iterable[str], *, cache: "bool | int | ResponseCache" = True, sta
         lines: the input lines (a file, ``sys.stdin``, a list of strings).
         full: answer with the ``--json`` envelope's parts (every field's bits, unit, description
             and source) instead of the brief form (values and findings).
-        cache: keep an LRU cache of answers up to this many characters (True: 64 Mi) keyed on the request
+        cache: keep an LRU cache of answers up to this many characters (True: 16 Mi, and at most 64 Ki answers) keyed on the request
             without ``id``, or use the given :class:`ResponseCache` (shared between calls);
             False disables it. Results are pure functions of the request.
         stats: if given, counts are added to it.

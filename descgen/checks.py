@@ -19,7 +19,7 @@ import functools
 from typing import Any, Callable, Iterable, Mapping
 
 from .catalog import SCALE_VECS, Constraints, Rule, catalog, constraints
-from .context import no_context
+from .context import context, no_context
 from .engine import Word, plan
 from .errors import EncodeError, Finding
 from .facts import (alloc_sizes, kind_facts, lane_warp, mma_k, scale_rows, shape_case, shape_rows, shape_union,
@@ -28,7 +28,8 @@ from .loader import KINDS, shapes
 from .report import NotChecked
 
 __all__ = ["Facts", "implemented", "rule_impl", "run_rules", "enforce", "idesc_findings", "word_findings", "smem_findings",
-           "zcm_findings", "taddr_findings", "alloc_findings", "mma_findings", "describe_ints", "partial", "RunTimeValue"]
+           "zcm_findings", "taddr_findings", "alloc_findings", "mma_findings", "describe_ints", "partial", "RunTimeValue",
+           "smem_encode_findings", "zcm_encode_findings"]
 
 #: What a rule reads: the word's logical values, the context, and derived facts.
 Facts = dict[str, Any]
@@ -459,6 +460,58 @@ def smem_findings(values: Mapping[str, Any], ctx: Mapping[str, Any],
     return run_rules("smem", partial({**values, **ctx}, unknown), ctx)
 
 
+#: Rule keys (see :func:`_clean_findings`) whose rules found nothing, per word; bounded.
+_CLEAN: dict[str, set[tuple[Any, ...]]] = {"smem": set(), "zcm": set()}
+_CLEAN_LIMIT = 1 << 16
+
+
+def _clean_findings(word: str, key: tuple[Any, ...] | None, run: Callable[[], list[Finding]]) -> list[Finding]:
+    """An encoder's rule findings: ``run()`` (normalize the context, run every rule of ``word``),
+    skipped when a value with the same ``key`` ran them before and they found nothing. A key is
+    what the word's rules read, reduced to what decides whether they find anything (each
+    ``_*_key`` says why it is enough; tests/test_speed_paths.py walks the fields against the
+    rules), with each context value's class (``True == 1`` must not find 1's entry); None: no key,
+    run the rules."""
+    clean = _CLEAN[word]
+    if key is not None:
+        try:
+            if key in clean:
+                return []
+        except TypeError:  # an unhashable context value: the context check names it
+            key = None
+    found = run()
+    if not found and key is not None:
+        if len(clean) >= _CLEAN_LIMIT:
+            clean.clear()
+        clean.add(key)
+    return found
+
+
+def _smem_key(values: Mapping[str, Any], arch: Any, pattern_start: Any) -> tuple[Any, ...] | None:
+    """The smem rules read the swizzle, the base offset and the LBO mode; the target (a name: only
+    a string equals one, so its class need not be in the key); the start address only as
+    ``(start % boundary) >> 7`` (boundaries 256, 512, 1024: bits 7-9); the pattern start only as
+    ``ps % boundary`` and ``(ps >> 7) & 7`` (bits 0-9)."""
+    if pattern_start is None:
+        return (values["swizzle"], values["base_offset"], values["lbo_mode"], (values["start_address"] >> 7) & 7, arch)
+    if pattern_start.__class__ is not int or pattern_start < 0:
+        return None
+    return (values["swizzle"], values["base_offset"], values["lbo_mode"], (values["start_address"] >> 7) & 7, arch,
+            pattern_start & 1023)
+
+
+def smem_encode_findings(values: Mapping[str, Any], arch: Any = None, pattern_start: Any = None) -> list[Finding]:
+    """:func:`smem_findings` for an encoder's field-checked values and its context arguments
+    (normalized here; a bad one raises :class:`descgen.UsageError`), the rules run once per key."""
+    key = _smem_key(values, arch, pattern_start)
+    try:
+        if key in _CLEAN["smem"]:
+            return []
+    except TypeError:  # an unhashable arch: the context check names it
+        key = None
+    return _clean_findings("smem", key, lambda: smem_findings(values, context(arch=arch, pattern_start=pattern_start))[0])
+
+
 # --------------------------------------------------------------------------------------------
 # Zero-column mask descriptor.
 
@@ -498,6 +551,27 @@ def zcm_findings(values: Mapping[str, Any], ctx: Mapping[str, Any],
                  unknown: Iterable[str] = ()) -> tuple[list[Finding], tuple[NotChecked, ...]]:
     """The catalog's zcm rules over logical values (``unknown``: fields known at run time only)."""
     return run_rules("zcm", partial({**values, **ctx}, unknown), ctx)
+
+
+def _zcm_key(values: Mapping[str, Any], m: Any, n: Any, ws: Any) -> tuple[Any, ...]:
+    """The zcm rules read ``.ws``, M (and N is checked as context), the column shift, and whether
+    the start count and first span of sub-masks 1-3 are 0 (sub-mask 0 is used at every M)."""
+    v = values
+    return (m, m.__class__, n, n.__class__, ws, ws.__class__, v["column_shift"],
+            not v["start_count_1"], not v["start_count_2"], not v["start_count_3"],
+            not v["first_span_1"], not v["first_span_2"], not v["first_span_3"])
+
+
+def zcm_encode_findings(values: Mapping[str, Any], m: Any = None, n: Any = None, ws: Any = None) -> list[Finding]:
+    """:func:`zcm_findings` for an encoder's field-checked values and its context arguments
+    (normalized here; a bad one raises :class:`descgen.UsageError`), the rules run once per key."""
+    key = _zcm_key(values, m, n, ws)
+    try:
+        if key in _CLEAN["zcm"]:
+            return []
+    except TypeError:  # an unhashable context value: the context check names it
+        key = None
+    return _clean_findings("zcm", key, lambda: zcm_findings(values, context(m=m, n=n, ws=ws))[0])
 
 
 # --------------------------------------------------------------------------------------------

@@ -146,10 +146,19 @@ def context(**given: Any) -> dict[str, Any]:
     unknown = [n for n in given if n not in names]
     if unknown:
         raise usage_error("CONTEXT", unknown[0], given[unknown[0]], ", ".join(names), f"no context name {unknown[0]!r}")
-    return {name: _NORMALIZE[c.value](name, given.get(name)) for name, c in names.items()}
+    out = dict(no_context())  # every name None (not given), in table order
+    try:
+        for name, value in given.items():
+            if value is not None:  # (every normalizer keeps None)
+                out[name] = _NORMALIZE[names[name].value](name, value)
+    except UsageError:  # report the first bad value in table order, whatever order they came in
+        for name, c in names.items():
+            _NORMALIZE[c.value](name, given.get(name))
+        raise
+    return out
 
 
 @functools.cache
 def no_context() -> Mapping[str, Any]:
     """The context with nothing given (what the decode_* functions check with)."""
-    return context()
+    return dict.fromkeys(contexts())

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Mapping, NamedTuple
 
 from .errors import EncodeError, Finding, HasFindings, UsageError, WordError
-from .loader import Domain, Field, Layout, layout
+from .loader import Field, Layout, layout
+from .transforms import Transform
 
 __all__ = ["Plan", "plan", "Word", "KnownBits", "DecodedField", "Decoded", "decode", "encode", "check_value", "check_word",
            "finding_code", "check_rule", "unit_word"]
@@ -179,7 +180,7 @@ class Plan:
     """
 
     __slots__ = ("layout", "kind", "base", "luts", "typed_luts", "ranges", "value_fields", "decoders", "defaults", "fill", "context",
-                 "spellings")
+                 "spellings", "pack")
 
     def __init__(self, lay: Layout, kind: str | None) -> None:
         if lay.kinds and kind not in lay.kinds:
@@ -190,7 +191,7 @@ class Plan:
         self.context = f"{lay.word}{_for_kind(kind).replace(' for', ',')}" if kind else lay.word
         base = 0
         luts: list[tuple[str, dict[Any, int], set[type]]] = []
-        ranges: list[tuple[str, Field, Domain]] = []
+        ranges: list[tuple[str, int, int, int, Transform, int]] = []
         for f in lay.fields:
             if f.type == "constant":
                 base |= f.const << f.lo
@@ -206,13 +207,15 @@ class Plan:
                 luts.append((f.name, {v: int(v) << f.lo for v in dom.members()}, {bool}))
             elif dom.values is not None or (dom.hi - dom.lo) // dom.step < _LUT_LIMIT:
                 luts.append((f.name, {v: f.transform.encode(v) << f.lo for v in dom.members()}, {int}))
-            else:
-                ranges.append((f.name, f, dom))
+            else:  # a range domain: checked inline (encode), as Domain.__contains__ does
+                assert dom.values is None
+                ranges.append((f.name, dom.lo, dom.hi, dom.step, f.transform, f.lo))
         self.base = base
         # Lookup tables keyed by strings need no class check; those keyed by numbers or bools do.
         self.luts = tuple((name, lut) for name, lut, classes in luts if classes == {str})
         self.typed_luts = tuple((name, classes.pop(), lut) for name, lut, classes in luts if classes != {str})
         self.ranges = tuple(ranges)
+        self.pack = self._compile_pack()
         self.value_fields = tuple(f for f in lay.fields if f.is_value)
         # Per field: (shift, mask, field, memo raw -> (DecodedField, Finding | None)). Decoded
         # fields are immutable, so each raw value is decoded once (at most 2**width entries).
@@ -232,20 +235,8 @@ class Plan:
             EncodeError: a value breaks its field's rule (every finding is attached).
             UsageError: a value field is missing.
         """
-        word = self.base
         try:
-            for name, lut in self.luts:
-                word |= lut[values[name]]
-            for name, cls, lut in self.typed_luts:
-                v = values[name]
-                if v.__class__ is not cls:
-                    raise KeyError(name)
-                word |= lut[v]
-            for name, f, dom in self.ranges:
-                v = values[name]
-                if v.__class__ is not int or v not in dom:
-                    raise KeyError(name)
-                word |= f.transform.encode(v) << f.lo
+            return self.pack(values)
         except (KeyError, TypeError):
             spelled = {name: self.spellings[name].get(v.lower(), v) for name, v in values.items()
                        if v.__class__ is str and name in self.spellings}
@@ -263,7 +254,29 @@ class Plan:
             # check=False: pack value by value.
             word = self._encode_unchecked(values, findings)
             return word if findings else int(word)
-        return word
+
+    def _compile_pack(self) -> Any:
+        """The fast path of :meth:`encode` as one straight-line function over this plan's lookup
+        tables and ranges (no loop): every value of the right class and in its domain is packed;
+        anything else raises KeyError (or TypeError, unhashable), and :meth:`encode` checks it."""
+        env: dict[str, Any] = {"BASE": self.base}
+        lines = ["def pack(values):", "    word = BASE"]
+        for i, (name, lut) in enumerate(self.luts):
+            env[f"L{i}"] = lut
+            lines.append(f"    word |= L{i}[values[{name!r}]]")
+        for i, (name, cls, lut) in enumerate(self.typed_luts):
+            env[f"T{i}"], env[f"C{i}"] = lut, cls
+            lines += [f"    v = values[{name!r}]", f"    if v.__class__ is not C{i}: raise KeyError({name!r})",
+                      f"    word |= T{i}[v]"]
+        for i, (name, lo, hi, step, transform, shift) in enumerate(self.ranges):
+            env[f"E{i}"] = transform.encode
+            aligned = "" if step == 1 else f" or x % {step}" if lo == 0 else f" or (x - {lo}) % {step}"
+            lines += [f"    x = values[{name!r}]",  # Domain.__contains__, inlined
+                      f"    if x.__class__ is not int or not {lo} <= x <= {hi}{aligned}: raise KeyError({name!r})",
+                      f"    word |= ({transform.expr or f'E{i}(x)'}) << {shift}"]
+        lines.append("    return word")
+        exec(compile("\n".join(lines), f"<descgen plan {self.context}>", "exec"), env)
+        return env["pack"]
 
     def check(self, values: Mapping[str, Any]) -> list[Finding]:
         """Every finding for the given logical values (empty when all are legal)."""

@@ -6,7 +6,7 @@ Its layout depends on the MMA kind, which is not in the word: ``kind`` is always
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 from .catalog import catalog
 from .checks import enforce, idesc_findings, word_findings
@@ -15,10 +15,10 @@ from .engine import Decoded, Plan
 from .errors import EncodeError, Finding
 from .facts import kind_facts, major_keys, mma_k, normalize_kind, selector_keys, shape_keys
 from .loader import KINDS
-from .report import Report
+from .report import NotChecked, Report
 from .types import AccumType, Arch, CtaGroup, ElementType, Kind, Major, ScaleType, ScaleVec
 
-__all__ = ["encode_idesc", "decode_idesc", "decode_fields", "validate_idesc", "decode_idesc_all", "consistent_kinds"]
+__all__ = ["encode_idesc", "decode_idesc", "decode_fields", "validate_idesc", "checked_idesc", "decode_idesc_all", "consistent_kinds"]
 
 
 def encode_idesc(
@@ -201,13 +201,29 @@ def decode_fields(word: int, kind: str) -> Decoded:
     context rules too."""
     p = kind_facts(kind).plan
     result = p.decode(word)
-    derived: list[tuple[str, Any, str]] = []
-    if not {"sparse", "k_dim"} & set(result.unknown):  # K is known when Sparsity and the K bit are
-        sparse = bool(result["sparse"].raw)
-        k96 = "k_dim" in p.layout.by_name and result["k_dim"].value == "96"
-        derived.append(("k", mma_k(p.kind, sparse, k96 and not sparse), "elements"))
-    derived += [(name, value, "") for name, value in p.layout.implied.items()]
-    return result.extended((), tuple(derived))
+    if {"sparse", "k_dim"} & set(result.unknown):  # K is known only when Sparsity and the K bit are
+        return result.extended((), tuple((name, value, "") for name, value in p.layout.implied.items()))
+    spots = _SPOTS.get(p) or _spots(p)
+    sparse = bool(result.fields[spots[0]].raw)
+    k96 = spots[1] is not None and result.fields[spots[1]].value == "96"
+    derived = _DERIVED.get((p.kind, sparse, k96))
+    if derived is None:
+        found: list[tuple[str, Any, str]] = [("k", mma_k(p.kind, sparse, k96 and not sparse), "elements")]
+        found += [(name, value, "") for name, value in p.layout.implied.items()]
+        derived = _DERIVED[p.kind, sparse, k96] = tuple(found)
+    return result.extended((), derived)
+
+
+#: Per plan: the positions of the sparse and k_dim fields among the decoded fields (k_dim: None
+#: when the layout has none); per (kind, sparse, K = 96): the derived values.
+_SPOTS: dict[Plan, tuple[int, int | None]] = {}
+_DERIVED: dict[tuple[str | None, bool, bool], tuple[tuple[str, Any, str], ...]] = {}
+
+
+def _spots(p: Plan) -> tuple[int, int | None]:
+    names = [f.name for f in p.layout.fields]
+    hit = _SPOTS[p] = (names.index("sparse"), names.index("k_dim") if "k_dim" in names else None)
+    return hit
 
 
 def decode_idesc(word: int, kind: Kind) -> Decoded:
@@ -257,10 +273,16 @@ def validate_idesc(word: int, kind: Kind, *, cta_group: CtaGroup | None = None, 
         WordError: ``word`` is not an unsigned 32-bit integer.
     """
     ctx = context(cta_group=cta_group, ws=ws, sp=sp, scale_vec=scale_vec, a_tmem=a_tmem, arch=arch)
+    d, skipped = checked_idesc(word, kind, ctx)
+    return Report(d.findings, skipped, {"idesc": d}, ctx)
+
+
+def checked_idesc(word: int, kind: str, ctx: Mapping[str, Any]) -> tuple[Decoded, tuple[NotChecked, ...]]:
+    """:func:`validate_idesc`'s work under a normalized context (:func:`descgen.context.context`):
+    the word decoded once with every finding, and the rules not checked."""
     d = decode_fields(word, kind)
     found, skipped = idesc_findings(d.kind, d.values(), ctx, d.unknown)
-    d = d.extended(tuple(found), d.derived)
-    return Report(d.findings, tuple(skipped), {"idesc": d}, ctx)
+    return d.extended(tuple(found), d.derived), tuple(skipped)
 
 
 def decode_idesc_all(word: int) -> dict[Kind, Decoded]:

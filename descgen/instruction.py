@@ -1,8 +1,8 @@
 """One ``tcgen05.mma`` instruction checked as a whole: :func:`check_mma`.
 
-Each word's own rules run (:func:`descgen.validate_idesc`, :func:`descgen.validate_smem`,
-:func:`descgen.validate_zcm`), then the rules that tie the words together (``applies = "mma"``
-in ``tables/rules.toml``): Table 52's swizzle against the idesc's types and major-ness, absolute
+Each word's own rules run (those of :func:`descgen.validate_idesc`, :func:`descgen.validate_smem`,
+:func:`descgen.validate_zcm`; each word decoded once, each rule run once), then the rules that tie
+the words together (``applies = "mma"`` in ``tables/rules.toml``): Table 52's swizzle against the idesc's types and major-ness, absolute
 LBO mode only K-major, the K-major swizzled LBO that is ignored, and the zero-column mask limits
 for the idesc's M.
 """
@@ -14,14 +14,15 @@ from typing import Iterable
 
 from .catalog import usage_error
 from .checks import Facts, mma_findings, partial
+from .context import context, no_context
 from .engine import Decoded, KnownBits
 from .errors import Finding
 from .facts import normalize_kind
-from .idesc import validate_idesc
+from .idesc import checked_idesc
 from .report import NotChecked, Report
-from .smem import validate_smem
+from .smem import checked_smem
 from .types import Arch, CtaGroup, Kind, ScaleVec
-from .zcm import validate_zcm
+from .zcm import checked_zcm
 
 __all__ = ["check_mma"]
 
@@ -76,24 +77,28 @@ def check_mma(*, idesc: int | KnownBits, kind: Kind, b_desc: int | KnownBits, a_
         raise usage_error("MMA-A-OPERAND", "a_desc", a_desc, "an A descriptor, or a_tmem=True without one",
                           "both given" if a_tmem else "neither given")
     kind = normalize_kind(kind)
-    report = validate_idesc(idesc, kind, cta_group=cta_group, ws=ws, sp=sp, scale_vec=scale_vec, a_tmem=a_tmem, arch=arch)
-    di = report.decoded["idesc"]
-    findings = list(report.findings)
-    skipped = list(report.not_checked)
+    # Each word is decoded once and its rules run once, under the context normalized once
+    # (what validate_idesc / validate_smem / validate_zcm would each do again).
+    ctx = context(cta_group=cta_group, ws=ws, sp=sp, scale_vec=scale_vec, a_tmem=a_tmem, arch=arch)
+    di, skipped_idesc = checked_idesc(idesc, kind, ctx)
+    findings = list(di.findings)
+    skipped = list(skipped_idesc)
     decoded: dict[str, Decoded] = {"idesc": di}
     facts: Facts = {"idesc": partial({**di.values(), "kind": kind}, di.unknown)}
+    smem_ctx = {**no_context(), "arch": ctx["arch"]}  # validate_smem's context(arch=arch)
     for role, word, start in (("a_desc", a_desc, a_pattern_start), ("b_desc", b_desc, b_pattern_start)):
         if word is None:
             continue
-        sub = validate_smem(word, arch=arch, pattern_start=start)
-        decoded[role] = sub.decoded["smem"]
-        facts[role] = partial(sub.decoded["smem"].values(), sub.decoded["smem"].unknown)
-        findings += _prefixed(role, sub.findings)
-        skipped += [n for n in _role_named(role, sub.not_checked) if n not in skipped]
+        sub_ctx = smem_ctx if start is None else {**smem_ctx, "pattern_start": context(pattern_start=start)["pattern_start"]}
+        d, sub_skipped = checked_smem(word, sub_ctx)
+        decoded[role] = d
+        facts[role] = partial(d.values(), d.unknown)
+        findings += _prefixed(role, d.findings)
+        skipped += [n for n in _role_named(role, sub_skipped) if n not in skipped]
     if zcm is not None:
-        sub = validate_zcm(zcm, m=di.value("m"), n=di.value("n"), ws=ws)
-        decoded["zcm"] = sub.decoded["zcm"]
-        findings += _prefixed("zcm", sub.findings)
-        skipped += _role_named("zcm", sub.not_checked)
-    found, more = mma_findings(facts, report.context)
-    return Report(tuple(findings + found), (*skipped, *more), decoded, report.context)
+        d, sub_skipped = checked_zcm(zcm, context(m=di.value("m"), n=di.value("n"), ws=ws))
+        decoded["zcm"] = d
+        findings += _prefixed("zcm", d.findings)
+        skipped += _role_named("zcm", sub_skipped)
+    found, more = mma_findings(facts, ctx)
+    return Report(tuple(findings + found), (*skipped, *more), decoded, ctx)

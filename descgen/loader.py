@@ -342,14 +342,20 @@ _CACHE: dict[str, Any] | None = None
 
 
 def _cache_file() -> str | None:
-    """``$XDG_CACHE_HOME/descgen/tables-<python>.marshal`` (``~/.cache`` by default); None when
-    ``DESCGEN_NO_CACHE`` is set."""
+    """``$XDG_CACHE_HOME/descgen/tables-<python>-<dir>.marshal`` (``~/.cache`` by default); None
+    when ``DESCGEN_NO_CACHE`` is set. ``<dir>`` is a checksum of the tables' directory: each
+    install (a venv, a checkout, a git worktree) has its own file, so two installs used in turn do
+    not evict each other's entries and parse TOML at every start."""
     if os.environ.get("DESCGEN_NO_CACHE"):
         return None
     import sys
+    from binascii import crc32
 
+    import descgen.tables as package
+
+    where = crc32(os.fsencode(list(package.__path__)[0]))
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "descgen", f"tables-{sys.implementation.cache_tag}.marshal")
+    return os.path.join(base, "descgen", f"tables-{sys.implementation.cache_tag}-{where:08x}.marshal")
 
 
 def _cache() -> dict[str, Any]:

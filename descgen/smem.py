@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
-from .checks import enforce, smem_findings
+from .checks import enforce, smem_encode_findings, smem_findings
 from .context import context, no_context
-from .engine import Decoded, plan
-from .report import Report
+from .engine import Decoded, Plan, plan
+from .report import NotChecked, Report
 from .types import Arch, LboMode, Swizzle
 
-__all__ = ["encode_smem", "decode_smem", "decode_fields", "validate_smem"]
+__all__ = ["encode_smem", "decode_smem", "decode_fields", "validate_smem", "checked_smem"]
 
 
 def encode_smem(
@@ -56,7 +56,7 @@ def encode_smem(
             such as absolute LBO mode without 128B swizzling (all findings attached).
         UsageError: a context value that is not one.
     """
-    p = plan("smem_desc")
+    p = _PLAN[0] if _PLAN else _plan()
     values = {
         "start_address": start_address,
         "lbo": lbo,
@@ -65,8 +65,24 @@ def encode_smem(
         "base_offset": base_offset,
         "lbo_mode": lbo_mode,
     }
+    if check:
+        try:
+            word = p.pack(values)  # every value legal for its field (else encode says what is wrong)
+        except (KeyError, TypeError):
+            word = p.encode(values)
+        found = smem_encode_findings(values, arch, pattern_start)  # the rules, run once per rule key
+        return enforce(word, found, check, p.context) if found else word
     word = p.encode(values, check=check)
     return enforce(word, smem_findings(values, context(arch=arch, pattern_start=pattern_start))[0], check, p.context)
+
+
+_PLAN: list[Plan] = []
+
+
+def _plan() -> Plan:
+    """Table 40's plan, looked up once per process (the encoder's hot path skips the cache call)."""
+    _PLAN.append(plan("smem_desc"))
+    return _PLAN[0]
 
 
 def decode_smem(word: int) -> Decoded:
@@ -112,7 +128,13 @@ def validate_smem(word: int, *, arch: Arch | None = None, pattern_start: int | N
         UsageError: a context value that is not one. WordError: not an unsigned 64-bit integer.
     """
     ctx = context(arch=arch, pattern_start=pattern_start, **more)
+    d, skipped = checked_smem(word, ctx)
+    return Report(d.findings, skipped, {"smem": d}, ctx)
+
+
+def checked_smem(word: int, ctx: Mapping[str, Any]) -> tuple[Decoded, tuple[NotChecked, ...]]:
+    """:func:`validate_smem`'s work under a normalized context (:func:`descgen.context.context`):
+    the word decoded once with every finding, and the rules not checked."""
     d = decode_fields(word)
     found, skipped = smem_findings(d.values(), ctx, d.unknown)
-    d = d.extended(tuple(found), d.derived)
-    return Report(d.findings, tuple(skipped), {"smem": d}, ctx)
+    return d.extended(tuple(found), d.derived), tuple(skipped)

@@ -9,17 +9,17 @@ gives an all-zero mask. Column Shift changes which B columns are read, not the m
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .catalog import usage_error
-from .checks import enforce, zcm_findings
+from .checks import enforce, zcm_encode_findings, zcm_findings
 from .context import context, no_context
-from .engine import Decoded, hex_bits, plan
+from .engine import Decoded, Plan, hex_bits, plan
 from .facts import submask_counts
-from .report import Report
+from .report import NotChecked, Report
 
-__all__ = ["encode_zcm", "decode_zcm", "validate_zcm", "zcm_mask", "zcm_submasks", "submask_counts", "mask_info",
+__all__ = ["encode_zcm", "decode_zcm", "validate_zcm", "checked_zcm", "zcm_mask", "zcm_submasks", "submask_counts", "mask_info",
            "binary_runs"]
 
 
@@ -61,15 +61,34 @@ def encode_zcm(
         EncodeError: a value is out of range, or breaks a rule for the given M (all findings attached).
         UsageError: start_count / first_span do not have four entries; a bad context value.
     """
-    values = {"nonzero_mask": nonzero_mask, "skip_span": skip_span, "use_span": use_span, "column_shift": column_shift}
-    for name, seq in (("start_count", start_count), ("first_span", first_span)):
-        if isinstance(seq, (str, bytes)) or not isinstance(seq, Sequence) or len(seq) != 4:
-            raise usage_error(f"ZCM-{name.upper().replace('_', '-')}-LENGTH", name, seq, "four integers (sub-masks 0-3)",
-                              "Table 45 has one per sub-mask")
-        values.update({f"{name}_{i}": v for i, v in enumerate(seq)})
-    p = plan("zcm_desc")
+    if (start_count.__class__ is not tuple or len(start_count) != 4) or (first_span.__class__ is not tuple or len(first_span) != 4):
+        for name, seq in (("start_count", start_count), ("first_span", first_span)):
+            if isinstance(seq, (str, bytes)) or not isinstance(seq, Sequence) or len(seq) != 4:
+                raise usage_error(f"ZCM-{name.upper().replace('_', '-')}-LENGTH", name, seq, "four integers (sub-masks 0-3)",
+                                  "Table 45 has one per sub-mask")
+    values = {"nonzero_mask": nonzero_mask, "skip_span": skip_span, "use_span": use_span, "column_shift": column_shift,
+              "start_count_0": start_count[0], "start_count_1": start_count[1], "start_count_2": start_count[2],
+              "start_count_3": start_count[3], "first_span_0": first_span[0], "first_span_1": first_span[1],
+              "first_span_2": first_span[2], "first_span_3": first_span[3]}
+    p = _PLAN[0] if _PLAN else _plan()
+    if check:
+        try:
+            word = p.pack(values)  # every value legal for its field (else encode says what is wrong)
+        except (KeyError, TypeError):
+            word = p.encode(values)
+        found = zcm_encode_findings(values, m, n, ws)  # the rules, run once per rule key
+        return enforce(word, found, check, p.context) if found else word
     word = p.encode(values, check=check)
     return enforce(word, zcm_findings(values, context(m=m, n=n, ws=ws))[0], check, p.context)
+
+
+_PLAN: list[Plan] = []
+
+
+def _plan() -> Plan:
+    """Table 45's plan, looked up once per process (the encoder's hot path skips the cache call)."""
+    _PLAN.append(plan("zcm_desc"))
+    return _PLAN[0]
 
 
 def decode_zcm(word: int) -> Decoded:
@@ -101,10 +120,16 @@ def validate_zcm(word: int, *, m: int | None = None, n: int | None = None, ws: b
         UsageError: a context value that is not one. WordError: not an unsigned 64-bit integer.
     """
     ctx = context(m=m, n=n, ws=ws, **more)
+    d, skipped = checked_zcm(word, ctx)
+    return Report(d.findings, skipped, {"zcm": d}, ctx)
+
+
+def checked_zcm(word: int, ctx: Mapping[str, Any]) -> tuple[Decoded, tuple[NotChecked, ...]]:
+    """:func:`validate_zcm`'s work under a normalized context (:func:`descgen.context.context`):
+    the word decoded once with every finding, and the rules not checked."""
     d = plan("zcm_desc").decode(word)
     found, skipped = zcm_findings(d.values(), ctx, d.unknown)
-    d = d.extended(tuple(found), d.derived)
-    return Report(d.findings, tuple(skipped), {"zcm": d}, ctx)
+    return d.extended(tuple(found), d.derived), tuple(skipped)
 
 
 def zcm_submasks(word: int, m: int, n: int) -> tuple[int, ...]:

@@ -1,0 +1,158 @@
+"""The fast paths give the answers of the slow ones (no timing here: bench/ measures speed).
+
+The encoders run a word's rules once per rule key (descgen.checks: what the rules read, reduced to
+what decides whether they find anything) and skip them for a later value with a key found clean.
+These tests walk the fields against the rules: two values with one key are both clean or both not.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+import descgen
+from descgen import checks
+from descgen.context import context
+from descgen.errors import DescgenError
+
+SWIZZLES = ("none", "128B_base32B", "128B", "64B", "32B")
+
+
+def _smem_values(start: int, swizzle: str, base: int, mode: str) -> dict:
+    return {"start_address": start, "lbo": 16, "sbo": 1024, "swizzle": swizzle, "base_offset": base, "lbo_mode": mode}
+
+
+def test_smem_rule_key_decides_the_rules():
+    """Every start address bit that the key drops (bits 0-6 and 10-17) and every pattern start bit
+    above bit 9 leave the rules' verdict unchanged."""
+    starts = (0, 0x80, 0x100, 0x180, 0x200, 0x280, 0x300, 0x380)
+    extra = (0, 0x70, 0x3FC00)
+    patterns = (None, 0, 0x1, 0x80, 0x100, 0x180, 0x200, 0x300, 0x380, 0x3F0)
+    for swizzle, base, mode, arch in itertools.product(SWIZZLES, range(8), ("relative", "absolute"), (None, "sm_100a", "sm_103a")):
+        for start, ps in itertools.product(starts, patterns):
+            verdicts = {}
+            for hi in extra:
+                for ps_hi in ((0,) if ps is None else (0, 0x2C00)):
+                    values = _smem_values(start + hi, swizzle, base, mode)
+                    p = None if ps is None else ps + ps_hi
+                    key = checks._smem_key(values, arch, p)
+                    clean = not checks.smem_findings(values, context(arch=arch, pattern_start=p))[0]
+                    assert verdicts.setdefault(key, clean) == clean, (values, arch, p)
+
+
+def test_zcm_rule_key_decides_the_rules():
+    """The exact start counts (beyond zero or not), sub-mask 0 and N leave the verdict unchanged."""
+    for m, ws, shift in itertools.product((None, 16, 32, 64, 128), (None, True, False), (0, 16, 17, 32)):
+        for nz in itertools.product((False, True), repeat=6):
+            verdicts = {}
+            for count, first0, n in itertools.product((1, 200), (0, 1), (None, 64, 256)):
+                sc = [7, *(count if z else 0 for z in nz[:3])]
+                fs = [first0, *(1 if z else 0 for z in nz[3:])]
+                values = {"nonzero_mask": True, "skip_span": 1, "use_span": 1, "column_shift": shift,
+                          **{f"start_count_{i}": v for i, v in enumerate(sc)}, **{f"first_span_{i}": v for i, v in enumerate(fs)}}
+                key = checks._zcm_key(values, m, n, ws)
+                clean = not checks.zcm_findings(values, context(m=m, n=n, ws=ws))[0]
+                assert verdicts.setdefault(key[:2] + key[4:], clean) == clean, (values, m, n, ws)
+
+
+def _outcome(fn, **kw):
+    try:
+        word = fn(**kw)
+    except DescgenError as e:
+        return type(e).__name__, str(e), tuple(e.findings)
+    return int(word), tuple(getattr(word, "findings", ()))
+
+
+@pytest.mark.parametrize("warm", [False, True])
+def test_encoders_same_answers_with_the_rule_memo(warm, monkeypatch):
+    """The same words, findings and errors with the memo empty and warmed, for clean values,
+    warnings, errors and bad context (including classes that compare equal: True == 1)."""
+    cases = [
+        (descgen.encode_smem, dict(start_address=0x400, lbo=16, sbo=1024, swizzle="128B")),
+        (descgen.encode_smem, dict(start_address=0x580, lbo=16, sbo=1024, swizzle="128B")),  # warning
+        (descgen.encode_smem, dict(start_address=0x580, lbo=16, sbo=1024, swizzle="128B", base_offset=3, pattern_start=0x400)),
+        (descgen.encode_smem, dict(start_address=0x400, lbo=16, sbo=1024, swizzle="128B", pattern_start=1)),
+        (descgen.encode_smem, dict(start_address=0x400, lbo=16, sbo=1024, swizzle="128B", pattern_start=True)),
+        (descgen.encode_smem, dict(start_address=0x400, lbo=16, sbo=1024, swizzle="128B", pattern_start=-1023)),
+        (descgen.encode_smem, dict(start_address=0x400, lbo=16, sbo=1024, swizzle="128B", lbo_mode="absolute")),
+        (descgen.encode_smem, dict(start_address=0x400, lbo=16, sbo=1024, swizzle="128B", lbo_mode="absolute", arch="sm_103a")),
+        (descgen.encode_smem, dict(start_address=0x400, lbo=16, sbo=1024, swizzle="128B", arch="sm_101a")),
+        (descgen.encode_smem, dict(start_address=0x400, lbo=16, sbo=1024, swizzle="128B", arch="sm_90a")),
+        (descgen.encode_smem, dict(start_address=0x400, lbo=16, sbo=1024, swizzle="128B", arch=["sm_100a"])),
+        (descgen.encode_smem, dict(start_address=0x408, lbo=16, sbo=1024, swizzle="128B")),
+        (descgen.encode_zcm, dict(skip_span=1, use_span=13, start_count=(1, 3, 5, 7), m=32, n=64, ws=True)),
+        (descgen.encode_zcm, dict(skip_span=1, use_span=13, start_count=(1, 3, 5, 7), m=32, n=64, ws=1)),
+        (descgen.encode_zcm, dict(skip_span=1, use_span=13, start_count=(1, 3, 5, 7), m=64, n=64, ws=True)),
+        (descgen.encode_zcm, dict(skip_span=1, use_span=13, start_count=(1, 0, 0, 0), m=128, n=True, ws=True)),
+        (descgen.encode_zcm, dict(skip_span=1, use_span=13, start_count=(1, 0, 0, 0), m=128, n=1, ws=True)),
+        (descgen.encode_zcm, dict(skip_span=1, use_span=13, start_count=[1, 0, 0, 0], m=128, n=[1], ws=True)),
+        (descgen.encode_zcm, dict(skip_span=1, use_span=13, column_shift=20, m=32)),
+        (descgen.encode_zcm, dict(skip_span=1, use_span=13, start_count=(1, 2, 3))),
+        (descgen.encode_zcm, dict(skip_span=1, use_span=13, ws=False)),
+        (descgen.encode_zcm, dict(skip_span=0, use_span=13)),
+    ]
+    monkeypatch.setattr(checks, "_CLEAN", {"smem": set(), "zcm": set()})
+    cold = [_outcome(fn, **kw) for fn, kw in cases]
+    if warm:
+        assert [_outcome(fn, **kw) for fn, kw in cases] == cold
+        assert [_outcome(fn, **kw) for fn, kw in reversed(cases)] == cold[::-1]
+    for (fn, kw), got in zip(cases, cold):  # check=False runs every rule: the same findings
+        if isinstance(got[0], int) and got[0].__class__ is int:
+            word = fn(**kw, check=False)
+            assert int(word) == got[0] and tuple(getattr(word, "findings", ())) == got[1]
+
+
+def test_check_mma_decodes_each_word_once_and_runs_each_rule_once(monkeypatch):
+    """check_mma decodes each of its words once and runs each rule once per word it is about
+    (idesc, mma and zcm rules once; smem rules once for A and once for B), with the same report
+    the validators give."""
+    import collections
+
+    from descgen import engine
+    from descgen.catalog import catalog
+
+    decodes: collections.Counter = collections.Counter()
+    runs: collections.Counter = collections.Counter()
+    real_decode = engine.Plan.decode
+
+    def decode(self, word):
+        decodes[self.layout.word, word] += 1
+        return real_decode(self, word)
+
+    def counted(code, fn):
+        def run(rule, facts, c):
+            runs[code] += 1
+            return fn(rule, facts, c)
+        return run
+
+    monkeypatch.setattr(engine.Plan, "decode", decode)
+    monkeypatch.setattr(checks, "_IMPLS", {code: counted(code, fn) for code, fn in checks._IMPLS.items()})
+    checks._plan.cache_clear()  # its plans hold the implementations
+    try:
+        idesc = descgen.encode_idesc("tf32", 128, 128, b_major="mn")
+        a = descgen.encode_smem(start_address=0x400, lbo=16, sbo=1024, swizzle="128B")
+        b = descgen.encode_smem(start_address=0x4400, lbo=8192, sbo=1024, swizzle="128B")
+        zcm = descgen.encode_zcm(skip_span=1, use_span=13, start_count=(1, 0, 0, 0))
+        ctx = dict(cta_group=1, ws=True, sp=False, arch="sm_100a")
+        decodes.clear()
+        runs.clear()
+        report = descgen.check_mma(idesc=idesc, kind="tf32", a_desc=a, b_desc=b, zcm=zcm, a_pattern_start=0x400, **ctx)
+        assert decodes == {("idesc", idesc): 1, ("smem", a): 1, ("smem", b): 1, ("zcm", zcm): 1}
+        per_word = {"idesc": 1, "smem": 2, "zcm": 1, "mma": 1}
+        ran = {code: n for code, n in runs.items()}
+        assert ran and all(n <= per_word[catalog()[code].applies] for code, n in ran.items()), ran
+        assert ran["SMEM-LBO-MODE-SWIZZLE"] == 2 and ran["SMEM-BASE-OFFSET-TABLE41"] == 1  # (A's pattern start only)
+        assert set(ran) >= {"IDESC-M-SHAPE", "SMEM-BASE-OFFSET-TABLE41", "ZCM-M", "MMA-SWIZZLE-TABLE52"}
+        assert report.codes == ("MMA-SWIZZLE-TABLE52",)
+    finally:
+        checks._plan.cache_clear()
+    # the same findings as each validator, prefixed by role, then the instruction rules
+    vi = descgen.validate_idesc(idesc, "tf32", a_tmem=False, **ctx)  # (an A descriptor: A is not in tensor memory)
+    va = descgen.validate_smem(a, arch="sm_100a", pattern_start=0x400)
+    vb = descgen.validate_smem(b, arch="sm_100a")
+    vz = descgen.validate_zcm(zcm, m=128, n=128, ws=True)
+    assert report.decoded == {"idesc": vi.decoded["idesc"], "a_desc": va.decoded["smem"], "b_desc": vb.decoded["smem"],
+                              "zcm": vz.decoded["zcm"]}
+    assert report.context == vi.context
+    assert report.not_checked[: len(vi.not_checked)] == vi.not_checked
