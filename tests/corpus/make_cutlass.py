@@ -10,7 +10,7 @@ a CUDA install without cuRAND headers can take them from the `nvidia-curand`
 PyPI package (nvidia/cu13/include), which this script finds on its own.
 
     pip install nvidia-cutlass nvidia-curand
-    python tests/corpus/make_cutlass.py [-j 2] [--keep DIR] [--only NAME]
+    python tests/corpus/make_cutlass.py [-j 2] [--keep DIR [--reuse]] [--only NAME]
 
 Command line of every compile (only the source differs):
     nvcc -arch=sm_100a -ptx -std=c++17 --expt-relaxed-constexpr -DNDEBUG
@@ -66,6 +66,11 @@ SOURCES = [
 ]
 
 
+# Compiled but not written to the corpus (size: the tutorials' in-kernel prints make each ~350 KB;
+# their MMA code is that of 02 and 04); their PTX stays in the --keep directory.
+NOT_COMMITTED = {"cute_tutorial_03_mma_tma_multicast_sm100", "cute_tutorial_05_mma_tma_epi_sm100"}
+
+
 def cutlass_source_root():
     import cutlass_library  # from the nvidia-cutlass package
     root = Path(cutlass_library.__file__).resolve().parent / "source"
@@ -118,6 +123,7 @@ def ptxas_ok(path):
 def tc_lines(text):
     out = {"tcgen05.mma": [], "tcgen05.cp": []}
     for i, line in enumerate(text.splitlines(), 1):
+        line = line.split("//", 1)[0]
         for key in out:
             if re.search(re.escape(key) + r"[.\s]", line):
                 out[key].append(i)
@@ -134,12 +140,14 @@ def toml_value(x):
     return '"' + str(x).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def build_one(entry, src_root, curand, build_dir):
+def build_one(entry, src_root, curand, build_dir, reuse=False):
     name, rel, _ = entry
     # our own sources live in tests/corpus/cutlass/src/, the others in the CUTLASS source tree
     source = HERE / "cutlass" / rel if rel.startswith("src/") else src_root / rel
     raw = build_dir / f"{name}.ptx"
     t0 = time.time()
+    if reuse and raw.exists():
+        return name, 0, "", raw, 0.0
     r = subprocess.run(nvcc_cmd(src_root, curand, source, raw), capture_output=True, text=True)
     return name, r.returncode, (r.stderr or r.stdout), raw, time.time() - t0
 
@@ -149,6 +157,9 @@ def main():
     ap.add_argument("--out", default=str(HERE / "cutlass"), help="output directory (default: %(default)s)")
     ap.add_argument("--keep", metavar="DIR", help="build directory for the untrimmed PTX (kept)")
     ap.add_argument("--only", help="only sources whose name contains this")
+    ap.add_argument("--reuse", action="store_true",
+                    help="with --keep: use the PTX already in the build directory instead of running nvcc")
+    ap.add_argument("--all", action="store_true", help="also write the NOT_COMMITTED sources to --out")
     ap.add_argument("-j", type=int, default=2, help="parallel nvcc jobs (default: %(default)s)")
     ap.add_argument("--limit", type=int, default=trim.DEFAULT_LIMIT, help="trim files over this many bytes")
     args = ap.parse_args()
@@ -163,7 +174,7 @@ def main():
 
     results = {}
     with cf.ThreadPoolExecutor(max_workers=max(1, args.j)) as ex:
-        futs = [ex.submit(build_one, e, src_root, curand, build_dir) for e in todo]
+        futs = [ex.submit(build_one, e, src_root, curand, build_dir, args.reuse) for e in todo]
         for f in cf.as_completed(futs):
             name, rc, log, raw, secs = f.result()
             results[name] = (rc, log, raw, secs)
@@ -175,6 +186,7 @@ def main():
                 f"nvcc = {toml_value(tool_version('nvcc'))}\nptxas = {toml_value(tool_version('ptxas'))}\n"
                 f"flags = {toml_value(' '.join(nvcc_cmd('SRC', 'CURAND' if curand else None, 'SOURCE', 'OUT')[1:-3]))}\n"]
     failed = []
+    not_committed = []
     for name, rel, what in todo:
         rc, log, raw, secs = results[name]
         if rc != 0:
@@ -190,6 +202,9 @@ def main():
             failed.append((name, f"ptxas rejects the nvcc output: {msg}"))
             continue
         new, trimmed = trim.trim_text(text, args.limit)
+        if name in NOT_COMMITTED and not args.all:
+            not_committed.append((name, len(text), len(new)))
+            continue
         dest = out / f"{name}.ptx"
         dest.write_text(new)
         ok, msg = ptxas_ok(dest)
@@ -205,11 +220,17 @@ def main():
                         f"trimmed = {toml_value(trimmed)}\n"
                         f"tcgen05_mma_lines = {toml_value(lines['tcgen05.mma'])}\n"
                         f"tcgen05_cp_lines = {toml_value(lines['tcgen05.cp'])}\n")
+    if not_committed:
+        manifest.append("\n# Compiled, assembled, not committed (size; same MMA code as 02/04); "
+                        "make_cutlass.py --keep DIR writes them to DIR:\n")
+        for name, n_raw, n_trim in not_committed:
+            manifest.append(f"[[not_committed]]\nname = {toml_value(name + '.ptx')}\nuntrimmed_bytes = {n_raw}\n"
+                            f"trimmed_bytes = {n_trim}\n")
     if failed:
         manifest.append("\n# Sources not kept:\n")
         for name, why in failed:
             manifest.append(f"[[not_kept]]\nname = {toml_value(name)}\nwhy = {toml_value(why)}\n")
-    if not args.only:
+    if not args.only and not args.all:
         (out / "MANIFEST.toml").write_text("".join(manifest))
     if not args.keep:
         shutil.rmtree(build_dir, ignore_errors=True)

@@ -431,6 +431,7 @@ def ptxas_check(path):
 def tc_lines(text):
     out = {"tcgen05.mma": [], "tcgen05.cp": []}
     for i, line in enumerate(text.splitlines(), 1):
+        line = line.split("//", 1)[0]
         for key in out:
             if re.search(re.escape(key) + r"[.\s]", line):
                 out[key].append(i)

@@ -76,6 +76,10 @@ def split_top_level(text):
             depth -= 1
             if depth == 0:
                 i += 1
+                # an initializer `= {...};` ends at its ';'
+                m = re.compile(r"\s*;").match(text, i)
+                if m:
+                    i = m.end()
                 # keep the rest of the line (a trailing comment, the newline) with this chunk
                 m = re.compile(r"[ \t]*(//[^\n]*)?\n?").match(text, i)
                 i = m.end()
@@ -126,6 +130,18 @@ def classify(chunk):
     return ("def" if brace >= 0 else "decl"), name
 
 
+def _variable_name(chunk):
+    """The name a module-level .global/.const/.shared variable declaration declares, else None."""
+    code = _strip_comments(chunk).strip()
+    if not re.match(r"(\.(visible|extern|weak|common)\s+)*\.(global|const|shared)\b", code):
+        return None
+    if code.startswith(".extern"):
+        return None
+    head = code.split("=", 1)[0]
+    names = re.findall(r"([A-Za-z_$][A-Za-z0-9_$]*)\s*(?:\[[^\]]*\]\s*)*(?:;|$)", head.strip())
+    return names[-1] if names else None
+
+
 def trim_text(text, limit=DEFAULT_LIMIT, force=False):
     """Return (new_text, trimmed?)."""
     if len(text.encode()) <= limit and not force:
@@ -149,18 +165,25 @@ def trim_text(text, limit=DEFAULT_LIMIT, force=False):
                 keep_defs.add(j)
                 work.append(j)
     kept_names = {info[i][1] for i in keep_defs}
+    used = set()
+    for i in keep_defs:
+        used.update(re.findall(r"[A-Za-z_$][A-Za-z0-9_$]*", _strip_comments(chunks[i])))
     out = []
-    dropped = 0
+    dropped_vars = 0
     for idx, (chunk, (kind, name)) in enumerate(zip(chunks, info)):
         if kind == "def" and idx not in keep_defs:
-            dropped += 1
             continue
         if kind == "decl" and name in defs and name not in kept_names:
+            continue
+        var = _variable_name(chunk) if kind == "other" else None
+        if var and var not in used:
+            dropped_vars += 1
             continue
         out.append(chunk)
     body = "".join(out)
     note = (f"// trimmed by tests/corpus/trim.py from {len(text.encode())} bytes: kept {len(keep_defs)} of "
-            f"{len(defs)} function definitions (those with tcgen05.mma/tcgen05.cp and their callees)\n")
+            f"{len(defs)} function definitions (those with tcgen05 MMAs or copies, and their callees), dropped "
+            f"{dropped_vars} module-level variables they do not use\n")
     return note + body, True
 
 
