@@ -1,37 +1,30 @@
-"""PTX scanning: every ``tcgen05.mma`` / ``tcgen05.cp`` in a PTX file, its descriptor operands
-resolved where they are constants, and each one checked with the instruction's own qualifiers.
+"""PTX scanning: every ``tcgen05.mma`` / ``tcgen05.cp`` in a PTX file, the bits of each descriptor
+operand known at compile time, and each instruction checked with its own qualifiers.
 
-:func:`scan_ptx` reads PTX text (comments, several statements on a line and statements over
-several lines are all fine), finds every ``tcgen05.mma`` in all its forms (§9.7.16.10.9.1-4:
-``.sp``, ``.ws``, ``.ws.sp``, ``.block_scale{.scale_vectorsize}``, ``.collector::*``, ``.ashift``,
-``[a-tmem]``) and every ``tcgen05.cp`` (§9.7.16.9.2), and resolves each descriptor operand
-(``idesc``, ``a-desc``, ``b-desc``, ``zero-column-mask-desc``, ``s-desc``) when it is
+:func:`scan_ptx` (and :func:`scan_stream`, one function at a time) reads PTX text line by line
+(comments, several statements on a line and statements over several lines are fine), finds every
+``tcgen05.mma`` in all its forms (§9.7.16.10.9.1-4: ``.sp``, ``.ws``, ``.ws.sp``,
+``.block_scale{.scale_vectorsize}``, ``.collector::*``, ``.ashift``, ``[a-tmem]``) and every
+``tcgen05.cp`` (§9.7.16.9.2), and gives each descriptor operand (``idesc``, ``a-desc``,
+``b-desc``, ``zero-column-mask-desc``, ``s-desc``; 32 or 64 bits) its known bits
+(:class:`descgen.engine.KnownBits`): an immediate (E33) is known; a register is followed over the
+whole function through every definition by :mod:`descgen.ptx_dataflow` (E38). Braces open
+register scopes; registers may be named without ``%`` when declared.
 
-- an immediate (decimal, ``0x`` hex, ``0b`` binary, octal with a leading 0, optional ``U`` suffix,
-  optional ``-``: wrapped to the operand's width), or
-- a register last written, earlier in the same straight-line block, by an unpredicated ``mov``
-  from an immediate (or from a register that is itself resolved).
-
-A label, ``bra``/``brx``/``ret``/``exit``/``call``/``trap``, a ``{`` or ``}`` and a function
-header end the block: what was known before is forgotten. A predicated write, or any other
-instruction that writes the register (its first operand), makes it unknown. Nothing is guessed:
-an operand that cannot be resolved gets a ``PTX-OPERAND-UNRESOLVED`` note saying why, and the
-rules that read it are not checked.
-
-Every instruction is checked by the one :func:`descgen.check_mma`, given the instruction's
+Every instruction is checked by the one :func:`descgen.check_mma` with the instruction's
 qualifiers as context (kind, ``cta_group``, ``.ws``, ``.sp``, the scale vector size, A in tensor
-memory) and the file's target; an operand that is not resolved is a word known at run time only
-(:class:`descgen.engine.KnownBits`), so every rule whose inputs are known still runs.
-``tcgen05.cp``'s ``s-desc`` is checked with :func:`descgen.validate_smem`. Descriptor
-findings keep their codes (``IDESC-*``, ``SMEM-*``, ``ZCM-*``, ``MMA-*``) and name the operand.
-The instruction-syntax rules (``PTX-*``: ``.kind::mxf4nvf4`` without a scale vector size,
-``.ashift`` limits, collector buffers, ``.block_scale`` vs kind, ``scale-input-d``, mixed
-``cta_group``, ``tcgen05.cp`` shapes, the target) are catalogued in ``tables/rules.toml`` like every
-other rule (``applies = "ptx"``).
+memory) and the file's target, so every field whose bits are known is checked and every rule
+whose inputs are known runs; ``tcgen05.cp``'s ``s-desc`` goes through
+:func:`descgen.validate_smem`. Descriptor findings keep their codes (``IDESC-*``, ``SMEM-*``,
+``ZCM-*``, ``MMA-*``) and name the operand. An operand with unknown bits gets one
+``PTX-OPERAND-UNRESOLVED`` note saying which fields and why; :class:`ScanTally` groups them for
+the one-line summary. The instruction-syntax rules (``PTX-*``) are catalogued in
+``tables/rules.toml`` (``applies = "ptx"``).
 
-Decisions (docs/spec-errata.md): E33 (operand resolution and straight-line blocks), E34 (the
-``.target`` directive), E35 (the scale vector size when ``.scale_vectorsize`` is omitted), E36
-(severities and what is reported when a word is missing).
+Decisions (docs/spec-errata.md): E33 (immediates), E34 (the ``.target`` directive), E35 (the
+scale vector size when ``.scale_vectorsize`` is omitted), E36 (partly known words), E38 (known
+bits over the whole function; how run-time bits are reported), E39 (``tcgen05.cp`` base offset
+without swizzle).
 """
 
 from __future__ import annotations
