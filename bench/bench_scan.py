@@ -1,50 +1,75 @@
-"""descgen scan throughput (timings live here, never in tests).
+"""descgen scan throughput on large real compiler output (timings live here, never in tests).
 
-    python bench/bench_scan.py [--copies N]
+    python bench/bench_scan.py [FILE|DIR ...] [--runs N]
 
-Builds a large PTX file from tests/ptx/clean.ptx (its first kernel repeated N times under new
-names: every tcgen05.mma form and tcgen05.cp, all operands resolved) and reports the median wall
-time of ``descgen.scan_ptx`` over it, per MB and per instruction.
+Default input: /work/corpus-big/triton_20mb.ptx (Triton 3.9 kernels concatenated by
+tests/corpus/make_big.py) if present, else tests/corpus/ concatenated. Reports MB/s of
+``descgen.scan_ptx`` (the median of ``--runs``) and of the streamed form the CLI uses
+(``scan_stream``, with -v's text and --json's lines rendered and dropped), per MB and per
+instruction, and the peak memory of the streamed pass (measured in a separate run).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import descgen  # noqa: E402
+from descgen.scan import ScanTally, ptx_files, scan_ptx, scan_stream  # noqa: E402
+
+BIG = Path("/work/corpus-big/triton_20mb.ptx")
 
 
-def big_ptx(copies: int) -> str:
-    src = (ROOT / "tests" / "ptx" / "clean.ptx").read_text(encoding="ascii")
-    head, rest = src.split(".visible .entry clean_cta1()", 1)
-    body = ".visible .entry clean_cta1()" + rest.split("// Another kernel")[0]
-    return head + "".join(body.replace("clean_cta1", f"k{i}") for i in range(copies))
+def load(paths: list[str]) -> str:
+    if not paths:
+        paths = [str(BIG)] if BIG.exists() else [str(ROOT / "tests" / "corpus")]
+    return "\n".join(Path(p).read_text(encoding="utf-8", errors="replace") for p in ptx_files(paths))
+
+
+def streamed(text: str) -> ScanTally:
+    tally = ScanTally()
+    for chunk in scan_stream(text, filename="big.ptx"):
+        tally.add(chunk.instructions, chunk.findings)
+        for ins in chunk.instructions:
+            ins.summary()
+            json.dumps(ins.as_dict(), default=str)
+    return tally
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--copies", type=int, default=500)
+    ap.add_argument("paths", nargs="*")
     ap.add_argument("--runs", type=int, default=3)
     args = ap.parse_args()
-    text = big_ptx(args.copies)
+    text = load(args.paths)
+    mb = len(text.encode()) / 1e6
     times = []
     for _ in range(args.runs):
         t = time.perf_counter()
-        result = descgen.scan_ptx(text)
+        result = scan_ptx(text)
         times.append(time.perf_counter() - t)
     dt = statistics.median(times)
     c = result.counts
-    mb = len(text) / 1e6
-    print(f"descgen.scan_ptx: {mb:.2f} MB, {text.count(chr(10))} lines, {c['instructions']} instructions, "
-          f"{c['resolved']} operands resolved")
-    print(f"  median of {args.runs}: {dt:.2f} s  ({dt / mb:.2f} s/MB, {dt / c['instructions'] * 1e6:.0f} us/instruction)")
+    print(f"input: {mb:.2f} MB, {text.count(chr(10))} lines, {c['instructions']} instructions, "
+          f"{c['known']} operands fully known, {c['partial']} partly, {c['unknown']} unknown")
+    print(f"scan_ptx: median of {args.runs}: {dt:.2f} s = {mb / dt:.1f} MB/s "
+          f"({dt / max(1, c['instructions']) * 1e6:.0f} us/instruction)")
+    t = time.perf_counter()
+    streamed(text)
+    ds = time.perf_counter() - t
+    print(f"scan_stream + -v text + JSON lines: {ds:.2f} s = {mb / ds:.1f} MB/s")
+    tracemalloc.start()
+    streamed(text)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    print(f"  peak Python memory of the streamed pass: {peak / 1e6:.0f} MB beyond the input text")
 
 
 if __name__ == "__main__":

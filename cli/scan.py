@@ -1,124 +1,159 @@
-"""``descgen scan FILE|-``: every tcgen05.mma / tcgen05.cp in a PTX file, its constant descriptor
-operands decoded and checked, reported compiler-style.
+"""``descgen scan FILE|DIR|- ...``: every tcgen05.mma / tcgen05.cp in PTX files, each descriptor
+operand's compile-time bits decoded and checked, reported compiler-style.
 
-Only click and descgen are imported here; :mod:`descgen.scan` loads when the command runs.
+Only click and descgen are imported here; :mod:`descgen.scan` loads when the command runs. Output
+is written as each function is scanned (memory and time linear in the input, every form).
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from typing import Any
 
 import click
 
 from .app import output_options
-from .output import EXIT_RULE, Output
+from .output import EXIT_RULE, EXIT_USAGE, Output
 from .params import ArchType
 
 __all__ = ["scan"]
 
 
-@click.command(short_help="Find every tcgen05.mma/tcgen05.cp in a PTX file and check its constant descriptors.")
-@click.argument("file", metavar="FILE|-")
-@click.option("--arch", type=ArchType(), help="The target; overrides the file's .target (default: its .target).")
+@click.command(short_help="Find every tcgen05.mma/tcgen05.cp in PTX files and check their descriptors' known bits.")
+@click.argument("files", metavar="FILE|DIR|-...", nargs=-1, required=True)
+@click.option("--arch", type=ArchType(), help="The target; overrides each file's .target (default: its .target).")
 @click.option("-v", "--verbose", is_flag=True,
-              help="Also print each instruction with its descriptor operands: value, where it came from, decoded fields.")
+              help="Also print each instruction with its descriptor operands: value or known bits (? = unknown), "
+                   "where they come from, the fields checked, the rules not checked, and the notes.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when an error finding is present (usage errors still exit 2).")
 @output_options
-def scan(out: Output, file: str, arch: str | None, verbose: bool, exit_zero: bool) -> None:
-    """Scan FILE (a .ptx file; - reads standard input) for every tcgen05.mma (all forms: .sp,
-    .ws, .ws.sp, .block_scale, .collector::*, .ashift, [a-tmem]) and tcgen05.cp, and check each
-    descriptor operand that is a constant: an immediate, or a register set by an unpredicated
-    mov from an immediate earlier in the same straight-line block (a label, branch, ret, exit,
-    call or brace ends the block). The instruction's qualifiers are the context (kind,
-    cta_group, .ws, .sp, scale vector size, A in tensor memory) and the file's .target the
-    target. Operands that cannot be resolved are reported as notes, saying why.
+def scan(out: Output, files: tuple[str, ...], arch: str | None, verbose: bool, exit_zero: bool) -> None:
+    """Scan PTX files (a directory: every *.ptx under it; - reads standard input) for every
+    tcgen05.mma (all forms: .sp, .ws, .ws.sp, .block_scale, .collector::*, .ashift, [a-tmem]) and
+    tcgen05.cp, and check each descriptor operand with the bits known at compile time: registers
+    are followed over the whole function (every definition; the bits all definitions agree on),
+    through mov (vector packing too), cvt, and/or/xor/not, add/sub, shl/shr, bfe/bfi, mul/mad,
+    selp and prmt. Shared memory addresses, loads, kernel parameters and special registers are
+    run-time values. Every field whose bits are known is checked with the instruction's
+    qualifiers (kind, cta_group, .ws, .sp, scale vector size, A in tensor memory) and the file's
+    .target; a rule that reads an unknown field is not checked.
 
     \b
-    Output: one line per finding, by line:
-      FILE:LINE: error|warning|note: CODE subject: message [source]
-    then a summary on stderr (instructions, operands resolved, unresolved, errors).
-    -v also prints each instruction, then its operands decoded, then its findings.
-    --json: the envelope; "result" holds file, arch, counts, instructions (qualifiers,
-    operands, decoded words, rules not checked) and findings.
+    Output: one line per error or warning, by line:
+      FILE:LINE: error|warning: CODE subject: message [source]
+    then one summary line per file on stderr: instructions, operands fully known, partly known
+    (fields checked), unknown, and what is known only at run time, grouped, with why.
+    -v also prints each instruction, its operands (known bits, ? = unknown), the fields checked,
+    the rules not checked and the notes (PTX-OPERAND-UNRESOLVED: one per operand).
+    --json: JSON lines, written as the scan goes: {"type": "run"}, then per instruction
+    {"type": "instruction", "file", "line", operands with known_mask/known_value, fields_checked,
+    not_checked, findings}, findings elsewhere {"type": "finding"}, per file {"type": "file",
+    counts, run_time}, and last {"type": "summary"}.
 
     \b
-    Exits 1 when a finding is an error (after printing), unless --exit-zero; 2 when FILE
-    cannot be read.
+    Exits 1 when a finding is an error (after printing), unless --exit-zero; 2 when a file
+    cannot be read (the others are still scanned).
 
     \b
       descgen scan kernel.ptx
+      descgen scan ~/.triton/cache
       nvcc -ptx -arch=sm_100a k.cu -o - | descgen scan - -v
     """
-    from descgen.scan import scan_ptx, severity_word
+    from descgen.scan import ScanTally, not_ptx, ptx_files, scan_stream
 
-    name = "<stdin>" if file == "-" else file
-    out.input = {"file": name, "arch": arch}
-    if file == "-":
-        text = sys.stdin.read()
-    else:
-        try:
-            with open(file, encoding="utf-8", errors="replace") as fh:
-                text = fh.read()
-        except OSError as e:
-            raise click.UsageError(f"cannot read {file}: {e.strerror or e}") from None
-    why = _not_ptx(text)
-    if why:
-        click.echo(f"warning: {name}: not a PTX file: {why}", err=True)
-    result = scan_ptx(text, filename=name, arch=arch)
+    status = 0
+    total = ScanTally()
+    nfiles = 0
     if out.json:
-        out.emit_json(result=result.as_dict())
-    else:
-        styled = out.table  # a terminal: colour the severity word
-        by_line: dict[int, list[Any]] = {}
-        for f in result.findings:
-            by_line.setdefault(f.line, []).append(f)
-        shown: set[int] = set()
-        if verbose:
-            for ins in result.instructions:
-                for f in _before(by_line, shown, ins.line - 1):
-                    click.echo(_line(name, f, severity_word, styled))
-                click.echo(f"{name}:{ins.line}: {_note('instruction', styled)}: {ins.text}")
-                for op in ins.summary():
-                    click.echo(f"    {op}")
-                for f in _before(by_line, shown, ins.line):
-                    click.echo(_line(name, f, severity_word, styled))
-        for f in _before(by_line, shown, None):
-            click.echo(_line(name, f, severity_word, styled))
-    click.echo(result.summary(), err=True)
-    if not result.ok and not exit_zero:
-        click.get_current_context().exit(EXIT_RULE)
-
-
-def _not_ptx(text: str) -> str | None:
-    """Why ``text`` is not a PTX file (every PTX module opens with a .version directive), or None."""
-    import re
-
-    if not text.strip():
-        return "the file is empty"
-    if "\x00" in text or "\ufffd" in text:
-        return "the file is binary"
-    if re.search(r"^\s*\.version\b", text, flags=re.M) is None:
-        return "no .version directive"
-    return None
-
-
-def _before(by_line: dict[int, list[Any]], shown: set[int], line: int | None) -> list[Any]:
-    """The findings not yet printed on lines up to ``line`` (None: all), in line order."""
-    out = []
-    for n in sorted(by_line):
-        if n in shown or (line is not None and n > line):
+        _json({"descgen": 1, "command": "scan", "type": "run", "input": {"files": list(files), "arch": arch}})
+    for path in ptx_files(files):
+        name = "<stdin>" if path == "-" else path
+        try:
+            if path == "-":
+                text = sys.stdin.read()
+            else:
+                with open(path, encoding="utf-8", errors="replace") as fh:
+                    text = fh.read()
+        except OSError as e:
+            click.echo(f"Error: cannot read {path}: {e.strerror or e}", err=True)
+            status = max(status, EXIT_USAGE)
             continue
-        shown.add(n)
-        out += by_line[n]
-    return out
+        nfiles += 1
+        why = not_ptx(text)
+        if why:
+            click.echo(f"{name}: warning: not PTX ({why})", err=True)
+            if out.json:
+                _json({"type": "file", "file": name, "not_ptx": why})
+            if why != "no .version directive":
+                continue
+        stream = scan_stream(text, filename=name, arch=arch)
+        tally = ScanTally()
+        for chunk in stream:
+            tally.add(chunk.instructions, chunk.findings)
+            if out.json:
+                _emit_json(name, chunk)
+            else:
+                _emit_text(name, chunk, verbose, out.table)
+        total.merge(tally)
+        if out.json:
+            _json({"type": "file", "file": name, "arch": stream.arch, "arch_from": stream.arch_from,
+                   "version": stream.version[1] if stream.version else None, "ok": tally.counts["errors"] == 0,
+                   "counts": tally.counts, "run_time": tally.run_time()})
+        click.echo(tally.summary(name), err=True)
+        if tally.counts["errors"] and not exit_zero:
+            status = max(status, EXIT_RULE)
+    if nfiles > 1:
+        click.echo(total.summary(f"{nfiles} files"), err=True)
+    if out.json:
+        _json({"type": "summary", "files": nfiles, "ok": total.counts["errors"] == 0, "counts": total.counts,
+               "run_time": total.run_time()})
+    if status:
+        click.get_current_context().exit(status)
+
+
+def _json(doc: dict[str, Any]) -> None:
+    click.echo(json.dumps(doc, default=str, ensure_ascii=False))
+
+
+def _emit_json(name: str, chunk: Any) -> None:
+    at: dict[int, list[Any]] = {}
+    for f in chunk.findings:
+        at.setdefault(f.line, []).append(f)
+    for ins in chunk.instructions:
+        own = at.pop(ins.line, [])
+        _json({"type": "instruction", "file": name, **ins.as_dict(), "findings": [f.as_dict() for f in own]})
+    for line in sorted(at):
+        for f in at[line]:
+            _json({"type": "finding", "file": name, **f.as_dict()})
+
+
+def _emit_text(name: str, chunk: Any, verbose: bool, styled: bool) -> None:
+    """The chunk's findings by line (notes only with -v); with -v each instruction before them."""
+    findings = [f for f in chunk.findings if verbose or f.severity != "info"]
+    if not verbose:
+        for f in findings:
+            click.echo(_line(name, f, styled))
+        return
+    items: list[tuple[int, int, Any]] = [(i.line, 0, i) for i in chunk.instructions]
+    items += [(f.line, 1, f) for f in findings]
+    items.sort(key=lambda t: (t[0], t[1]))
+    for _, kind, item in items:
+        if kind == 0:
+            click.echo(f"{name}:{item.line}: {_note('instruction', styled)}: {item.text}")
+            for op in item.summary():
+                click.echo(f"    {op}")
+        else:
+            click.echo(_line(name, item, styled))
 
 
 def _note(word: str, styled: bool) -> str:
     return click.style(word, bold=True) if styled else word
 
 
-def _line(name: str, f: Any, severity_word: Any, styled: bool) -> str:
+def _line(name: str, f: Any, styled: bool) -> str:
+    from descgen.scan import severity_word
+
     word = severity_word(f.severity)
     if styled:
         word = click.style(word, fg={"error": "red", "warning": "yellow"}.get(word, "blue"), bold=True)

@@ -1,37 +1,30 @@
-"""PTX scanning: every ``tcgen05.mma`` / ``tcgen05.cp`` in a PTX file, its descriptor operands
-resolved where they are constants, and each one checked with the instruction's own qualifiers.
+"""PTX scanning: every ``tcgen05.mma`` / ``tcgen05.cp`` in a PTX file, the bits of each descriptor
+operand known at compile time, and each instruction checked with its own qualifiers.
 
-:func:`scan_ptx` reads PTX text (comments, several statements on a line and statements over
-several lines are all fine), finds every ``tcgen05.mma`` in all its forms (§9.7.16.10.9.1-4:
-``.sp``, ``.ws``, ``.ws.sp``, ``.block_scale{.scale_vectorsize}``, ``.collector::*``, ``.ashift``,
-``[a-tmem]``) and every ``tcgen05.cp`` (§9.7.16.9.2), and resolves each descriptor operand
-(``idesc``, ``a-desc``, ``b-desc``, ``zero-column-mask-desc``, ``s-desc``) when it is
+:func:`scan_ptx` (and :func:`scan_stream`, one function at a time) reads PTX text line by line
+(comments, several statements on a line and statements over several lines are fine), finds every
+``tcgen05.mma`` in all its forms (§9.7.16.10.9.1-4: ``.sp``, ``.ws``, ``.ws.sp``,
+``.block_scale{.scale_vectorsize}``, ``.collector::*``, ``.ashift``, ``[a-tmem]``) and every
+``tcgen05.cp`` (§9.7.16.9.2), and gives each descriptor operand (``idesc``, ``a-desc``,
+``b-desc``, ``zero-column-mask-desc``, ``s-desc``; 32 or 64 bits) its known bits
+(:class:`descgen.engine.KnownBits`): an immediate (E33) is known; a register is followed over the
+whole function through every definition by :mod:`descgen.ptx_dataflow` (E38). Braces open
+register scopes; registers may be named without ``%`` when declared.
 
-- an immediate (decimal, ``0x`` hex, ``0b`` binary, octal with a leading 0, optional ``U`` suffix,
-  optional ``-``: wrapped to the operand's width), or
-- a register last written, earlier in the same straight-line block, by an unpredicated ``mov``
-  from an immediate (or from a register that is itself resolved).
-
-A label, ``bra``/``brx``/``ret``/``exit``/``call``/``trap``, a ``{`` or ``}`` and a function
-header end the block: what was known before is forgotten. A predicated write, or any other
-instruction that writes the register (its first operand), makes it unknown. Nothing is guessed:
-an operand that cannot be resolved gets a ``PTX-OPERAND-UNRESOLVED`` note saying why, and the
-rules that read it are not checked.
-
-Every instruction is checked by the one :func:`descgen.check_mma`, given the instruction's
+Every instruction is checked by the one :func:`descgen.check_mma` with the instruction's
 qualifiers as context (kind, ``cta_group``, ``.ws``, ``.sp``, the scale vector size, A in tensor
-memory) and the file's target; an operand that is not resolved is a word known at run time only
-(:class:`descgen.engine.KnownBits`), so every rule whose inputs are known still runs.
-``tcgen05.cp``'s ``s-desc`` is checked with :func:`descgen.validate_smem`. Descriptor
-findings keep their codes (``IDESC-*``, ``SMEM-*``, ``ZCM-*``, ``MMA-*``) and name the operand.
-The instruction-syntax rules (``PTX-*``: ``.kind::mxf4nvf4`` without a scale vector size,
-``.ashift`` limits, collector buffers, ``.block_scale`` vs kind, ``scale-input-d``, mixed
-``cta_group``, ``tcgen05.cp`` shapes, the target) are catalogued in ``tables/rules.toml`` like every
-other rule (``applies = "ptx"``).
+memory) and the file's target, so every field whose bits are known is checked and every rule
+whose inputs are known runs; ``tcgen05.cp``'s ``s-desc`` goes through
+:func:`descgen.validate_smem`. Descriptor findings keep their codes (``IDESC-*``, ``SMEM-*``,
+``ZCM-*``, ``MMA-*``) and name the operand. An operand with unknown bits gets one
+``PTX-OPERAND-UNRESOLVED`` note saying which fields and why; :class:`ScanTally` groups them for
+the one-line summary. The instruction-syntax rules (``PTX-*``) are catalogued in
+``tables/rules.toml`` (``applies = "ptx"``).
 
-Decisions (docs/spec-errata.md): E33 (operand resolution and straight-line blocks), E34 (the
-``.target`` directive), E35 (the scale vector size when ``.scale_vectorsize`` is omitted), E36
-(severities and what is reported when a word is missing).
+Decisions (docs/spec-errata.md): E33 (immediates), E34 (the ``.target`` directive), E35 (the
+scale vector size when ``.scale_vectorsize`` is omitted), E36 (partly known words), E38 (known
+bits over the whole function; how run-time bits are reported), E39 (``tcgen05.cp`` base offset
+without swizzle).
 """
 
 from __future__ import annotations
@@ -39,12 +32,14 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping
 
 from .engine import KnownBits, hex_word
 from .errors import DescgenError, Finding, HasFindings
 from .loader import KINDS
+from .ptx_dataflow import Function, Value, kb_ext, parse_int, split_operands
 from .catalog import catalog, constraints
 from .context import normalize_arch
 from .identify import key_fields
@@ -53,8 +48,8 @@ from .report import Report
 from .smem import validate_smem
 from .types import Arch, Kind
 
-__all__ = ["scan_ptx", "scan_file", "ScanResult", "ScanInstruction", "ScanOperand", "ScanFinding", "SCAN_CODES",
-           "parse_int"]
+__all__ = ["scan_ptx", "scan_file", "scan_stream", "ScanStream", "ScanChunk", "ScanTally", "ScanResult",
+           "ScanInstruction", "ScanOperand", "ScanFinding", "SCAN_CODES", "parse_int", "not_ptx", "ptx_files"]
 
 #: The scanner's own codes (catalogued in tables/rules.toml with ``applies = "ptx"``).
 SCAN_CODES = (
@@ -91,8 +86,6 @@ _CP_SHAPES = {"128x256b": (), "4x256b": (), "128x128b": (), "64x128b": ("warpx2:
               "32x128b": ("warpx4",)}
 _CP_SRC = ("b6x16_p32", "b4x16_p64")
 _CP_DST = ("b8x16",)
-#: Opcodes that end a straight-line block (E33).
-_ENDS_BLOCK = ("bra", "brx", "ret", "exit", "call", "trap")
 
 
 # --------------------------------------------------------------------------------------------
@@ -106,11 +99,16 @@ class ScanOperand:
     Attributes:
         role: ``idesc``, ``a_desc``, ``b_desc``, ``zcm`` (zero-column-mask-desc) or ``s_desc``.
         text: the operand as written (``%rd7``, ``0x08400010``).
-        value: the resolved word (unsigned, ``width`` bits), or None.
+        value: the word (unsigned, ``width`` bits) when every bit is known, else None.
         width: 32 (idesc) or 64 bits.
-        origin: ``"immediate"`` or ``"mov"`` when resolved, else None.
-        origin_line: the line of the ``mov`` that set it (the instruction's own line for an immediate).
-        reason: why it is not resolved (None when it is).
+        origin: when fully known, ``"immediate"`` or the opcode of the register's one definition
+            (``mov.b32``), or None (several definitions agree).
+        origin_line: the line of that definition (the instruction's own line for an immediate).
+        reason: why some bits are unknown (None when all are known): the run-time leaves the value
+            comes from (``"kernel parameter"``, ``"loop-carried, shared memory address"``).
+        known: the known bits (:class:`descgen.engine.KnownBits`; ``mask`` = bits fixed at compile
+            time), ``width`` bits.
+        unknown: the descriptor fields with an unknown bit (``("start_address",)``), after decoding.
     """
 
     role: str
@@ -120,6 +118,8 @@ class ScanOperand:
     origin: str | None = None
     origin_line: int | None = None
     reason: str | None = None
+    known: KnownBits | None = None
+    unknown: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -128,11 +128,36 @@ class ScanOperand:
 
     @property
     def resolved(self) -> bool:
+        """True when every bit is known."""
         return self.value is not None
+
+    @property
+    def bits(self) -> KnownBits:
+        """The known bits (all of them for a resolved word)."""
+        if self.known is not None:
+            return self.known
+        return KnownBits(self.value, (1 << self.width) - 1) if self.value is not None else KnownBits(0, 0)
+
+    @property
+    def status(self) -> str:
+        """``"known"`` (every bit), ``"partial"`` (some bits) or ``"unknown"`` (none)."""
+        mask = self.bits.mask & ((1 << self.width) - 1)
+        return "known" if mask == (1 << self.width) - 1 else "partial" if mask else "unknown"
 
     @property
     def hex(self) -> str | None:
         return None if self.value is None else hex_word(self.value, self.width)
+
+    def picture(self) -> str:
+        """The word's bits, most significant first, in groups of 4; ``?`` for an unknown bit."""
+        b = self.bits
+        chars = ["?" if not b.mask >> i & 1 else "1" if b.value >> i & 1 else "0" for i in range(self.width - 1, -1, -1)]
+        return "_".join("".join(chars[i:i + 4]) for i in range(0, self.width, 4))
+
+    def why_text(self) -> str:
+        """``start_address unknown: shared memory address`` (what is unknown and why)."""
+        what = ", ".join(self.unknown) if self.unknown and self.status == "partial" else "every field"
+        return f"{what} unknown: {self.reason or 'run-time value'}"
 
     def label(self) -> str:
         """``b-desc %rd2 = 0x4000404000010440``; ``idesc 272629776 = 0x10400010`` (words in hex);
@@ -142,8 +167,11 @@ class ScanOperand:
         return f"{self.name} {self.text} = {self.hex}"
 
     def as_dict(self) -> dict[str, Any]:
+        b = self.bits
         return {"role": self.role, "name": self.name, "text": self.text, "resolved": self.resolved, "value": self.hex,
-                "width": self.width, "origin": self.origin, "origin_line": self.origin_line, "reason": self.reason}
+                "width": self.width, "status": self.status, "known_mask": hex_word(b.mask, self.width),
+                "known_value": hex_word(b.value & b.mask, self.width), "unknown_fields": list(self.unknown),
+                "origin": self.origin, "origin_line": self.origin_line, "reason": self.reason}
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,29 +248,114 @@ class ScanInstruction:
         return next((o for o in self.operands if o.role == role), None)
 
     def summary(self) -> list[str]:
-        """One line per operand: its value, where it came from and its decoded fields (-v)."""
+        """Per operand: its value or known bits (``?`` = unknown bit), where it came from, the fields
+        checked and those not (-v)."""
         out = []
         decoded = self.report.decoded if self.report is not None else {}
         for op in self.operands:
-            if not op.resolved:
-                out.append(f"{op.name} {op.text}: unresolved: {op.reason}")
-                continue
-            where = f"{op.label()} ({'immediate' if op.origin == 'immediate' else f'mov at line {op.origin_line}'})"
             d = decoded.get(op.role) or decoded.get({"s_desc": "smem"}.get(op.role, op.role))
-            out.append(where + (f": {key_fields(d)}" if d is not None else ""))
+            if op.resolved:
+                where = f"{op.label()} (immediate)" if op.origin == "immediate" else \
+                    f"{op.name} {op.text} = {op.hex} ({op.origin or 'agreeing definitions'}" + \
+                    (f" at line {op.origin_line})" if op.origin_line else ")")
+                out.append(where + (f": {key_fields(d)}" if d is not None else ""))
+                continue
+            out.append(f"{op.name} {op.text}: {op.status}: {op.why_text()}")
+            out.append(f"    bits {op.picture()}")
+            if d is not None:
+                known = [f"{f.name} {_show(f.value)}" for f in d.fields
+                         if f.value is not None and not f.name.startswith("reserved")]
+                out.append("    fields checked: " + (", ".join(known) or "none"))
+        if self.report is not None and self.report.not_checked:
+            out.append("rules not checked: " + ", ".join(sorted({n.code for n in self.report.not_checked})))
         return out
 
     def as_dict(self) -> dict[str, Any]:
+        rep = self.report
         return {
             "line": self.line,
             "opcode": self.opcode,
             "text": self.text,
             "qualifiers": dict(self.qualifiers),
             "operands": [o.as_dict() for o in self.operands],
-            "checked": self.report is not None,
-            "not_checked": [n.as_dict() for n in self.report.not_checked] if self.report is not None else [],
-            "decoded": {role: d.as_dict() for role, d in self.report.decoded.items()} if self.report is not None else {},
+            "checked": rep is not None,
+            "fields_checked": {role: [f.name for f in d.fields if f.value is not None]
+                               for role, d in rep.decoded.items() if d is not None} if rep is not None else {},
+            "not_checked": [n.as_dict() for n in rep.not_checked] if rep is not None else [],
+            "decoded": {role: d.as_dict() for role, d in rep.decoded.items() if d is not None} if rep is not None else {},
         }
+
+
+class ScanTally:
+    """Running totals over scanned instructions and findings (one file or a whole run), in
+    constant memory: instructions, operands fully / partly / not known, the unknown ones grouped
+    by what is unknown and why, and findings by severity."""
+
+    def __init__(self) -> None:
+        self.instructions = 0
+        self.status: Counter[str] = Counter()
+        self.groups: Counter[tuple[str, str]] = Counter()
+        self.names: dict[tuple[str, str], set[str]] = {}
+        self.severity: Counter[str] = Counter()
+
+    def add(self, instructions: Iterable[ScanInstruction], findings: Iterable[ScanFinding]) -> None:
+        for ins in instructions:
+            self.instructions += 1
+            for o in ins.operands:
+                st = o.status
+                self.status[st] += 1
+                if st != "known":
+                    fields = [u for u in o.unknown if not u.startswith("reserved")]
+                    what = ", ".join(fields) if st == "partial" and fields else \
+                        "reserved bits" if st == "partial" else "every field"
+                    key = (what, o.reason or "run-time value")
+                    self.groups[key] += 1
+                    self.names.setdefault(key, set()).add(o.name)
+        for f in findings:
+            self.severity[f.severity] += 1
+
+    def merge(self, other: "ScanTally") -> None:
+        """Add another tally's totals (one file's, into the run's)."""
+        self.instructions += other.instructions
+        self.status.update(other.status)
+        self.groups.update(other.groups)
+        for k, names in other.names.items():
+            self.names.setdefault(k, set()).update(names)
+        self.severity.update(other.severity)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """``instructions``, ``operands``, ``known``, ``partial``, ``unknown``, ``resolved`` (=
+        ``known``), ``unresolved``, ``errors``, ``warnings``, ``notes``."""
+        s = self.status
+        return {"instructions": self.instructions, "operands": sum(s.values()), "known": s["known"],
+                "partial": s["partial"], "unknown": s["unknown"], "resolved": s["known"],
+                "unresolved": s["partial"] + s["unknown"], "errors": self.severity["error"],
+                "warnings": self.severity["warning"], "notes": self.severity["info"]}
+
+    def run_time(self) -> list[dict[str, Any]]:
+        """The operands not fully known, grouped: count, operand names, what is unknown, why."""
+        return [{"count": n, "operands": sorted(self.names[k]), "unknown": k[0], "why": k[1]}
+                for k, n in sorted(self.groups.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+    def summary(self, name: str) -> str:
+        """One line: ``NAME: N instructions; M descriptor operands: a fully known, b partly known
+        (fields checked), c unknown; run-time: ...; E errors, W warnings``."""
+        c = self.counts
+
+        def n(k: int, word: str) -> str:
+            return f"{k} {word}{'s' * (k != 1)}"
+
+        text = (f"{name}: {n(c['instructions'], 'instruction')}; {n(c['operands'], 'descriptor operand')}: "
+                f"{c['known']} fully known, {c['partial']} partly known (fields checked), {c['unknown']} unknown")
+        groups = self.run_time()
+        if groups:
+            text += "; run-time: " + "; ".join(f"{g['count']} {'/'.join(g['operands'])} {g['unknown']} ({g['why']})"
+                                               for g in groups)
+        text += f"; {n(c['errors'], 'error')}, {n(c['warnings'], 'warning')}"
+        if c["notes"]:
+            text += f", {n(c['notes'], 'note')} (-v)"
+        return text
 
 
 @dataclass(frozen=True)
@@ -274,14 +387,16 @@ class ScanResult(HasFindings):
     def __len__(self) -> int:
         return len(self.findings)
 
+    def tally(self) -> ScanTally:
+        t = ScanTally()
+        t.add(self.instructions, self.findings)
+        return t
+
     @property
     def counts(self) -> dict[str, int]:
-        """``instructions``, ``operands``, ``resolved``, ``unresolved``, ``errors``, ``warnings``, ``notes``."""
-        ops = [o for i in self.instructions for o in i.operands]
-        sev = [f.severity for f in self.findings]
-        return {"instructions": len(self.instructions), "operands": len(ops), "resolved": sum(o.resolved for o in ops),
-                "unresolved": sum(not o.resolved for o in ops), "errors": sev.count("error"),
-                "warnings": sev.count("warning"), "notes": sev.count("info")}
+        """:attr:`ScanTally.counts`: ``instructions``, ``operands``, ``known``, ``partial``,
+        ``unknown``, ``resolved``, ``unresolved``, ``errors``, ``warnings``, ``notes``."""
+        return self.tally().counts
 
     def lines(self) -> list[str]:
         """The compiler-style report: ``FILE:LINE: severity: CODE message`` per finding (severity
@@ -289,10 +404,8 @@ class ScanResult(HasFindings):
         return [f"{self.filename}:{f.line}: {severity_word(f.severity)}: {f.message()}" for f in self.findings]
 
     def summary(self) -> str:
-        c = self.counts
-        return (f"{self.filename}: {c['instructions']} instruction{'s' * (c['instructions'] != 1)}, "
-                f"{c['resolved']} operand{'s' * (c['resolved'] != 1)} resolved, {c['unresolved']} unresolved, "
-                f"{c['errors']} error{'s' * (c['errors'] != 1)}, {c['warnings']} warning{'s' * (c['warnings'] != 1)}")
+        """One line (:meth:`ScanTally.summary`)."""
+        return self.tally().summary(self.filename)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -302,6 +415,7 @@ class ScanResult(HasFindings):
             "arch_from": self.arch_from,
             "target": None if self.target is None else {"line": self.target[0], "text": self.target[1]},
             "counts": self.counts,
+            "run_time": self.tally().run_time(),
             "instructions": [i.as_dict() for i in self.instructions],
             "findings": [f.as_dict() for f in self.findings],
         }
@@ -319,174 +433,125 @@ def _show(value: Any) -> str:
 
 
 # --------------------------------------------------------------------------------------------
-# Lexing: comments, statements, labels and braces.
+# Lexing: statements, labels and scope braces, line by line (regexes and str methods).
 
-_COMMENT = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|/\*.*?\*/', re.S)
 _IDENT = re.compile(r"[A-Za-z_$%][A-Za-z0-9_$]*")
-
-
-def _strip_comments(text: str) -> str:
-    """Comments become spaces (newlines kept, so lines still count); strings are left alone."""
-    def repl(m: re.Match[str]) -> str:
-        s = m.group(0)
-        return s if s.startswith('"') else re.sub(r"[^\n]", " ", s)
-    return _COMMENT.sub(repl, text)
-
-
-@dataclass(frozen=True, slots=True)
-class _Event:
-    kind: str  # "stmt", "label", "open", "close"
-    line: int
-    text: str
-
-
+_LEX = re.compile(r'[;{}"]|//|/\*')
+_LABEL = re.compile(r"\s*([A-Za-z_$%][\w$]*)\s*:(?!:)")
 #: Directives that end at the end of their line rather than at a ';' (PTX ISA §11).
 _LINE_DIRECTIVES = (".version", ".target", ".address_size", ".file", ".loc")
 
 
-def _events(text: str) -> Iterator[_Event]:
-    """Statements (``;``-terminated, possibly over several lines; the line directives end at the
-    newline), labels and scope braces, with the line each starts on."""
-    text = _strip_comments(text)
-    buf: list[str] = []
-    content = False  # buf holds something other than whitespace
-    start = line = 1
+def _events(lines: Iterable[str]) -> Iterator[tuple[str, int, str]]:
+    """``(kind, line, text)``: ``stmt`` (``;``-terminated, possibly over several lines, whitespace
+    collapsed; the line directives end at the newline), ``label``, ``open`` and ``close`` (scope
+    braces), with the line each starts on. Comments are dropped; strings are kept whole."""
+    parts: list[str] = []
+    start = 0
     depth = 0  # braces inside the current statement (vector operands, initializers)
-    in_str = False
+    in_comment = False
 
-    def flush() -> Iterator[_Event]:
-        pending = " ".join("".join(buf).split())
-        if pending:
-            yield _Event("stmt", start, pending)
+    def flush() -> str:
+        stmt = " ".join("".join(parts).split())
+        parts.clear()
+        return stmt
 
-    for ch in text:
-        if in_str:
-            buf.append(ch)
-            in_str = ch != '"'
-            if ch == "\n":
-                line += 1
-            continue
-        if ch == "\n":
-            if content and depth == 0 and "".join(buf).lstrip().startswith(_LINE_DIRECTIVES):
-                yield from flush()
-                buf, content = [], False
-            line += 1
-            buf.append(ch)
-            continue
-        if ch.isspace():
-            buf.append(ch)
-            continue
-        if not content:
-            start, content = line, True
-        if ch == '"':
-            in_str = True
-        elif ch == "{":
-            pending = "".join(buf).strip()
-            if depth == 0 and (not pending or (pending.startswith(".") and "=" not in pending)):
-                yield from flush()
-                buf, content = [], False
-                yield _Event("open", line, "{")
+    n = 0
+    for n, line in enumerate(lines, 1):
+        pos = 0
+        if in_comment:
+            k = line.find("*/")
+            if k < 0:
                 continue
-            depth += 1
-        elif ch == "}":
-            if depth == 0:
-                yield from flush()
-                buf, content = [], False
-                yield _Event("close", line, "}")
-                continue
-            depth -= 1
-        elif ch == ";" and depth == 0:
-            yield from flush()
-            buf, content = [], False
-            continue
-        elif ch == ":" and depth == 0:
-            pending = "".join(buf).strip()
-            if _IDENT.fullmatch(pending or "-"):
-                buf, content = [], False
-                yield _Event("label", start, pending)
-                continue
-        buf.append(ch)
-    yield from flush()
+            pos, in_comment = k + 2, False
+        colon = ":" in line
+        while True:
+            if not parts and colon and depth == 0:
+                m = _LABEL.match(line, pos)
+                if m:
+                    yield ("label", n, m.group(1))
+                    pos = m.end()
+                    continue
+            m = _LEX.search(line, pos)
+            seg = line[pos:] if m is None else line[pos:m.start()]
+            if parts:
+                parts.append(seg)
+            elif seg and not seg.isspace():
+                start = n
+                parts.append(seg)
+            if m is None:
+                break
+            ch = m.group()
+            pos = m.end()
+            if ch == ";":
+                if depth:
+                    parts.append(";")
+                    continue
+                stmt = flush()
+                if stmt:
+                    yield ("stmt", start, stmt)
+            elif ch == "{":
+                pending = "".join(parts).strip()
+                if depth == 0 and (not pending or (pending[0] == "." and "=" not in pending)):
+                    parts.clear()
+                    if pending:
+                        yield ("stmt", start, " ".join(pending.split()))
+                    yield ("open", n, "{")
+                else:
+                    if not parts:
+                        start = n
+                    depth += 1
+                    parts.append("{")
+            elif ch == "}":
+                if depth == 0:
+                    stmt = flush()
+                    if stmt:
+                        yield ("stmt", start, stmt)
+                    yield ("close", n, "}")
+                else:
+                    depth -= 1
+                    parts.append("}")
+            elif ch == '"':
+                k = pos
+                while True:
+                    k = line.find('"', k)
+                    if k < 0 or line[k - 1] != "\\":
+                        break
+                    k += 1
+                if not parts:
+                    start = n
+                end = len(line) if k < 0 else k + 1
+                parts.append(line[m.start():end])
+                pos = end
+            elif ch == "//":
+                break
+            else:  # /* ... */
+                k = line.find("*/", pos)
+                if k < 0:
+                    in_comment = True
+                    break
+                if parts:
+                    parts.append(" ")
+                pos = k + 2
+        if parts:
+            if depth == 0 and parts[0].lstrip().startswith(_LINE_DIRECTIVES):
+                stmt = flush()
+                if stmt:
+                    yield ("stmt", start, stmt)
+            else:
+                parts.append(" ")
+    stmt = flush()
+    if stmt:
+        yield ("stmt", start, stmt)
 
 
 def _split_operands(text: str) -> list[str]:
     """Top-level comma-separated operands (commas inside ``[]``, ``{}``, ``()`` do not split)."""
-    out: list[str] = []
-    cur: list[str] = []
-    depth = 0
-    for ch in text:
-        if ch in "[{(":
-            depth += 1
-        elif ch in "]})":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append("".join(cur).strip())
-            cur = []
-        else:
-            cur.append(ch)
-    if "".join(cur).strip():
-        out.append("".join(cur).strip())
-    return out
-
-
-_INT = re.compile(r"(-)?(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)[uU]?")
-
-
-def parse_int(text: str) -> int | None:
-    """A PTX integer literal (``0x1F``, ``0b101``, ``017`` octal, ``42``, ``42U``, ``-1``) as a
-    Python int, or None if ``text`` is not one (PTX ISA §4.5.1 integer constants)."""
-    m = _INT.fullmatch(text.strip())
-    if not m:
-        return None
-    digits = m.group(2)
-    if digits[:2].lower() == "0x":
-        v = int(digits[2:], 16)
-    elif digits[:2].lower() == "0b":
-        v = int(digits[2:], 2)
-    elif digits[0] == "0" and len(digits) > 1:
-        v = int(digits[1:], 8)
-    else:
-        v = int(digits)
-    return -v if m.group(1) else v
+    return split_operands(text)
 
 
 # --------------------------------------------------------------------------------------------
-# Register tracking (E33).
-
-
-@dataclass(frozen=True, slots=True)
-class _Reg:
-    value: int | None
-    line: int
-    how: str  # "mov" when known; else why it is not
-
-
-class _Tracker:
-    """What is known about registers in the current straight-line block."""
-
-    def __init__(self) -> None:
-        self.known: dict[str, _Reg] = {}
-        self.stale: dict[str, tuple[_Reg, str]] = {}
-        self.block = "the start of the file"
-
-    def end_block(self, why: str) -> None:
-        for name, reg in self.known.items():
-            self.stale[name] = (reg, why)
-        self.known = {}
-        self.block = why
-
-    def write(self, name: str, reg: _Reg) -> None:
-        self.known[name] = reg
-        self.stale.pop(name, None)
-
-    def lookup(self, name: str) -> _Reg:
-        if name in self.known:
-            return self.known[name]
-        if name in self.stale:
-            reg, why = self.stale[name]
-            was = f"set by mov at line {reg.line}" if reg.value is not None else reg.how
-            return _Reg(None, reg.line, f"{was}, but {why} ends the straight-line block")
-        return _Reg(None, 0, f"not set by a mov from an immediate in this straight-line block (since {self.block})")
+# Scanning (E38).
 
 
 def _fits(value: int, width: int) -> int | None:
@@ -497,47 +562,32 @@ def _fits(value: int, width: int) -> int | None:
     return value if value < 1 << width else None
 
 
-def _mov(tracker: _Tracker, opcode: str, operands: list[str], line: int, guard: str | None) -> None:
-    """Track ``mov.TYPE d, a``: an immediate or a known register gives ``d`` a value."""
-    if not operands:
-        return
-    dest = operands[0]
-    if not _IDENT.fullmatch(dest):
-        return
-    if guard:
-        tracker.write(dest, _Reg(None, line, f"set by a predicated mov ({guard}) at line {line}: not trusted"))
-        return
-    parts = opcode.split(".")
-    width = next((int(p[1:]) for p in parts[1:] if p[:1] in "bus" and p[1:].isdigit()), None)
-    src = operands[1] if len(operands) > 1 else ""
-    value = parse_int(src)
-    if value is not None and width is not None:
-        word = _fits(value, width)
-        if word is None:
-            tracker.write(dest, _Reg(None, line, f"set by {opcode} at line {line} from {src}, which does not fit {width} bits"))
-        else:
-            tracker.write(dest, _Reg(word, line, "mov"))
-        return
-    if _IDENT.fullmatch(src) and src.startswith("%"):
-        reg = tracker.lookup(src)
-        if reg.value is not None:
-            tracker.write(dest, _Reg(reg.value, line, "mov"))
-        else:
-            tracker.write(dest, _Reg(None, line, f"copied by {opcode} at line {line} from {src}, which is {reg.how}"))
-        return
-    what = "a vector (packing is not resolved)" if src.startswith("{") else src or "nothing"
-    tracker.write(dest, _Reg(None, line, f"set by {opcode} at line {line} from {what}, not an immediate"))
+_REG_DECL = re.compile(r"([A-Za-z_$%][\w$]*)\s*(?:<\s*(\d+)\s*>)?")
+_ALIGN = re.compile(r"\.align\s+(\d+)")
+_SHARED_NAME = re.compile(r"([A-Za-z_$][\w$]*)\s*(?:\[[^\]]*\]\s*)*(?:=.*)?$")
+_TYPE_SIZE = re.compile(r"\.[bsuf](\d+)\b")
 
 
-def _destinations(first: str) -> list[str]:
-    """The registers an instruction's first operand writes: ``%r1``, ``{%r1, %r2}``, ``%p|%q``."""
-    if first.startswith("["):
-        return []
-    return [t for t in re.split(r"[{},|\s]+", first) if t.startswith("%") and _IDENT.fullmatch(t)]
+@dataclass
+class _Pending:
+    """A tcgen05 instruction whose operands are resolved when its function ends."""
+
+    line: int
+    opcode: str  # tcgen05.mma / tcgen05.cp
+    text: str
+    name: str
+    q: dict[str, Any]
+    ops: list[tuple[str, str, str | None]]  # role, operand text, register key (None: not a register)
 
 
-# --------------------------------------------------------------------------------------------
-# Scanning.
+@dataclass(frozen=True)
+class ScanChunk:
+    """What one function (or the statements outside any) gave, in line order: its instructions
+    and its findings. :func:`scan_stream` yields one per function, so memory stays bounded by
+    the largest function."""
+
+    instructions: tuple[ScanInstruction, ...]
+    findings: tuple[ScanFinding, ...]
 
 
 class _Scan:
@@ -546,12 +596,21 @@ class _Scan:
         self.rules = catalog()
         self.findings: list[ScanFinding] = []
         self.instructions: list[ScanInstruction] = []
-        self.tracker = _Tracker()
         self.arch = normalize_arch(arch)
         self.arch_from = "option" if self.arch else None
         self.target: tuple[int, str] | None = None
+        self.version: tuple[int, str] | None = None
         self.cta_groups: dict[int, int] = {}  # cta_group -> first line, in the current function
         self.function = ""
+        self.shared: dict[str, int] = {}  # .shared symbol -> alignment (bytes), module-wide
+        self.fn = Function(self.shared)
+        self.pending: list[_Pending] = []
+        self.scopes: list[list[tuple[str, str | None]]] = []  # per open brace: shadowed names to restore
+        self.body_depth: int | None = None  # scope depth of the current function's body
+        self.header = False  # a function header was the last statement: its '{' opens the body
+        self.scope_id = 0
+        self.statements = 0
+        self.seen_instruction = False
 
     # findings --------------------------------------------------------------------------------
 
@@ -563,18 +622,87 @@ class _Scan:
         self.findings.append(ScanFinding(line, self.rules[code].finding(field, value, allowed, detail), subject, operand,
                                          detail))
 
-    # directives and control ------------------------------------------------------------------
+    # directives and scopes -------------------------------------------------------------------
 
     def directive(self, line: int, text: str) -> None:
         head = text.split(None, 1)
-        if head[0] == ".target" and self.target is None:
-            self.target = (line, text)
-            self._target(line, head[1] if len(head) > 1 else "")
-        if any(w in (".entry", ".func") for w in text.split()):
-            self.tracker.end_block(f"the function header at line {line}")
-            self.cta_groups = {}
-            m = re.search(r"\.(?:entry|func)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)", text)
-            self.function = m.group(1) if m else ""
+        d = head[0]
+        if d in (".loc", ".file", ".address_size", ".pragma", ".maxntid", ".reqntid", ".maxnreg", ".minnctapersm"):
+            return
+        if d == ".reg":
+            self._reg(text)
+            return
+        if d == ".version":
+            if self.version is None:
+                self.version = (line, head[1].strip() if len(head) > 1 else "")
+            return
+        if d == ".target":
+            if self.target is None:
+                self.target = (line, text)
+                self._target(line, head[1] if len(head) > 1 else "")
+            return
+        if ".shared" in text.split("=", 1)[0].split():
+            self._shared(text)
+            return
+        if ".entry" in text or ".func" in text:
+            words = text.split()
+            if ".entry" in words or ".func" in words:
+                self.finish_function()
+                self.cta_groups = {}
+                m = re.search(r"\.(?:entry|func)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)", text)
+                self.function = m.group(1) if m else ""
+                self.header = True
+
+    def _reg(self, text: str) -> None:
+        """``.reg .b32 %r<40>;``, ``.reg .pred p, q;``: names without ``%`` become registers; a
+        declaration inside an inner scope shadows the outer register (a new key)."""
+        names = [t for t in split_operands(re.sub(r"^\.reg\s+(?:\.\w+\s+)*", "", text))]
+        inner = self.body_depth is not None and len(self.scopes) > self.body_depth or \
+            (self.body_depth is None and self.scopes)
+        for t in names:
+            m = _REG_DECL.fullmatch(t)
+            if not m:
+                continue
+            name, count = m.group(1), m.group(2)
+            if not inner:
+                if name[0] != "%":
+                    if count is None:
+                        self.fn.plain.add(name)
+                    else:
+                        self.fn.plain_ranges[name] = max(int(count), self.fn.plain_ranges.get(name, 0))
+                continue
+            expanded = [name] if count is None else [f"{name}{i}" for i in range(min(int(count), 4096))]
+            self.scope_id += 1
+            for n in expanded:
+                self.scopes[-1].append((n, self.fn.resolve.get(n)))
+                self.fn.resolve[n] = f"{n}'{self.scope_id}"
+
+    def _shared(self, text: str) -> None:
+        head = text.split("=", 1)[0]
+        m = _SHARED_NAME.search(head.split()[-1]) if head.split() else None
+        if not m:
+            return
+        align = _ALIGN.search(head)
+        size = _TYPE_SIZE.search(head)
+        self.shared[m.group(1)] = int(align.group(1)) if align else (int(size.group(1)) // 8 if size else 1)
+
+    def open(self) -> None:
+        self.scopes.append([])
+        if self.header and self.body_depth is None:
+            self.body_depth = len(self.scopes)
+        self.header = False
+
+    def close(self) -> None:
+        self.header = False
+        if not self.scopes:
+            return
+        for name, old in reversed(self.scopes.pop()):
+            if old is None:
+                self.fn.resolve.pop(name, None)
+            else:
+                self.fn.resolve[name] = old
+        if self.body_depth is not None and len(self.scopes) < self.body_depth:
+            self.finish_function()
 
     def _target(self, line: int, spec: str) -> None:
         """E34: the last ``sm_`` entry of the first ``.target`` is the target; the options
@@ -596,39 +724,49 @@ class _Scan:
     # instructions ----------------------------------------------------------------------------
 
     def statement(self, line: int, text: str) -> None:
-        if text.startswith("."):
+        self.statements += 1
+        if text[0] == ".":
             self.directive(line, text)
             return
-        guard = None
-        m = re.match(r"@!?[%\w$]+\s*", text)
-        if m:
-            guard = m.group(0).strip()
-            text = text[m.end():]
-        parts = text.split(None, 1)
-        if not parts:
-            return
-        opcode, rest = parts[0], (parts[1] if len(parts) > 1 else "")
+        self.header = False
+        guarded = False
+        if text[0] == "@":
+            guard, _, text = text.partition(" ")
+            guarded = True
+            if not text:
+                return
+        opcode, _, rest = text.partition(" ")
         while rest.startswith("."):  # qualifiers may be spaced out: "tcgen05.mma.cta_group::1 .kind::f16"
             more, _, rest = rest.partition(" ")
             opcode += more
-        text = f"{opcode} {rest}".strip()
-        base = opcode.split(".", 1)[0]
-        operands = _split_operands(rest)
         if opcode.startswith("tcgen05."):
             self._cta_group(line, opcode)
-        if opcode.startswith("tcgen05.mma"):
-            self.mma(line, text, opcode, operands)
-        elif opcode.startswith("tcgen05.cp"):
-            self.cp(line, text, opcode, operands)
-        if base == "mov":
-            _mov(self.tracker, opcode, operands, line, guard)
-        elif base in _ENDS_BLOCK:
-            self.tracker.end_block(f"the {base} at line {line}")
-        elif operands:
-            what = "loaded from memory by" if base in ("ld", "ldu") else "set by"
-            for reg in _destinations(operands[0]):
-                note = f"{what} {opcode} at line {line}" + (f" (predicated {guard})" if guard else "")
-                self.tracker.write(reg, _Reg(None, line, note))
+            if opcode.startswith("tcgen05.mma"):
+                self.mma(line, f"{opcode} {rest}".strip(), opcode, split_operands(rest))
+            elif opcode.startswith("tcgen05.cp"):
+                self.cp(line, f"{opcode} {rest}".strip(), opcode, split_operands(rest))
+            return
+        if not rest:
+            return
+        c = rest[0]
+        if c == "[" or c == "(" and not opcode.startswith("call"):
+            return
+        if c == "{":
+            first = rest[1:rest.find("}")] if "}" in rest else rest[1:]
+            dests = [t.strip() for t in first.split(",")]
+        else:
+            first = rest.split(",", 1)[0]
+            if c == "(":
+                first = first.strip("() ")
+            dests = first.split("|") if "|" in first else [first]
+        fn = self.fn
+        keys = []
+        for t in dests:
+            t = t.strip()
+            if t and (t[0] == "%" or fn.is_register(t)):
+                keys.append(fn.resolve.get(t, t) if fn.resolve else t)
+        if keys:
+            fn.define(line, guarded, opcode, rest, keys)
 
     def _cta_group(self, line: int, opcode: str) -> None:
         m = re.search(r"\.cta_group::(\d)", opcode)
@@ -643,28 +781,27 @@ class _Scan:
                       f".cta_group::{g} here, .cta_group::{other} at line {self.cta_groups[other]}{where}")
         self.cta_groups.setdefault(g, line)
 
-    def operand(self, role: str, text: str) -> ScanOperand:
-        width = WIDTHS[role]
-        value = parse_int(text)
-        if value is not None:
-            word = _fits(value, width)
-            if word is None:
-                return ScanOperand(role, text, None, width, reason=f"the immediate {text} does not fit {width} bits")
-            return ScanOperand(role, text, word, width, "immediate")
-        if not (_IDENT.fullmatch(text) and text.startswith("%")):
-            return ScanOperand(role, text, None, width, reason="not a register or an integer immediate")
-        reg = self.tracker.lookup(text)
-        if reg.value is None:
-            return ScanOperand(role, text, None, width, reason=reg.how)
-        if reg.value >= 1 << width:
-            return ScanOperand(role, text, None, width, origin_line=reg.line,
-                               reason=f"set by mov at line {reg.line} to {reg.value:#x}, wider than {width} bits")
-        return ScanOperand(role, text, reg.value, width, "mov", reg.line)
+
+    def _key(self, text: str) -> str | None:
+        """The register key an operand names (None: an immediate or not a register)."""
+        t = text.strip()
+        if t and (t[0] == "%" or self.fn.is_register(t)) and _IDENT.fullmatch(t):
+            return self.fn.key(t)
+        return None
 
     def malformed(self, line: int, opcode: str, what: str) -> None:
         self.rule("PTX-MALFORMED", line, opcode, "instruction", opcode, "a form of the instruction's syntax", what)
 
+    def _first_instruction(self, line: int) -> None:
+        if self.seen_instruction:
+            return
+        self.seen_instruction = True
+        if self.arch is None and self.target is None:
+            self.rule("PTX-TARGET-MISSING", line, "file", "arch", None, ", ".join(constraints().targets),
+                      "no .target directive before the first tcgen05 instruction and no --arch; the rules that need the target are not checked")
+
     def mma(self, line: int, text: str, opcode: str, operands: list[str]) -> None:
+        self._first_instruction(line)
         q = self._mma_qualifiers(line, opcode, "tcgen05.mma")
         if q is None:
             return
@@ -675,9 +812,8 @@ class _Scan:
         ops, extra = layout
         q["a_tmem"] = extra["a_tmem"]
         self._mma_syntax(line, name, q, extra)
-        resolved = [self.operand(role, t) for role, t in ops]
-        instr_report = self._check_mma(line, name, q, resolved)
-        self.instructions.append(ScanInstruction(line, "tcgen05.mma", text + ";", q, tuple(resolved), instr_report))
+        self.pending.append(_Pending(line, "tcgen05.mma", text + ";", name, q,
+                                     [(role, t, self._key(t)) for role, t in ops]))
 
     def _mma_qualifiers(self, line: int, opcode: str, name: str) -> dict[str, Any] | None:
         q: dict[str, Any] = {"kind": None, "cta_group": None, "ws": False, "sp": False, "block_scale": False,
@@ -819,38 +955,16 @@ class _Scan:
         return {"cta_group": q["cta_group"], "ws": q["ws"], "sp": q["sp"], "scale_vec": q["scale_vec_used"],
                 "a_tmem": q["a_tmem"], "arch": self.arch}
 
-    def _check_mma(self, line: int, name: str, q: Mapping[str, Any], ops: list[ScanOperand]) -> Report | None:
-        by = {o.role: o for o in ops}
-        for o in ops:
-            if not o.resolved:
-                self.rule("PTX-OPERAND-UNRESOLVED", line, f"{o.name} {o.text}", o.role, o.text,
-                          "", o.reason or "", o.role)
-        ctx = self._context(q)
-        idesc, a, b, zcm = (by.get(r) for r in ("idesc", "a_desc", "b_desc", "zcm"))
-        # Every operand through the one check_mma: an operand the scanner could not resolve is a
-        # word known at run time only, so each rule whose inputs are known runs (E36).
-        words = {r: o.value if o.resolved else KnownBits(0, 0) for r, o in by.items()}
-        report: Report | None = None
-        if any(o.resolved for o in ops) or "idesc" in words:
-            report = _check_mma_cached(words["idesc"], q["kind"], words.get("a_desc"), words["b_desc"], words.get("zcm"),
-                                       tuple(sorted(ctx.items())))
-        if report is not None:
-            for f in report.findings:
-                role = _role_of(f)
-                subject = by[role].label() if role in by else f"{name}.kind::{q['kind']}"
-                self.add(line, f, subject, role if role in by else None)
-            idesc_word = report.decoded.get("idesc")
-            if q["ashift"] and idesc_word is not None and "m" not in idesc_word.unknown:
-                m = idesc_word.value("m")
-                if m not in (128, 256):
-                    self.rule("PTX-ASHIFT-M", line, idesc.label(), "m", m, "128, 256", f".ashift with M = {m}", "idesc")
-        return report
+    def _context(self, q: Mapping[str, Any]) -> dict[str, Any]:
+        return {"cta_group": q["cta_group"], "ws": q["ws"], "sp": q["sp"], "scale_vec": q["scale_vec_used"],
+                "a_tmem": q["a_tmem"], "arch": self.arch}
 
     def cp(self, line: int, text: str, opcode: str, operands: list[str]) -> None:
+        self._first_instruction(line)
         name = "tcgen05.cp"
         q: dict[str, Any] = {"cta_group": None, "shape": None, "multicast": None, "dst_fmt": None, "src_fmt": None}
         tokens = opcode.split(".")[2:]
-        for i, token in enumerate(tokens):
+        for token in tokens:
             if re.fullmatch(r"cta_group::[12]", token) and q["cta_group"] is None:
                 q["cta_group"] = int(token[-1])
             elif token in _CP_SHAPES and q["shape"] is None:
@@ -881,35 +995,116 @@ class _Scan:
         if (q["dst_fmt"] is None) != (q["src_fmt"] is None):
             self.rule("PTX-CP-SHAPE", line, subject, "dst_fmt" if q["dst_fmt"] is None else "src_fmt", None,
                       ".b8x16 with .b6x16_p32 or .b4x16_p64", "decompression names .dst_fmt and .src_fmt together")
-        op = self.operand("s_desc", operands[1])
-        report = None
-        if not op.resolved:
-            self.rule("PTX-OPERAND-UNRESOLVED", line, f"{op.name} {op.text}", op.role, op.text,
-                      "", op.reason or "", op.role)
+        self.pending.append(_Pending(line, "tcgen05.cp", text + ";", name, q,
+                                     [("s_desc", operands[1], self._key(operands[1]))]))
+
+    # resolution and checks, once per function ------------------------------------------------
+
+    def _operand_bits(self, role: str, text: str, key: str | None, vals: Mapping[str, Value]
+                      ) -> tuple[KnownBits, str | None, int | None, str | None]:
+        """(known bits, origin, origin line, why unknown) of one descriptor operand."""
+        width = WIDTHS[role]
+        n = parse_int(text)
+        if n is not None:
+            word = _fits(n, width)
+            if word is None:
+                return KnownBits(0, 0), None, None, f"the immediate {text} does not fit {width} bits"
+            return KnownBits(word, (1 << width) - 1), "immediate", None, None
+        if key is None:
+            return KnownBits(0, 0), None, None, "not a register or an integer immediate"
+        v = vals[key]
+        bits = kb_ext(v.bits, v.width, width) if v.width >= width else KnownBits(v.bits.value, v.bits.mask)
+        why = ", ".join(sorted(v.why)) or None
+        if v.width < width:
+            why = f"a {v.width}-bit register for a {width}-bit operand"
+        return bits, v.origin, v.line, why
+
+    def finish_function(self) -> None:
+        """Resolve and check the tcgen05 instructions of the function just read, then forget it."""
+        pending, self.pending = self.pending, []
+        if pending:
+            vals = self.fn.solve({k for p in pending for _, _, k in p.ops if k is not None})
+            for p in pending:
+                self._check(p, vals)
+        self.fn = Function(self.shared)
+        self.scopes = []
+        self.body_depth = None
+
+    def _check(self, p: _Pending, vals: Mapping[str, Value]) -> None:
+        line, q = p.line, p.q
+        bits: dict[str, tuple[KnownBits, str | None, int | None, str | None]] = {
+            role: self._operand_bits(role, t, k, vals) for role, t, k in p.ops}
+        words: dict[str, int | KnownBits] = {}
+        for role, (kb, _, _, _) in bits.items():
+            words[role] = kb.value if kb.full(WIDTHS[role]) else kb
+        report: Report
+        if p.opcode == "tcgen05.cp":
+            report = _validate_smem_cached(words["s_desc"], self.arch)
+            decoded = {"s_desc": report.decoded.get("smem")}
         else:
-            report = validate_smem(op.value, arch=self.arch)
-            for f in report.findings:
-                self.add(line, f, op.label(), "s_desc")
-        self.instructions.append(ScanInstruction(line, "tcgen05.cp", text + ";", q, (op,), report))
+            ctx = self._context(q)
+            report = _check_mma_cached(words["idesc"], q["kind"], words.get("a_desc"), words["b_desc"], words.get("zcm"),
+                                       tuple(sorted(ctx.items())))
+            decoded = {role: report.decoded.get(role) for role in bits}
+        ops = []
+        for role, t, _ in p.ops:
+            kb, origin, oline, why = bits[role]
+            width = WIDTHS[role]
+            d = decoded.get(role)
+            unknown = tuple(d.unknown) if d is not None and not kb.full(width) else ()
+            full = kb.full(width)
+            ops.append(ScanOperand(role, t, kb.value if full else None, width, origin if full else None,
+                                   (oline if origin != "immediate" else line) if full else oline,
+                                   None if full else (why or "run-time value"), kb, unknown))
+        by = {o.role: o for o in ops}
+        for o in ops:
+            if not o.resolved:
+                self.rule("PTX-OPERAND-UNRESOLVED", line, f"{o.name} {o.text}", o.role, o.text, "", o.why_text(), o.role)
+        for f in report.findings:
+            if p.opcode == "tcgen05.cp":
+                if f.code == "SMEM-BASE-OFFSET-IGNORED":  # E39: ignored by the copy; a note
+                    f = dataclasses.replace(f, severity="info")
+                self.add(line, f, by["s_desc"].label(), "s_desc")
+                continue
+            role = _role_of(f)
+            subject = by[role].label() if role in by else f"{p.name}.kind::{q['kind']}"
+            self.add(line, f, subject, role if role in by else None)
+        if p.opcode == "tcgen05.mma":
+            idesc_word = report.decoded.get("idesc")
+            if q["ashift"] and idesc_word is not None and "m" not in idesc_word.unknown:
+                m = idesc_word.value("m")
+                if m not in (128, 256):
+                    self.rule("PTX-ASHIFT-M", line, by["idesc"].label(), "m", m, "128, 256", f".ashift with M = {m}", "idesc")
+        self.instructions.append(ScanInstruction(line, p.opcode, p.text, q, tuple(ops), report))
 
     # the whole file --------------------------------------------------------------------------
 
-    def run(self, text: str) -> ScanResult:
-        for ev in _events(text):
-            if ev.kind == "stmt":
-                self.statement(ev.line, ev.text)
-            elif ev.kind == "label":
-                self.tracker.end_block(f"the label {ev.text} at line {ev.line}")
-            elif ev.kind == "open":
-                self.tracker.end_block(f"the '{{' at line {ev.line}")
+    def chunks(self, lines: Iterable[str]) -> Iterator[ScanChunk]:
+        """Scan ``lines``; one :class:`ScanChunk` per function (and one for what is outside)."""
+        for kind, line, text in _events(lines):
+            if kind == "stmt":
+                self.statement(line, text)
+            elif kind == "open":
+                self.open()
+            elif kind == "close":
+                self.close()
             else:
-                self.tracker.end_block(f"the '}}' at line {ev.line}")
-        if self.arch is None and self.instructions and self.target is None:
-            first = self.instructions[0].line
-            self.rule("PTX-TARGET-MISSING", first, "file", "arch", None, ", ".join(constraints().targets),
-                      "no .target directive before the first tcgen05 instruction and no --arch; the rules that need the target are not checked")
-        findings = sorted(self.findings, key=lambda f: f.line)  # stable: within a line, in the order found
-        return ScanResult(self.filename, self.arch, self.arch_from, self.target, tuple(self.instructions), tuple(findings))
+                self.header = False
+            if self.instructions or (self.findings and not self.pending):
+                yield self._chunk()
+        self.finish_function()
+        if self.instructions or self.findings:
+            yield self._chunk()
+
+    def _chunk(self) -> ScanChunk:
+        ins, found = self.instructions, self.findings
+        self.instructions, self.findings = [], []
+        return ScanChunk(tuple(ins), tuple(sorted(found, key=lambda f: f.line)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _validate_smem_cached(word: int | KnownBits, arch: str | None) -> Report:
+    return validate_smem(word, arch=arch)  # type: ignore[arg-type]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -919,10 +1114,6 @@ def _check_mma_cached(idesc: int | KnownBits, kind: Kind, a_desc: int | KnownBit
     """:func:`descgen.check_mma`, once per distinct instruction (unrolled kernels repeat them; a
     Report is immutable)."""
     return check_mma(idesc=idesc, kind=kind, a_desc=a_desc, b_desc=b_desc, zcm=zcm, **dict(ctx))
-
-
-def _prefixed(role: str, findings: Iterable[Finding]) -> list[Finding]:
-    return [dataclasses.replace(f, field=f"{role}.{f.field}") for f in findings]
 
 
 def _role_of(f: Finding) -> str:
@@ -936,9 +1127,58 @@ def _role_of(f: Finding) -> str:
     return "idesc"
 
 
+
+
+class ScanStream:
+    """:func:`scan_stream`'s answer: iterate it for :class:`ScanChunk` s (one per function, in
+    file order); afterwards ``arch``, ``arch_from``, ``target``, ``version`` and ``statements``
+    describe the file. Iterate once."""
+
+    def __init__(self, source: str | Iterable[str], filename: str, arch: Arch | None) -> None:
+        self._scan = _Scan(filename, arch)
+        self._lines = source.splitlines() if isinstance(source, str) else source
+        self.filename = filename
+
+    def __iter__(self) -> Iterator[ScanChunk]:
+        return self._scan.chunks(self._lines)
+
+    @property
+    def arch(self) -> str | None:
+        return self._scan.arch
+
+    @property
+    def arch_from(self) -> str | None:
+        return self._scan.arch_from
+
+    @property
+    def target(self) -> tuple[int, str] | None:
+        return self._scan.target
+
+    @property
+    def version(self) -> tuple[int, str] | None:
+        """The ``.version`` directive's line and value (``"9.0"``), or None."""
+        return self._scan.version
+
+
+def scan_stream(source: str | Iterable[str], *, filename: str = "<stdin>", arch: Arch | None = None) -> ScanStream:
+    """:func:`scan_ptx`, one function at a time: memory stays bounded by the largest function.
+
+    Args:
+        source: PTX text, or its lines (an open file works).
+        filename, arch: as :func:`scan_ptx`.
+
+    Returns:
+        A :class:`ScanStream` yielding :class:`ScanChunk` s.
+
+    Raises:
+        UsageError: ``arch`` is not a target descgen knows (``CONTEXT-ARCH``).
+    """
+    return ScanStream(source, filename, arch)
+
+
 def scan_ptx(text: str, *, filename: str = "<stdin>", arch: Arch | None = None) -> ScanResult:
-    """Scan PTX text for ``tcgen05.mma`` / ``tcgen05.cp`` and check every descriptor operand that
-    is a constant.
+    """Scan PTX text for ``tcgen05.mma`` / ``tcgen05.cp`` and check every descriptor operand with
+    what is known of it at compile time (E38).
 
     Args:
         text: the PTX source (a whole file or a fragment).
@@ -947,16 +1187,23 @@ def scan_ptx(text: str, *, filename: str = "<stdin>", arch: Arch | None = None) 
             ``.target`` (its last ``sm_`` entry, E34), or no target (target rules not checked).
 
     Returns:
-        A :class:`ScanResult`: the instructions (qualifiers, operands resolved or not, the
-        validation report of the resolved words) and the findings by line. Descriptor findings keep
-        their codes (``IDESC-*``, ``SMEM-*``, ``ZCM-*``, ``MMA-*``); the scanner's own are ``PTX-*``
+        A :class:`ScanResult`: the instructions (qualifiers, operands with their known bits, the
+        validation report) and the findings by line. Descriptor findings keep their codes
+        (``IDESC-*``, ``SMEM-*``, ``ZCM-*``, ``MMA-*``); the scanner's own are ``PTX-*``
         (``descgen rules --applies ptx``).
 
     Raises:
         UsageError: ``arch`` is not a target descgen knows (``CONTEXT-ARCH``). Problems in the PTX
             itself are findings, never exceptions.
     """
-    return _Scan(filename, arch).run(text)
+    stream = scan_stream(text, filename=filename, arch=arch)
+    instructions: list[ScanInstruction] = []
+    findings: list[ScanFinding] = []
+    for chunk in stream:
+        instructions += chunk.instructions
+        findings += chunk.findings
+    findings.sort(key=lambda f: f.line)
+    return ScanResult(filename, stream.arch, stream.arch_from, stream.target, tuple(instructions), tuple(findings))
 
 
 def scan_file(path: str, *, arch: Arch | None = None) -> ScanResult:
@@ -964,6 +1211,34 @@ def scan_file(path: str, *, arch: Arch | None = None) -> ScanResult:
     ``path``. Raises OSError if it cannot be read."""
     with open(path, encoding="utf-8", errors="replace") as fh:
         return scan_ptx(fh.read(), filename=path, arch=arch)
+
+
+def not_ptx(text: str) -> str | None:
+    """Why ``text`` is not a PTX module (``"the file is empty"``, ``"the file is binary"``, ``"no
+    .version directive"``: every PTX module opens with ``.version``, PTX ISA §11.1), or None."""
+    if not text.strip():
+        return "the file is empty"
+    if "\x00" in text or "\ufffd" in text:
+        return "the file is binary"
+    if re.search(r"^\s*\.version\b", text, flags=re.M) is None:
+        return "no .version directive"
+    return None
+
+
+def ptx_files(paths: Iterable[str]) -> Iterator[str]:
+    """Each path as given, or for a directory every ``*.ptx`` file under it (recursively, sorted);
+    ``-`` (standard input) passes through."""
+    import os
+
+    for p in paths:
+        if p != "-" and os.path.isdir(p):
+            found = []
+            for root, dirs, files in os.walk(p):
+                dirs.sort()
+                found += [os.path.join(root, f) for f in files if f.endswith(".ptx")]
+            yield from sorted(found)
+        else:
+            yield p
 
 
 def implemented() -> frozenset[str]:

@@ -214,7 +214,7 @@ def test_scan_writes_an_immediate_idesc_in_hex(tmp_path) -> None:
     out = run("scan", str(ptx), "-v", code=1).stdout
     assert "idesc 272629776 = 0x10400010 (immediate): kind f16, M 256" in out
     assert f"{ptx}:6: error: IDESC-M-SHAPE idesc 272629776 = 0x10400010: m = 256" in out
-    assert "b-desc %rd2 = 0x4000404000010440 (mov at line 4)" in out
+    assert "b-desc %rd2 = 0x4000404000010440 (mov.b64 at line 4)" in out
 
 
 def test_units_agree_with_their_numbers() -> None:
@@ -244,14 +244,15 @@ def test_scan_warns_when_the_file_is_not_ptx(tmp_path, content: bytes, why: str)
     path = tmp_path / "kernel.ptx"
     path.write_bytes(content)
     result = run("scan", str(path))
-    assert _lines(result.stderr)[0] == f"warning: {path}: not a PTX file: {why}"
-    assert "0 instructions" in result.stderr
+    assert _lines(result.stderr)[0] == f"{path}: warning: not PTX ({why})"
+    # empty and binary input is skipped; text without .version is still scanned (a fragment)
+    assert ("0 instructions" in result.stderr) == (why == "no .version directive")
 
 
 def test_scan_warns_for_stdin_too_and_not_for_ptx() -> None:
     result = _runner().invoke(cli, ["scan", "-"], input="")
-    assert result.stderr.startswith("warning: <stdin>: not a PTX file: the file is empty")
-    assert "not a PTX file" not in run("scan", str(Path(__file__).parent / "ptx" / "clean.ptx")).stderr
+    assert result.stderr.startswith("<stdin>: warning: not PTX (the file is empty)")
+    assert "not PTX" not in run("scan", str(Path(__file__).parent / "ptx" / "clean.ptx")).stderr
 
 
 # --------------------------------------------------------------------------------------------

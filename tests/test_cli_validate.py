@@ -258,12 +258,18 @@ def _ptx_example_runs_as_printed(code, which, ex):
     expected = ex.run()
     result = _runner().invoke(cli, [*argv[1:], "--json"], input=stdin)
     assert result.exit_code == (0 if expected.ok else 1), (ex.command(), result.stderr)
-    got = codes(json.loads(result.stdout))
-    assert got == list(expected.codes)
+    docs = [json.loads(line) for line in result.stdout.splitlines()]  # JSON lines, streamed
+    got = [f["code"] for d in docs if d["type"] in ("instruction", "finding")
+           for f in (d["findings"] if d["type"] == "instruction" else [d])]
+    assert sorted(got) == sorted(expected.codes)
     assert (code in got) == (which == "illegal"), ex.command()
-    # The compiler-style form carries the same codes, one line each: FILE:LINE: severity: CODE ...
+    # The compiler-style form carries the errors and warnings, one line each: FILE:LINE: severity:
+    # CODE ...; -v adds the notes (E38)
     lines = _runner().invoke(cli, argv[1:], input=stdin).stdout.splitlines()
-    assert [line.split()[2] for line in lines] == got
+    severe = [f.code for f in expected.findings if f.severity != "info"]
+    assert [line.split()[2] for line in lines] == severe
+    lines = _runner().invoke(cli, [*argv[1:], "-v"], input=stdin).stdout.splitlines()
+    assert sorted(line.split()[2] for line in lines if line.split()[1] in ("error:", "warning:", "note:")) == sorted(got)
 
 
 # --------------------------------------------------------------------------------------------

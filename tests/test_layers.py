@@ -28,7 +28,7 @@ LAYERS = (
     ("facts",),
     ("checks",),
     ("idesc", "smem", "zcm", "taddr", "runtime"),
-    ("tiles", "instruction", "identify"),
+    ("tiles", "instruction", "identify", "ptx_dataflow"),
     ("scan", "compare", "emitters", "codes"),
     ("batch", "examples"),
     ("__main__",),

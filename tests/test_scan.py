@@ -44,7 +44,7 @@ def expectations(path: Path) -> tuple[dict[int, Counter[str]], dict[int, dict[st
     codes: dict[int, Counter[str]] = {}
     words: dict[int, dict[str, int]] = {}
     for n, line in enumerate(path.read_text(encoding="ascii").splitlines(), 1):
-        m = re.search(r"// expect: (.*)$", line)
+        m = re.search(r"// expect: (.*?)(?:\s+resolved:.*)?$", line)
         if m:
             codes[n] = Counter(c.strip() for c in m.group(1).split(","))
         m = re.search(r"// resolved: (.*)$", line)
@@ -129,8 +129,8 @@ def test_every_tcgen05_statement_is_found():
 def test_clean_file_counts():
     result = scan_file(str(PTX / "clean.ptx"))
     assert result.ok and not result.findings
-    assert result.counts == {"instructions": 23, "operands": 59, "resolved": 59, "unresolved": 0, "errors": 0,
-                             "warnings": 0, "notes": 0}
+    assert result.counts == {"instructions": 23, "operands": 59, "known": 59, "partial": 0, "unknown": 0,
+                             "resolved": 59, "unresolved": 0, "errors": 0, "warnings": 0, "notes": 0}
     assert (result.arch, result.arch_from, result.target) == ("sm_100a", "target", (5, ".target sm_100a"))
     # every instruction was checked as a whole by check_mma (all its words known), or validate_smem (cp)
     assert all(i.report is not None and i.report.decoded for i in result.instructions)
@@ -197,59 +197,87 @@ def reasons(result) -> dict[str, str]:
     return {o.role: o.reason for i in result.instructions for o in i.operands if not o.resolved}
 
 
-def test_words_set_by_mov_in_the_block_are_resolved():
+def test_words_set_by_mov_are_resolved():
     r = scan(WORDS + "\n" + MMA)
     (i,) = r.instructions
-    assert [(o.role, o.value, o.origin, o.origin_line) for o in i.operands] == [
-        ("idesc", 0x08400010, "mov", 2), ("a_desc", A, "mov", 2), ("b_desc", B, "mov", 2)]
+    assert [(o.role, o.value, o.origin, o.origin_line, o.status) for o in i.operands] == [
+        ("idesc", 0x08400010, "mov.b32", 2, "known"), ("a_desc", A, "mov.b64", 2, "known"),
+        ("b_desc", B, "mov.b64", 2, "known")]
     assert r.ok and not r.findings
 
 
-@pytest.mark.parametrize("boundary, why", [
-    ("L1:", "the label L1 at line 3"),
-    ("bra L1;", "the bra at line 3"),
-    ("@%p1 bra.uni L1;", "the bra at line 3"),
-    ("ret;", "the ret at line 3"),
-    ("exit;", "the exit at line 3"),
-    ("call f, (%r3);", "the call at line 3"),
-    ("{", "the '{' at line 3"),
-    ("}", "the '}' at line 3"),
-])
-def test_e33_a_block_boundary_forgets_constants(boundary, why):
+@pytest.mark.parametrize("boundary", ["L1:", "bra L1;", "@%p1 bra.uni L1;", "ret;", "exit;", "call f, (%r3);", "{", "}"])
+def test_e38_one_definition_holds_across_labels_branches_and_braces(boundary):
+    """E38 (replacing E33's straight-line blocks): a register with one unpredicated definition in
+    the function has its value at every use."""
     r = scan(WORDS + "\n" + boundary + "\n" + MMA)
-    assert reasons(r) == {role: f"set by mov at line 2, but {why} ends the straight-line block"
-                          for role in ("idesc", "a_desc", "b_desc")}
-    assert [f.code for f in r.findings] == ["PTX-OPERAND-UNRESOLVED"] * 3
-    assert all(f.line == 4 and f.severity == "info" for f in r.findings)
+    assert all(o.resolved for o in r.instructions[0].operands) and not r.findings
 
 
-def test_e33_predicated_mov_is_not_trusted_and_other_writes_clobber():
-    r = scan("\n".join([WORDS, "@%p1 mov.b32 %r1, 0x08400010;", "add.s64 %rd1, %rd1, 2;",
-                        "ld.shared.u64 %rd2, [%rd3];", MMA]))
-    assert reasons(r) == {"idesc": "set by a predicated mov (@%p1) at line 3: not trusted",
-                          "a_desc": "set by add.s64 at line 4",
-                          "b_desc": "loaded from memory by ld.shared.u64 at line 5"}
+def test_e38_a_use_before_the_definition_in_the_file_is_resolved():
+    r = scan("L1:\n" + MMA + "\n" + WORDS + "\nbra L1;")
+    assert all(o.resolved for o in r.instructions[0].operands)
 
 
-def test_register_never_set_and_vector_destinations():
-    r = scan("\n".join([WORDS, "ld.shared.v2.u64 {%rd1, %rd2}, [%rd3];", MMA.replace("%r1", "%r9")]))
-    assert reasons(r) == {"idesc": "not set by a mov from an immediate in this straight-line block (since the start of the file)",
-                          "a_desc": "loaded from memory by ld.shared.v2.u64 at line 3",
-                          "b_desc": "loaded from memory by ld.shared.v2.u64 at line 3"}
+def test_e38_predicated_and_several_definitions_give_the_agreeing_bits():
+    r = scan("\n".join([WORDS, "@%p1 mov.b32 %r1, 0x08400010;", "mov.b64 %rd2, 0x4000404000010040;",
+                        "@%p1 mov.b32 %r5, 7;", MMA, MMA.replace("%r1", "%r5")]))
+    first, second = r.instructions
+    assert first.operand("idesc").value == 0x08400010  # two definitions, equal
+    b = first.operand("b_desc")  # A and B differ in bit 10 only
+    assert b.status == "partial" and b.known == descgen.KnownBits(A & ~(1 << 10), ((1 << 64) - 1) & ~(1 << 10))
+    assert b.reason == "several definitions" and b.unknown == ("start_address",)
+    assert second.operand("idesc").status == "unknown" and second.operand("idesc").reason == "predicated definition"
 
 
-def test_copies_follow_known_registers_and_report_unknown_ones():
-    r = scan("\n".join([WORDS, "mov.b32 %r2, %r1; mov.b64 %rd5, %rd9;",
-                        MMA.replace("%r1", "%r2").replace("%rd2", "%rd5")]))
+def test_e38_run_time_leaves_say_why():
+    r = scan("\n".join(["ld.param.u64 %rd1, [p];", "ld.shared.u64 %rd2, [%rd3];", "mov.u32 %r1, %tid.x;", MMA,
+                        MMA.replace("%r1", "%r9")]))
+    first, second = r.instructions
+    assert {o.role: o.reason for o in first.operands} == {
+        "idesc": "special register %tid.x", "a_desc": "kernel parameter", "b_desc": "loaded from memory"}
+    assert second.operand("idesc").reason == "no definition in the function"
+    assert [f.code for f in r.findings] == ["PTX-OPERAND-UNRESOLVED"] * 6
+    assert r.findings[0].detail == "every field unknown: special register %tid.x"
+
+
+def test_e38_vectors_copies_and_arithmetic_are_followed():
+    """Triton's packing, CuTe's unpack-add-repack and the block-scaled idesc halves."""
+    r = scan("\n".join([
+        "mov.u32 %r10, smem;",                               # a shared memory address (16-byte aligned)
+        "bfe.u32 %r11, %r10, 4, 14;",                        # start address field, unknown
+        "mov.b32 %r12, 1073758272;",                         # high half 0x40004040
+        "or.b32 %r13, %r11, 65536;",                         # LBO 1 (16 bytes)
+        "mov.b64 %rd1, {%r13, %r12};",
+        "mov.b64 {%r14, %r15}, %rd1;", "add.s32 %r16, %r14, 2;", "mov.b64 %rd2, {%r16, %r15};",
+        "mov.b16 %rs1, 0x0010; mov.b16 %rs2, 0x0840; mov.b32 %r1, {%rs1, %rs2};",
+        MMA]).replace(".version", ".version"), arch="sm_100a")
     (i,) = r.instructions
-    assert i.operand("idesc").value == 0x08400010 and i.operand("idesc").origin_line == 3
-    assert i.operand("b_desc").reason.startswith("copied by mov.b64 at line 3 from %rd9, which is not set by a mov")
+    assert i.operand("idesc").value == 0x08400010
+    a = i.operand("a_desc")
+    assert a.unknown == ("start_address",) and a.known.mask == 0xFFFFFFFFFFFFC000
+    assert a.known.value == 0x4000404000010000 and a.reason == "address of smem"
+    b = i.operand("b_desc")  # + 2 may carry out of the 14-bit start address into bit 14 (reserved)
+    assert b.known.mask == 0xFFFFFFFFFFFF8000 and b.unknown == ("start_address", "reserved_14")
+    assert r.ok
 
 
-def test_mov_from_a_symbol_or_vector_is_not_an_immediate():
-    r = scan("\n".join([WORDS, "mov.u64 %rd1, smem_buffer;", "mov.b64 %rd2, {%r4, %r5};", MMA]))
-    assert reasons(r) == {"a_desc": "set by mov.u64 at line 3 from smem_buffer, not an immediate",
-                          "b_desc": "set by mov.b64 at line 4 from a vector (packing is not resolved), not an immediate"}
+def test_e38_shared_symbols_registers_without_percent_and_scopes():
+    text = "\n".join([
+        ".version 9.0", ".target sm_100a", ".shared .align 1024 .b8 smem[4096];",
+        ".entry k()", "{", ".reg .b32 r<4>;", ".reg .b64 rd<4>;",
+        "mov.u32 r1, smem;", "cvt.u64.u32 rd1, r1;", "shr.u64 rd2, rd1, 4;",
+        "or.b64 rd3, rd2, 0x4000404000010000;",
+        "mov.b32 r2, 0x08400010;",
+        "{", ".reg .b32 r2;", "mov.b32 r2, 0;", "}",       # an inner r2 shadows the outer one
+        "{", ".reg .pred p;", "setp.ne.b32 p, r2, 0;",
+        "tcgen05.mma.cta_group::1.kind::f16 [r0], rd3, rd3, r2, p;", "}",
+        "ret;", "}"])
+    (i,) = scan_ptx(text).instructions
+    assert i.operand("idesc").value == 0x08400010
+    a = i.operand("a_desc")  # 1024-byte aligned, below 2**18: start address bits 0-5 and 14+ known
+    assert a.known.mask == 0xFFFFFFFFFFFFC03F and a.known.value == 0x4000404000010000
+    assert a.reason == "shared memory address"
 
 
 def test_e33_immediate_forms_and_widths():
@@ -263,7 +291,7 @@ def test_e33_immediate_forms_and_widths():
     first, second = r.instructions
     assert first.operand("idesc").value == 0xFFFFFFFF and first.operand("a_desc").value == (1 << 64) - 1
     assert first.operand("b_desc").reason == "the immediate 0x10000000000000000 does not fit 64 bits"
-    assert second.operand("idesc").reason == "set by mov.b32 at line 2 from 0x100000000, which does not fit 32 bits"
+    assert second.operand("idesc").reason == "the immediate 0x100000000 does not fit 32 bits"
 
 
 @given(st.integers(0, (1 << 64) - 1), st.sampled_from(["{:#x}", "0b{:b}", "0{:o}", "{:d}", "{:#X}U"]))
@@ -447,16 +475,18 @@ SNIPPET = "\n".join([
 
 
 def test_cli_compiler_style_lines_and_summary(tmp_path):
+    """E38: errors and warnings at their lines; notes (PTX-OPERAND-UNRESOLVED) only with -v; one
+    summary line per file on stderr, the run-time operands grouped with why."""
     path = tmp_path / "k.ptx"
     path.write_text(SNIPPET)
     r = invoke("scan", str(path))
     assert r.exit_code == 1
     assert r.stdout.splitlines() == [
         f"{path}:5: error: PTX-ASHIFT-M idesc %r1 = 0x04200010: .ashift with M = 64 (allowed: 128, 256) [§9.7.16.10.9.1 (.ashift)]",
-        f"{path}:6: note: PTX-OPERAND-UNRESOLVED s-desc %rd7: not set by a mov from an immediate in this straight-line block "
-        "(since the start of the file) [§9.7.16.10.9.1 (descriptor operands); E33]",
     ]
-    assert r.stderr == f"{path}: 2 instructions, 2 operands resolved, 1 unresolved, 1 error, 0 warnings\n"
+    assert r.stderr == (f"{path}: 2 instructions; 3 descriptor operands: 2 fully known, 0 partly known (fields checked), "
+                        "1 unknown; run-time: 1 s-desc every field (no definition in the function); 1 error, 0 warnings, "
+                        "1 note (-v)\n")
     assert invoke("scan", str(path), "--exit-zero").exit_code == 0
 
 
@@ -465,34 +495,64 @@ def test_cli_stdin_verbose_and_clean_exit():
     assert r.exit_code == 0
     assert r.stdout.splitlines() == [
         "<stdin>:5: instruction: tcgen05.mma.cta_group::1.kind::f16.ashift [%r0], [%r4], %rd2, %r1, 1;",
-        "    idesc %r1 = 0x08400010 (mov at line 3): kind f16, M 128, N 256, K 16, atype f16, btype f16, dtype f32, "
+        "    idesc %r1 = 0x08400010 (mov.b32 at line 3): kind f16, M 128, N 256, K 16, atype f16, btype f16, dtype f32, "
         "A k-major, B k-major",
-        "    b-desc %rd2 = 0x4000404000010440 (mov at line 4): start 0x4400, LBO 16, SBO 1024, swizzle 128B, "
+        "    b-desc %rd2 = 0x4000404000010440 (mov.b64 at line 4): start 0x4400, LBO 16, SBO 1024, swizzle 128B, "
         "base offset 0, LBO mode relative",
+        "    rules not checked: SMEM-BASE-OFFSET-TABLE41",
         "<stdin>:6: instruction: tcgen05.cp.cta_group::1.128x256b [%r0], %rd7;",
-        "    s-desc %rd7: unresolved: not set by a mov from an immediate in this straight-line block (since the start of the file)",
-        "<stdin>:6: note: PTX-OPERAND-UNRESOLVED s-desc %rd7: not set by a mov from an immediate in this straight-line block "
-        "(since the start of the file) [§9.7.16.10.9.1 (descriptor operands); E33]",
+        "    s-desc %rd7: unknown: every field unknown: no definition in the function",
+        "        bits " + "_".join(["????"] * 16),
+        "        fields checked: none",
+        "    rules not checked: SMEM-BASE-OFFSET-BOUNDARY, SMEM-BASE-OFFSET-IGNORED, SMEM-BASE-OFFSET-TABLE41, "
+        "SMEM-LBO-MODE-ARCH, SMEM-LBO-MODE-BASE-OFFSET, SMEM-LBO-MODE-SWIZZLE",
+        "<stdin>:6: note: PTX-OPERAND-UNRESOLVED s-desc %rd7: every field unknown: no definition in the function "
+        "[§9.7.16.10.9.1 (descriptor operands); E38]",
     ]
 
 
-def test_cli_json_envelope():
+def test_cli_json_lines_are_streamed():
     r = invoke("scan", "-", "--json", input=SNIPPET)
     assert r.exit_code == 1
-    doc = json.loads(r.stdout)
-    assert doc["descgen"] == 1 and doc["command"] == "scan" and doc["input"] == {"file": "<stdin>", "arch": None}
-    res = doc["result"]
-    assert res["counts"] == {"instructions": 2, "operands": 3, "resolved": 2, "unresolved": 1, "errors": 1, "warnings": 0,
-                             "notes": 1}
-    assert [(f["line"], f["code"], f["severity"], f["operand"]) for f in res["findings"]] == [
+    docs = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [d["type"] for d in docs] == ["run", "instruction", "instruction", "file", "summary"]
+    assert docs[0]["descgen"] == 1 and docs[0]["command"] == "scan" and docs[0]["input"] == {"files": ["-"], "arch": None}
+    mma, cp, file, summary = docs[1:]
+    assert file["counts"] == summary["counts"] == {
+        "instructions": 2, "operands": 3, "known": 2, "partial": 0, "unknown": 1, "resolved": 2, "unresolved": 1,
+        "errors": 1, "warnings": 0, "notes": 1}
+    assert file["run_time"] == [{"count": 1, "operands": ["s-desc"], "unknown": "every field",
+                                 "why": "no definition in the function"}]
+    assert [(f["line"], f["code"], f["severity"], f["operand"]) for f in mma["findings"] + cp["findings"]] == [
         (5, "PTX-ASHIFT-M", "error", "idesc"), (6, "PTX-OPERAND-UNRESOLVED", "info", "s_desc")]
-    mma = res["instructions"][0]
     assert mma["qualifiers"]["ashift"] is True and mma["qualifiers"]["a_tmem"] is True
-    assert mma["operands"][0] == {"role": "idesc", "name": "idesc", "text": "%r1", "resolved": True, "value": "0x04200010",
-                                  "width": 32, "origin": "mov", "origin_line": 3, "reason": None}
-    assert mma["decoded"]["idesc"]["kind"] == "f16"
-    cp = res["instructions"][1]
-    assert cp["checked"] is False and cp["operands"][0]["reason"].startswith("not set by a mov")
+    assert mma["operands"][0] == {
+        "role": "idesc", "name": "idesc", "text": "%r1", "resolved": True, "value": "0x04200010", "width": 32,
+        "status": "known", "known_mask": "0xffffffff", "known_value": "0x04200010", "unknown_fields": [],
+        "origin": "mov.b32", "origin_line": 3, "reason": None}
+    assert mma["decoded"]["idesc"]["kind"] == "f16" and "m" in mma["fields_checked"]["idesc"]
+    op = cp["operands"][0]
+    assert op["status"] == "unknown" and op["known_mask"] == "0x0000000000000000"
+    assert op["reason"] == "no definition in the function"
+    assert {n["code"] for n in cp["not_checked"]} >= {"SMEM-LBO-MODE-ARCH"}
+
+
+def test_cli_several_files_directories_and_not_ptx(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "a.ptx").write_text(SNIPPET.replace("0x04200010", "0x08400010"))
+    (tmp_path / "b.ptx").write_text(SNIPPET)
+    (tmp_path / "empty.ptx").write_text("")
+    (tmp_path / "notes.txt").write_text("not scanned")
+    r = invoke("scan", str(tmp_path))
+    assert r.exit_code == 1  # one exit status for the run: b.ptx has an error
+    assert [line.split(": ")[0] for line in r.stdout.splitlines()] == [f"{tmp_path / 'b.ptx'}:5"]
+    err = r.stderr.splitlines()
+    assert err[0].startswith(f"{tmp_path / 'b.ptx'}: 2 instructions")
+    assert err[1] == f"{tmp_path / 'empty.ptx'}: warning: not PTX (the file is empty)"
+    assert err[2].startswith(f"{tmp_path / 'sub' / 'a.ptx'}: 2 instructions")
+    assert err[3].startswith("3 files: 4 instructions; 6 descriptor operands: 4 fully known")
+    r = invoke("scan", str(tmp_path / "sub"), "/nonexistent/k.ptx")
+    assert r.exit_code == 2 and "cannot read /nonexistent/k.ptx" in r.stderr
 
 
 def test_cli_usage_errors_exit_2():
