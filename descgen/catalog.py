@@ -61,7 +61,7 @@ _LAYOUT_APPLIES = ("layout", "smem")
 _KEY_ORDER = ("code", "severity", "applies", "field", "fields", "rule", "source")  # the entries' order
 _CONTEXT_KEYS = {"name", "meaning", "value", "words", "help", "metavar", "source"}
 _TOP_KEYS = {"table", "transpose_b_8bit", "scale_vec", "a_tmem", "absolute_lbo", "zcm",
-             "targets", "requires", "context", "usage", "layout", "rule"}
+             "targets", "requires", "ptx_version", "context", "usage", "layout", "rule"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +145,7 @@ class Constraints:
     targets: tuple[Arch, ...]
     aliases: Mapping[str, str]
     requires: Mapping[str, tuple[str, ...]]
+    ptx_versions: Mapping[str, tuple[tuple[int, int], str]]
 
     def swizzles_for(self, bits: int, major: str) -> tuple[str, ...]:
         """Table 52: the swizzle modes an operand of ``bits``-bit elements and ``major`` may use."""
@@ -324,6 +325,17 @@ def parse_rules(data: Mapping[str, Any], path: str) -> Catalog:
             raise TableError(path, where, f"unknown target(s) {unknown}; known: {', '.join(targets)}")
         requires[row["feature"]] = tuple(row["targets"])
 
+    ptx_versions: dict[str, tuple[tuple[int, int], str]] = {}
+    for i, row in enumerate(_need(data, "ptx_version", path, "file")):
+        where = f"ptx_version #{i + 1}"
+        check_keys(row, {"feature", "version", "source"}, path, where)
+        for key in ("feature", "version", "source"):
+            _need(row, key, path, where)
+        major, _, minor = str(row["version"]).partition(".")
+        if not (major.isdigit() and minor.isdigit()) or row["feature"] in ptx_versions:
+            raise TableError(path, where, f"version must be MAJOR.MINOR and each feature listed once: {row!r}")
+        ptx_versions[row["feature"]] = ((int(major), int(minor)), row["source"])
+
     names: dict[str, ContextName] = {}
     for i, row in enumerate(_need(data, "context", path, "file")):
         where = f"context #{i + 1}"
@@ -381,6 +393,7 @@ def parse_rules(data: Mapping[str, Any], path: str) -> Catalog:
         zcm=zcm,
         targets=targets,
         aliases=dict(singles["targets"]["aliases"]),
+        ptx_versions=ptx_versions,
         requires=requires,
     ), names, usage, tiles)
 

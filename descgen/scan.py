@@ -56,6 +56,7 @@ SCAN_CODES = (
     "PTX-OPERAND-UNRESOLVED",
     "PTX-TARGET-MISSING",
     "PTX-TARGET-UNKNOWN",
+    "PTX-VERSION",
     "PTX-MALFORMED",
     "PTX-BLOCK-SCALE",
     "PTX-SCALE-VEC-REQUIRED",
@@ -421,6 +422,12 @@ class ScanResult(HasFindings):
         }
 
 
+def _version_tuple(text: str) -> tuple[int, int] | None:
+    """``"8.7"`` -> ``(8, 7)``; None for a .version that is not MAJOR.MINOR."""
+    major, _, minor = text.strip().partition(".")
+    return (int(major), int(minor)) if major.isdigit() and minor.isdigit() else None
+
+
 def severity_word(severity: str) -> str:
     """The compiler word for a severity: ``error``, ``warning``, ``note`` (for ``info``)."""
     return "note" if severity == "info" else severity
@@ -600,6 +607,7 @@ class _Scan:
         self.arch_from = "option" if self.arch else None
         self.target: tuple[int, str] | None = None
         self.version: tuple[int, str] | None = None
+        self.version_reported: set[str] = set()  # features already reported by PTX-VERSION
         self.cta_groups: dict[int, int] = {}  # cta_group -> first line, in the current function
         self.function = ""
         self.shared: dict[str, int] = {}  # .shared symbol -> alignment (bytes), module-wide
@@ -713,6 +721,7 @@ class _Scan:
         if not names:
             return
         name = names[-1]
+        self._needs_version(line, ".target", (name,))
         try:
             self.arch = normalize_arch(name)
             self.arch_from = "target"
@@ -820,12 +829,15 @@ class _Scan:
                              "scale_vec": None, "scale_vec_used": None, "collector": None, "ashift": False,
                              "a_tmem": None}
         seen: set[str] = set()
-        for token in opcode.split(".")[2:]:
+        for index, token in enumerate(opcode.split(".")[2:]):
             key = token.split("::", 1)[0]
             if key in seen:
                 self.malformed(line, name, f"qualifier .{key} given twice")
                 return None
             seen.add(key)
+            if token == "ws" and index:  # ptxas 13.0: "Unknown modifier '.ws'" anywhere else (E40)
+                self.malformed(line, name, ".ws must come right after tcgen05.mma (tcgen05.mma.ws...)")
+                return None
             if token in ("ws", "sp", "block_scale", "ashift"):
                 q[token] = True
             elif re.fullmatch(r"cta_group::[12]", token):
@@ -848,7 +860,25 @@ class _Scan:
                 self.malformed(line, name, f"no .{need} qualifier")
                 return None
         q["scale_vec_used"] = q["scale_vec"] or (DEFAULT_SCALE_VEC.get(q["kind"]) if q["block_scale"] else None)
+        used = {"4X": ".scale_vec::4X", "block16": ".block16", "block32": ".block32"}.get(q["scale_vec_used"] or "")
+        self._needs_version(line, name, ("tcgen05.mma", f".kind::{q['kind']}", used))
         return q
+
+    def _needs_version(self, line: int, subject: str, features: Iterable[str | None]) -> None:
+        """PTX-VERSION, once per feature and file, for each feature newer than the ``.version``
+        directive ([[ptx_version]] of tables/rules.toml, E40)."""
+        if self.version is None:
+            return
+        have = _version_tuple(self.version[1])
+        table = constraints().ptx_versions
+        for feature in features:
+            if feature is None or feature in self.version_reported or feature not in table or have is None:
+                continue
+            need, source = table[feature]
+            if have < need:
+                self.version_reported.add(feature)
+                self.rule("PTX-VERSION", line, subject, "version", self.version[1], f"{need[0]}.{need[1]} or later",
+                          f"{feature} needs PTX ISA {need[0]}.{need[1]} ({source}); the file says .version {self.version[1]}")
 
     def _mma_operands(self, line: int, name: str, q: dict[str, Any], operands: list[str]
                       ) -> tuple[list[tuple[str, str]], dict[str, Any]] | None:
@@ -962,6 +992,7 @@ class _Scan:
     def cp(self, line: int, text: str, opcode: str, operands: list[str]) -> None:
         self._first_instruction(line)
         name = "tcgen05.cp"
+        self._needs_version(line, name, (name,))
         q: dict[str, Any] = {"cta_group": None, "shape": None, "multicast": None, "dst_fmt": None, "src_fmt": None}
         tokens = opcode.split(".")[2:]
         for token in tokens:
