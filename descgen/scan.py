@@ -23,13 +23,12 @@ the one-line summary. The instruction-syntax rules (``PTX-*``) are catalogued in
 
 Decisions (docs/spec-errata.md): E33 (immediates), E34 (the ``.target`` directive), E35 (the
 scale vector size when ``.scale_vectorsize`` is omitted), E36 (partly known words), E38 (known
-bits over the whole function; how run-time bits are reported), E39 (``tcgen05.cp`` base offset
-without swizzle).
+bits over the whole function; how run-time bits are reported), E39 (a base offset without
+swizzle is a note), E40 (the ``.version`` each feature needs; ``.ws`` first).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import re
 from collections import Counter
@@ -1093,8 +1092,6 @@ class _Scan:
                 self.rule("PTX-OPERAND-UNRESOLVED", line, f"{o.name} {o.text}", o.role, o.text, "", o.why_text(), o.role)
         for f in report.findings:
             if p.opcode == "tcgen05.cp":
-                if f.code == "SMEM-BASE-OFFSET-IGNORED":  # E39: ignored by the copy; a note
-                    f = dataclasses.replace(f, severity="info")
                 self.add(line, f, by["s_desc"].label(), "s_desc")
                 continue
             role = _role_of(f)
