@@ -187,6 +187,28 @@ def trim_text(text, limit=DEFAULT_LIMIT, force=False):
     return note + body, True
 
 
+def tc_lines(text):
+    """The line numbers of every tcgen05.mma and tcgen05.cp in ``text`` (for the manifests)."""
+    out = {"tcgen05.mma": [], "tcgen05.cp": []}
+    for i, line in enumerate(text.splitlines(), 1):
+        line = line.split("//", 1)[0]
+        for key in out:
+            if re.search(re.escape(key) + r"[.\s]", line):
+                out[key].append(i)
+    return out
+
+
+def toml_value(x):
+    """``x`` as a TOML value (the manifests are written by hand, without a TOML writer)."""
+    if isinstance(x, bool):
+        return "true" if x else "false"
+    if isinstance(x, int):
+        return str(x)
+    if isinstance(x, list):
+        return "[" + ", ".join(toml_value(i) for i in x) + "]"
+    return '"' + str(x).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("input")
