@@ -16,23 +16,12 @@ from typing import Any, Callable
 from .catalog import usage_error
 from .engine import Decoded, check_word
 from .errors import Finding, UsageError
-from .facts import normalize_kind
-from .idesc import decode_idesc
 from .loader import KINDS
-from .identify import DESCRIPTORS, check_any_word, decode_as
-from .runtime import RuntimeIdesc, idesc_from_runtime
+from .identify import DESCRIPTORS, Reading, check_any_word, identify
+from .runtime import RuntimeIdesc
 from .types import Descriptor, Kind
 
 __all__ = ["DESCRIPTORS", "FieldDiff", "Diff", "diff"]
-
-#: The words ``diff`` compares, by their ``--as`` names.
-
-
-
-
-def _decode(descriptor: str) -> Callable[[int], Decoded]:
-    return lambda word: decode_as(word, descriptor)
-
 
 @dataclass(frozen=True, slots=True)
 class FieldDiff:
@@ -110,25 +99,26 @@ def _key(f: Finding) -> tuple[str, str]:
     return (f.code, f.field)
 
 
-def _split(word: int) -> tuple[int, RuntimeIdesc | None]:
-    if isinstance(word, int) and not isinstance(word, bool) and word >> 32 and word >= 0:
-        r = idesc_from_runtime(word)
-        return r.idesc, r
-    return word, None
+def _readings(word: int, descriptor: str, kind: str | None = None) -> dict[str, Reading]:
+    """``word`` read as ``descriptor`` (an idesc under every kind, or ``kind``; CUTLASS's runtime
+    form split), by reading name: :func:`descgen.identify.identify`, the one reading of a word."""
+    return {r.name: r for r in identify(word, descriptor=descriptor, kind=kind).readings}
 
 
-def _idesc_pair(a: int, b: int, kind: str | None) -> tuple[Kind, Decoded, Decoded, str]:
+def _idesc_pair(a: int, b: int, kind: str | None) -> tuple[Kind, Reading, Reading, str]:
+    """The kind to compare two instruction descriptors under: the one given, else the first kind
+    (PTX's order) both words are consistent with, else one is (E32)."""
+    ra, rb = _readings(a, "idesc", kind), _readings(b, "idesc", kind)
     if kind is not None:
-        k = normalize_kind(kind)
-        return k, decode_idesc(a, k), decode_idesc(b, k), "given"
-    pairs = {k: (decode_idesc(a, k), decode_idesc(b, k)) for k in KINDS}
-    tests: tuple[tuple[Callable[[Decoded, Decoded], bool], str], ...] = (
-        (lambda da, db: da.ok and db.ok, "the first kind both words are consistent with"),
-        (lambda da, db: da.ok or db.ok, "the first kind one word is consistent with"))
+        (k, first), = ra.items()
+        return first.kind, first, rb[k], "given"  # type: ignore[return-value]
+    tests: tuple[tuple[Callable[[Reading, Reading], bool], str], ...] = (
+        (lambda x, y: x.ok and y.ok, "the first kind both words are consistent with"),
+        (lambda x, y: x.ok or y.ok, "the first kind one word is consistent with"))
     for test, why in tests:
-        for k, (da, db) in pairs.items():
-            if test(da, db):
-                return k, da, db, why
+        for k in KINDS:
+            if test(ra[k], rb[k]):
+                return k, ra[k], rb[k], why
     raise usage_error("IDESC-KIND", "kind", None, ", ".join(KINDS),
                       "neither word is consistent with any kind: give the kind to compare them under")
 
@@ -174,17 +164,16 @@ def diff(a: int, b: int, *, descriptor: Descriptor | None = None, kind: Kind | N
         else:
             descriptor = _best_wide(a, b)
             chosen = "the 64-bit descriptor that decodes both with the fewest findings (ties: smem, zcm)"
-    runtime_a = runtime_b = None
     if descriptor == "idesc":
-        (a, runtime_a), (b, runtime_b) = _split(a), _split(b)
-        kind, da, db, why = _idesc_pair(a, b, kind)
+        kind, ra, rb, why = _idesc_pair(a, b, kind)
         if chosen == "given" and why != "given":
             chosen = why
         elif why != "given":
             chosen = f"{chosen}; kind: {why}"
     else:
-        da, db = _decode(descriptor)(a), _decode(descriptor)(b)
+        ra, rb = _readings(a, descriptor)[descriptor], _readings(b, descriptor)[descriptor]
         kind = None
+    da, db, runtime_a, runtime_b = ra.decoded, rb.decoded, ra.runtime, rb.runtime
     fields = tuple(FieldDiff(fa.name, fa.bits, fa.raw, fb.raw, fa.value, fb.value, fa.unit)
                    for fa, fb in zip(da.fields, db.fields))
     keys_a, keys_b = {_key(f) for f in da.findings}, {_key(f) for f in db.findings}
@@ -193,20 +182,23 @@ def diff(a: int, b: int, *, descriptor: Descriptor | None = None, kind: Kind | N
                 runtime_a, runtime_b, chosen)
 
 
-def _score(ds: tuple[Decoded, Decoded]) -> tuple[int, int]:
-    return (sum(not d.ok for d in ds), sum(len(d.findings) for d in ds))
+def _score(rs: tuple[Reading, Reading]) -> tuple[int, int]:
+    return (sum(not r.ok for r in rs), sum(len(r.findings) for r in rs))
+
+
+def _wide_scores(a: int, b: int) -> dict[Descriptor, tuple[int, int]]:
+    return {name: _score((_readings(a, name)[name], _readings(b, name)[name])) for name in ("smem", "zcm")}
 
 
 def _best_wide(a: int, b: int) -> Descriptor:
-    scores: dict[Descriptor, tuple[int, int]] = {name: _score((_decode(name)(a), _decode(name)(b))) for name in ("smem", "zcm")}
+    scores = _wide_scores(a, b)
     return min(scores, key=scores.__getitem__)
 
 
 def _runtime_best(a: int, b: int) -> bool:
     """Both low halves are 0: is CUTLASS's runtime idesc strictly better than smem and zcm?"""
     try:
-        _, da, db, _ = _idesc_pair(a >> 32, b >> 32, None)
+        _, ra, rb, _ = _idesc_pair(a >> 32, b >> 32, None)
     except UsageError:
         return False
-    best = min(_score((_decode(n)(a), _decode(n)(b))) for n in ("smem", "zcm"))
-    return _score((da, db)) < best
+    return _score((ra, rb)) < min(_wide_scores(a, b).values())
