@@ -66,9 +66,10 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from .catalog import usage_error
 from .emitters import emit
-from .engine import Decoded, DecodedField, hex_bits, hex_word
-from .errors import DescgenError, Finding, UsageError
+from .engine import Decoded, hex_bits
+from .errors import DescgenError, UsageError
 from .facts import idesc_defaults
+from .identify import identify
 from .idesc import encode_idesc, validate_idesc
 from .instruction import check_mma
 from .loader import KINDS
@@ -400,21 +401,25 @@ def _decode(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
         mask = _decode_mask(word, ctx, report, full) if desc == "zcm" else None
         parts = {"result": _DecodeResult(d, report)} if full else _brief_decoded(d)
         return d.ok, {**parts, **({"mask": mask} if mask else {}), "_source": report}
-    # several layouts: which are consistent (no error finding), fewest findings first
-    mask = None
-    if desc == "idesc*":
-        reports = {k: _validated("idesc", word, k, **ctx) for k in KINDS}
-        results = {k: r.decoded["idesc"] for k, r in reports.items()}
-    else:
-        zcm = _validated("zcm", word, m=ctx.get("m"), n=ctx.get("n"), ws=ctx.get("ws"))
-        reports = {"smem": _validated("smem", word, arch=ctx.get("arch"), pattern_start=ctx.get("pattern_start")), "zcm": zcm}
-        results = {"smem": reports["smem"].decoded["smem"], "zcm": zcm.decoded["zcm"]}
-        mask = _decode_mask(word, ctx, zcm, full)
-    consistent = sorted((name for name, d in results.items() if d.ok), key=lambda name: len(results[name].findings))
+    # several readings, as descgen decode reads a bare word (identify): every kind below 2**32;
+    # smem and zcm above, with CUTLASS's runtime idesc when the low half is 0 (its first
+    # consistent kind, as "idesc", and "runtime" naming them all)
+    found = identify(word, descriptor="idesc" if desc == "idesc*" else None, **ctx)
+    by_name = {r.name: r for r in found.readings}
+    names = list(KINDS) if desc == "idesc*" else ["smem", "zcm"]
+    runtime = [r for r in found.readings if r.runtime is not None and r.ok]
+    results = {name: by_name[name] for name in names}
+    if runtime and desc != "idesc*":
+        results["idesc"] = runtime[0]
+    consistent = sorted((name for name, r in results.items() if r.ok), key=lambda name: len(results[name].findings))
     answer: dict[str, Any] = {"consistent": consistent, "results": {
-        name: _DecodeResult(d, reports[name]) if full else _brief_decoded(d) for name, d in results.items()}}
-    if mask:
-        answer["mask"] = mask
+        name: _DecodeResult(r.decoded, r.report) if full else _brief_decoded(r.decoded) for name, r in results.items()}}
+    if found.best.runtime is not None:
+        answer["runtime"] = {**found.best.runtime.as_dict(), "kinds": [r.kind for r in runtime]}
+    if desc != "idesc*":
+        mask = _decode_mask(word, ctx, by_name["zcm"].report, full)
+        if mask:
+            answer["mask"] = mask
     return bool(consistent), answer
 
 
@@ -551,76 +556,10 @@ _dumps = json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode
 #: ``_dumps(_plain(value))`` in one pass: the C encoder walks dicts, lists and tuples itself.
 _dumps_plain = json.JSONEncoder(allow_nan=False, separators=(",", ":"), default=_as_dict).encode
 
-_LIMIT = 1 << 16
-_FIELD_JSON: dict[int, tuple[DecodedField, str]] = {}
-_NC_JSON: dict[int, tuple[Any, str]] = {}
-_HEAD_JSON: dict[tuple[Any, ...], str] = {}
-_DERIVED_JSON: dict[Any, str] = {}
-
-
-def _field_json(f: DecodedField) -> str:
-    # Keyed by identity (the engine memoizes each decoded field per raw value); the entry holds
-    # the field, so the id cannot be reused while it is cached.
-    hit = _FIELD_JSON.get(id(f))
-    if hit is not None and hit[0] is f:
-        return hit[1]
-    text = _dumps(f.as_dict())
-    if len(_FIELD_JSON) >= _LIMIT:
-        _FIELD_JSON.clear()
-    _FIELD_JSON[id(f)] = (f, text)
-    return text
-
-
-def _findings_json(findings: tuple[Finding, ...]) -> str:
-    return _dumps([f.as_dict() for f in findings]) if findings else "[]"
-
-
-def _decoded_json(d: Decoded, extra: str = "") -> str:
-    """``json.dumps(d.as_dict())``, compact, from cached fragments (``extra``: more members)."""
-    key = (d.descriptor, d.layout, d.kind, d.width)
-    head = _HEAD_JSON.get(key)
-    if head is None:
-        head = _HEAD_JSON[key] = '{"descriptor":%s,"layout":%s,"kind":%s,"word":"' % (_dumps(d.descriptor), _dumps(d.layout), _dumps(d.kind))
-    derived = _DERIVED_JSON.get(d.derived)
-    if derived is None:
-        derived = _dumps({name: {"value": value, "unit": unit} for name, value, unit in d.derived})
-        if len(_DERIVED_JSON) < _LIMIT:
-            _DERIVED_JSON[d.derived] = derived
-    return (f'{head}{hex_word(d.word, d.width)}","width":{d.width},"ok":{"false" if d.errors else "true"},'
-            f'"fields":[{",".join([_field_json(f) for f in d.fields])}],"derived":{derived},"findings":{_findings_json(d.findings)}{extra}}}')
-
-
-def _not_checked_json(items: tuple[Any, ...]) -> str:
-    if not items:
-        return "[]"
-    hit = _NC_JSON.get(id(items))
-    if hit is not None and hit[0] is items:
-        return hit[1]
-    text = _dumps([n.as_dict() for n in items])
-    if len(_NC_JSON) >= _LIMIT:
-        _NC_JSON.clear()
-    _NC_JSON[id(items)] = (items, text)
-    return text
-
-
-def _report_json(r: Any) -> str:
-    decoded = ",".join(f"{_dumps(role)}:{_decoded_json(d)}" for role, d in r.decoded.items())
-    ctx = {k: v for k, v in r.context.items() if v is not None}
-    return (f'{{"ok":{"true" if r.ok else "false"},"context":{_dumps(ctx) if ctx else "{}"},'
-            f'"findings":{_findings_json(r.findings)},"not_checked":{_not_checked_json(r.not_checked)},"decoded":{{{decoded}}}}}')
-
-
 def _json(value: Any) -> str:
-    cls = value.__class__
-    if cls is Decoded:
-        return _decoded_json(value)
-    if cls is _DecodeResult:
-        return _decoded_json(value.decoded, ',"not_checked":' + _not_checked_json(value.report.not_checked))
-    if cls.__name__ == "Report":
-        return _report_json(value)
-    if cls is dict:
-        return "{" + ",".join(f"{_dumps(k)}:{_json(v)}" for k, v in value.items()) + "}"
-    return _dumps(_plain(value))
+    """One answer part as compact JSON: results serialize through their own ``as_dict`` (the one
+    JSON form of a Decoded, a Report...; the encoder's ``default``), in one pass."""
+    return _dumps_plain(value)
 
 
 @dataclass

@@ -151,7 +151,13 @@ def test_decode_wide_word_as_smem_and_zcm():
 def test_decode_follows_the_cli_rules():
     assert error_codes(one({"op": "decode", "word": 1, "descriptor": "smem", "kind": "f16"})) == ["BATCH-KEY"]
     assert error_codes(one({"op": "decode", "word": 1, "pattern_start": 0})) == ["BATCH-KEY"]  # an idesc has none
-    assert error_codes(one({"op": "decode", "word": 1 << 40, "descriptor": "idesc"})) == ["IDESC-WORD-RANGE"]
+    # a 64-bit idesc is CUTLASS's runtime form (E31), read as descgen decode --as idesc reads it
+    runtime = one({"op": "decode", "word": "0x0840001000000000", "descriptor": "idesc"})
+    assert runtime["consistent"] == ["f16", "f8f6f4"] and runtime["runtime"]["idesc"] == "0x08400010"
+    assert runtime["runtime"]["kinds"] == ["f16", "f8f6f4"]
+    wide = one({"op": "decode", "word": "0x0840001000000000"})  # smem, zcm, or the runtime form
+    assert wide["consistent"] == ["idesc"] and wide["results"]["idesc"]["kind"] == "f16"
+    assert error_codes(one({"op": "decode", "word": 1 << 64, "descriptor": "idesc"})) == ["IDESC-WORD-RANGE"]
     bad = one({"op": "decode", "word": 0x10400010, "kind": "f16", "cta_group": 1, "ws": False})
     assert bad["ok"] is False and "error" not in bad and "IDESC-M-SHAPE" in [f["code"] for f in bad["result"]["findings"]]
 
