@@ -65,6 +65,8 @@ def usage_codes() -> dict[str, Rule]:
         out.update([rule(f"{word.upper()}-WORD-RANGE", word, "word", f"a {word} word is an unsigned integer of its width", source)])
         out.update([rule(f"{word.upper()}-FIELD-FIXED", word, "field", "reserved and constant fields are not values: "
                          "they are not set by name (descgen.engine.check_value)", source.split(" (")[0])])
+        out.update([rule(f"{word.upper()}-FIELD-UNKNOWN", word, "field", "descgen.encode takes the layout's value "
+                         "fields by name; an unknown name is never ignored", source.split(" (")[0])])
     for lay in (layout(n) for n in LAYOUT_FILES):
         for f in lay.fields:
             if f.is_value and f.default is None and not any(f.name in d for d in lay.defaults.values()):

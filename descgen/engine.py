@@ -563,6 +563,14 @@ def encode(layout_name: str, kind: str | None = None, *, check: bool = True, **f
     the field's ``default`` from the table; a field the tables add is settable here at once.
 
     Raises:
-        EncodeError: a value breaks its field's rule. UsageError: a required field is missing.
+        EncodeError: a value breaks its field's rule. UsageError: a required field is missing, or
+            a name that is no value field of the layout (``WORD-FIELD-UNKNOWN``: never ignored).
     """
-    return plan(layout_name, kind).encode(fields, check=check)
+    p = plan(layout_name, kind)
+    unknown = [name for name in fields if name not in p.layout.by_name or not p.layout.by_name[name].is_value]
+    if unknown:
+        lay = p.layout
+        raise UsageError((Finding(f"{lay.word.upper()}-FIELD-UNKNOWN", "error", unknown[0], fields[unknown[0]],
+                                  ", ".join(f.name for f in p.value_fields),
+                                  f"{lay.title} has no value field {unknown[0]!r}", lay.source),), p.context)
+    return p.encode(fields, check=check)

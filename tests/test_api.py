@@ -270,3 +270,14 @@ def test_check_false_reports_an_unhashable_member_instead_of_crashing():
     with pytest.raises(descgen.EncodeError) as info:
         descgen.encode_idesc("f16", 128, 64, atype=[1], check=False)
     assert info.value.code == "IDESC-ATYPE-CODE"
+
+
+def test_generic_encode_never_ignores_an_unknown_field_name():
+    """descgen.encode(layout, **fields): a misspelt field is a usage error naming the fields."""
+    assert descgen.encode("smem_desc", start_address=0x400, lbo=16, sbo=1024, swizzle="128B") == 0x4000404000010040
+    with pytest.raises(descgen.UsageError) as e:
+        descgen.encode("smem_desc", start_address=0x400, lbo=16, sbo=1024, swizzle="128B", swizle="none")
+    assert e.value.code == "SMEM-FIELD-UNKNOWN" and e.value.field == "swizle" and "swizzle" in e.value.allowed
+    with pytest.raises(descgen.UsageError) as e:  # a reserved field is not a value either
+        descgen.encode("smem_desc", start_address=0x400, lbo=16, sbo=1024, swizzle="128B", reserved_14=0)
+    assert e.value.code == "SMEM-FIELD-UNKNOWN"

@@ -133,6 +133,7 @@ EXPANSIONS: dict[str, Any] = {
     "CONTEXT-{}": lambda: {f"CONTEXT-{_dash(n)}" for n in context_names()},
     "{}-WORD-RANGE": lambda: {f"{w.upper()}-WORD-RANGE" for w in _words()},
     "{}-FIELD-FIXED": lambda: {f"{w.upper()}-FIELD-FIXED" for w in _words()},
+    "{}-FIELD-UNKNOWN": lambda: {f"{w.upper()}-FIELD-UNKNOWN" for w in _words()},
     "{}-KIND": lambda: {f"{lay.word.upper()}-KIND" for lay in layouts() if lay.kinds},
     "{}-{}-MISSING": _missing_codes,
     "{}-RESERVED-{}": lambda: {c for c in _field_codes() if "-RESERVED-" in c},
