@@ -67,7 +67,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 from .catalog import usage_error
 from .emitters import emit
 from .engine import Decoded, hex_bits
-from .errors import DescgenError, UsageError
+from .errors import DescgenError
 from .facts import idesc_defaults
 from .identify import identify
 from .idesc import encode_idesc, validate_idesc
@@ -152,7 +152,7 @@ def request_keys() -> dict[str, dict[str, list[str]]]:
 # Errors.
 
 
-def _usage(code: str, field: str, value: Any, allowed: str, detail: str) -> UsageError:
+def _usage(code: str, field: str, value: Any, allowed: str, detail: str) -> DescgenError:
     """The ``BATCH-*`` usage error ``code`` (a ``[[usage]]`` entry of ``tables/rules.toml``: its rule
     and source), with ``detail`` saying what is wrong with this request."""
     return usage_error(code, field, value, allowed, detail, "batch")
@@ -161,7 +161,7 @@ def _usage(code: str, field: str, value: Any, allowed: str, detail: str) -> Usag
 _NEAR: dict[tuple[Any, ...], str] = {}
 
 
-def _unknown_key(key: str, value: Any, shape: _Shape, what: str) -> UsageError:
+def _unknown_key(key: str, value: Any, shape: _Shape, what: str) -> DescgenError:
     hint = _NEAR.get((key, shape.keys))
     if hint is None:
         import difflib
@@ -395,6 +395,7 @@ def _decode(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
     shape = shapes["decode", desc]
     _check_keys(req, shape, "decode" if desc in ("idesc*", "smem+zcm") else f"decode {desc}")
     ctx = _args(req, shape, ("op", "id", "descriptor", "word", "kind"))
+    assert word is not None  # "word" is a required key of every decode shape
     if desc in DESCRIPTORS:
         report = _validated(desc, word, req["kind"], **ctx) if desc == "idesc" else _validated(desc, word, **ctx)
         d = report.decoded[desc]
@@ -445,6 +446,7 @@ def _validate(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]
     shape = shapes["validate", desc]
     _check_keys(req, shape, f"validate {desc}")
     word = _word(req, "word")
+    assert word is not None  # "word" is a required key of every validate shape
     ctx = _args(req, shape, ("op", "id", "descriptor", "word", "kind"))
     report = _validated(desc, word, req["kind"], **ctx) if desc == "idesc" else _validated(desc, word, **ctx)
     return report.ok, {**({"result": report} if full else _brief_report(report)), "_source": report}
@@ -632,9 +634,10 @@ def response_line(n: int, text: str, cache: ResponseCache | None = None,
         is_error = True
     else:
         key = (full, _key(req)) if cache is not None and req.__class__ is dict else None
-        hit = cache.get(key) if key is not None else None
+        hit = cache.get(key) if cache is not None and key is not None else None
         if hit is not None:
-            cache.move_to_end(key)  # type: ignore[union-attr]
+            assert cache is not None
+            cache.move_to_end(key)
             ok, is_error, body = hit
         else:
             ok, parts, internal = _process(req, full)
@@ -645,8 +648,8 @@ def response_line(n: int, text: str, cache: ResponseCache | None = None,
                 else:
                     body = _dumps_plain({"ok": ok, **parts})[1:-1]
             except Exception as e:  # a result that is not JSON (a bug): still one valid line
-                error, internal = _error(e)
-                ok, is_error, body = False, True, '"ok":false,"error":' + _dumps(error)
+                answer, internal = _error(e)
+                ok, is_error, body = False, True, '"ok":false,"error":' + _dumps(answer)
             if key is not None and not internal:
                 cache.put(key, (ok, is_error, body))  # type: ignore[union-attr]
         if req.__class__ is dict and "id" in req:

@@ -401,7 +401,7 @@ def word_findings(kind: str, values: Mapping[str, Any]) -> list[Finding]:
 
 def _boundary(swizzle: Any) -> int:
     attrs = plan("smem_desc").layout.field("swizzle").member_attrs.get(swizzle, {})
-    return attrs.get("boundary", 0)
+    return int(attrs.get("boundary", 0))
 
 
 @_impl("SMEM-LBO-MODE-SWIZZLE")
@@ -565,7 +565,7 @@ def _zcm_key(values: Mapping[str, Any], m: Any, n: Any, ws: Any) -> tuple[Any, .
 def zcm_encode_findings(values: Mapping[str, Any], m: Any = None, n: Any = None, ws: Any = None) -> list[Finding]:
     """:func:`zcm_findings` for an encoder's field-checked values and its context arguments
     (normalized here; a bad one raises :class:`descgen.UsageError`), the rules run once per key."""
-    key = _zcm_key(values, m, n, ws)
+    key: tuple[Any, ...] | None = _zcm_key(values, m, n, ws)
     try:
         if key in _CLEAN["zcm"]:
             return []

@@ -99,13 +99,13 @@ def _key(f: Finding) -> tuple[str, str]:
     return (f.code, f.field)
 
 
-def _readings(word: int, descriptor: str, kind: str | None = None) -> dict[str, Reading]:
+def _readings(word: int, descriptor: Descriptor, kind: Kind | None = None) -> dict[str, Reading]:
     """``word`` read as ``descriptor`` (an idesc under every kind, or ``kind``; CUTLASS's runtime
     form split), by reading name: :func:`descgen.identify.identify`, the one reading of a word."""
     return {r.name: r for r in identify(word, descriptor=descriptor, kind=kind).readings}
 
 
-def _idesc_pair(a: int, b: int, kind: str | None) -> tuple[Kind, Reading, Reading, str]:
+def _idesc_pair(a: int, b: int, kind: Kind | None) -> tuple[Kind, Reading, Reading, str]:
     """The kind to compare two instruction descriptors under: the one given, else the first kind
     (PTX's order) both words are consistent with, else one is (E32)."""
     ra, rb = _readings(a, "idesc", kind), _readings(b, "idesc", kind)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import operator
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping, NamedTuple
+from typing import Any, Callable, Iterator, Mapping, NamedTuple
 
 from .errors import EncodeError, Finding, HasFindings, UsageError, WordError
 from .loader import Field, Layout, layout
@@ -140,10 +140,10 @@ def check_raw(lay: Layout, f: Field, kind: str | None, raw: int) -> tuple[Any, F
         if value not in f.domain(kind):
             return value, _finding(lay, f, kind, "VALUE", value, f"not supported{_for_kind(kind)}"), ""
         return value, None, ""
-    value = f.transform.decode(raw)
-    if value not in f.domain(kind):
-        return value, _finding(lay, f, kind, "RANGE", value, f"out of range{_for_kind(kind)}{_stored(f)}"), ""
-    return value, None, ""
+    number = f.transform.decode(raw)
+    if number not in f.domain(kind):
+        return number, _finding(lay, f, kind, "RANGE", number, f"out of range{_for_kind(kind)}{_stored(f)}"), ""
+    return number, None, ""
 
 
 def _codes_text(f: Field, kind: str | None) -> str:
@@ -219,7 +219,8 @@ class Plan:
         self.value_fields = tuple(f for f in lay.fields if f.is_value)
         # Per field: (shift, mask, field, memo raw -> (DecodedField, Finding | None)). Decoded
         # fields are immutable, so each raw value is decoded once (at most 2**width entries).
-        self.decoders = tuple((f.lo, f.mask, f, {}) for f in lay.fields)
+        self.decoders: tuple[tuple[int, int, Field, dict[int, tuple[DecodedField, Finding | None]]], ...] = tuple(
+            (f.lo, f.mask, f, {}) for f in lay.fields)
         self.defaults = dict(lay.defaults.get(kind, {})) if kind else {}
         # Values an encoder may leave out: the kind's defaults and the fields' own defaults.
         self.fill = {f.name: f.default for f in lay.fields if f.default is not None} | self.defaults
@@ -255,7 +256,7 @@ class Plan:
             word = self._encode_unchecked(values, findings)
             return word if findings else int(word)
 
-    def _compile_pack(self) -> Any:
+    def _compile_pack(self) -> Callable[[Mapping[str, Any]], int]:
         """The fast path of :meth:`encode` as one straight-line function over this plan's lookup
         tables and ranges (no loop): every value of the right class and in its domain is packed;
         anything else raises KeyError (or TypeError, unhashable), and :meth:`encode` checks it."""
@@ -276,7 +277,8 @@ class Plan:
                       f"    word |= ({transform.expr or f'E{i}(x)'}) << {shift}"]
         lines.append("    return word")
         exec(compile("\n".join(lines), f"<descgen plan {self.context}>", "exec"), env)
-        return env["pack"]
+        pack: Callable[[Mapping[str, Any]], int] = env["pack"]
+        return pack
 
     def check(self, values: Mapping[str, Any]) -> list[Finding]:
         """Every finding for the given logical values (empty when all are legal)."""
@@ -315,13 +317,14 @@ class Plan:
 
     # -- decode -----------------------------------------------------------------------------
 
-    def decode(self, word: int) -> "Decoded":
+    def decode(self, word: "int | KnownBits") -> "Decoded":
         """Decode any word of the layout's width. Problems are findings, never exceptions."""
         lay = self.layout
         if word.__class__ is not int or word < 0 or word >> lay.width:
-            if word.__class__ is KnownBits:
+            if isinstance(word, KnownBits):
                 return self.decode_known(word)
             check_word(word, lay.width, lay.word)
+        assert isinstance(word, int)
         fields = []
         findings = []
         for lo, mask, f, memo in self.decoders:

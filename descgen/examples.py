@@ -9,7 +9,7 @@ shows them; :func:`rules_markdown` writes the page every code is listed on.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, cast
 
 from .catalog import catalog, layout_table
 from .codes import field_codes, usage_codes
@@ -22,6 +22,7 @@ from .scan import ScanResult, scan_ptx
 from .report import Report
 from .smem import validate_smem
 from .taddr import validate_taddr
+from .types import Kind
 from .zcm import validate_zcm
 
 __all__ = ["Example", "example", "rules_markdown"]
@@ -60,12 +61,13 @@ class Example:
         a :class:`descgen.scan.ScanResult` (the same ``findings``, ``codes`` and ``ok``)."""
         if self.as_ == "ptx":
             return scan_ptx(self.ptx or "", **self.context)
+        context: dict[str, Any] = dict(self.context)  # checked by the validators, as a caller's keywords are
         if self.as_ == "mma":
-            return check_mma(kind=self.kind, **self.words,
-                                      **self.context)
+            words: dict[str, Any] = dict(self.words)
+            return check_mma(kind=cast(Kind, self.kind), **words, **context)
         (_, word), = self.words.items()
         if self.as_ == "idesc":
-            return validate_idesc(word, self.kind, **self.context)
+            return validate_idesc(word, cast(Kind, self.kind), **context)
         if self.as_ == "taddr":
             return validate_taddr(word, **self.context)
         return (validate_smem if self.as_ == "smem" else validate_zcm)(word, **self.context)
@@ -101,6 +103,7 @@ def example(spec: Mapping[str, Any]) -> Example:
                 words[role] = int(spec["word"], 16)
             continue
         if role == "idesc":
+            kind = cast(Kind, kind)  # an idesc example names its kind (tables/rules.toml is checked)
             values = {**idesc_defaults(kind), **fields}
             values = {k: v for k, v in values.items() if k in layout(KIND_LAYOUTS[kind]).by_name}
             words[role] = int(encode(KIND_LAYOUTS[kind], kind, check=False, **values))
@@ -132,6 +135,7 @@ def rules_markdown() -> str:
         lines.append(f"| `{r.code}` | {r.severity} | {r.applies} | {ctx or '-'} | {_md(r.rule)} | {_md(r.source)} |")
     lines += ["", "### Examples", ""]
     for r in catalog().values():
+        assert r.legal is not None and r.illegal is not None  # every catalog rule has both
         lines += [f"- `{r.code}`", f"  - legal: `{example(r.legal).command()}`", f"  - illegal: `{example(r.illegal).command()}`"]
     for title, codes in (("Field checks (one per field, generated from the layout tables)", field_codes()),
                          ("Shared-memory tiles (descgen layout, smem --tile, advance_smem: raised or found in the "

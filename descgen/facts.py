@@ -170,7 +170,7 @@ def shape_keys(kind: str, cta_group: int | None, ws: bool | None) -> frozenset[t
     for ``kind`` under the given ``cta_group`` / ``.ws`` (None: any). ``k_dim`` is Table 44's K
     member (``"64/128"`` for every kind's standard K, ``"96"`` for K1)."""
     t50 = constraints().transpose_b_8bit
-    out = set()
+    out: set[tuple[Any, ...]] = set()
     for r in shape_rows(kind, cta_group, ws):
         k_dim = "96" if r.k == 96 else "64/128"
         for m in r.m:
@@ -233,7 +233,7 @@ def selector_keys(kind: str) -> frozenset[tuple[bool, str, int, int, int]]:
     A field the kind's layout lacks holds 0 (what :data:`ABSENT_ARGS` gives the encoder)."""
     by = kind_facts(kind).plan.layout.by_name
     selectors = tuple(by["sparsity_selector"].domain(kind).members()) if "sparsity_selector" in by else (0,)
-    out = set()
+    out: set[tuple[Any, ...]] = set()
     for sparse in (False, True):
         for k_dim in ("64/128", "96"):
             if k_dim == "96" and (sparse or "k_dim" not in by):
@@ -278,6 +278,7 @@ def warp_lanes(warp: int) -> range:
         UsageError: ``warp`` is not 0-3 (``CONTEXT-WARP``).
     """
     w = normalize_warp(warp if warp is not None else "None")  # None is no warp here: CONTEXT-WARP
+    assert w is not None
     per = tmem_shape()[0] // warps_per_warpgroup()
     return range(per * w, per * (w + 1))
 

@@ -11,7 +11,7 @@ from typing import Any, Mapping
 from .catalog import catalog
 from .checks import enforce, idesc_findings, word_findings
 from .context import context, no_context
-from .engine import Decoded, Plan
+from .engine import Decoded, KnownBits, Plan
 from .errors import EncodeError, Finding
 from .facts import kind_facts, major_keys, mma_k, normalize_kind, selector_keys, shape_keys
 from .loader import KINDS
@@ -171,6 +171,7 @@ def _fast(kind: str, cta_group: Any, ws: Any, a_tmem: Any) -> tuple[frozenset[An
 
 def _rules_checked(p: Plan, word: int, values: dict[str, Any], check: bool, **ctx: Any) -> int:
     """Run every idesc rule over the encoder's values; raise on an error (see checks.enforce)."""
+    assert p.kind is not None  # an idesc plan is a kind's
     return enforce(word, idesc_findings(p.kind, values, context(**ctx))[0], check, p.context)
 
 
@@ -195,7 +196,7 @@ def _bad_k(p: Plan, k: Any, sparse: bool, ks: tuple[int, ...]) -> Finding:
                                               f"K = {k!r} for {'sparse' if sparse else 'dense'} .kind::{p.kind}")
 
 
-def decode_fields(word: int, kind: str) -> Decoded:
+def decode_fields(word: int | KnownBits, kind: str) -> Decoded:
     """Decode under ``kind`` with the field checks only (no cross-field rules), and the derived
     K and implied dtype. :func:`decode_idesc` adds the rules; :func:`descgen.validate_idesc` the
     context rules too."""
@@ -208,6 +209,7 @@ def decode_fields(word: int, kind: str) -> Decoded:
     k96 = spots[1] is not None and result.fields[spots[1]].value == "96"
     derived = _DERIVED.get((p.kind, sparse, k96))
     if derived is None:
+        assert p.kind is not None  # an idesc plan is a kind's
         found: list[tuple[str, Any, str]] = [("k", mma_k(p.kind, sparse, k96 and not sparse), "elements")]
         found += [(name, value, "") for name, value in p.layout.implied.items()]
         derived = _DERIVED[p.kind, sparse, k96] = tuple(found)
@@ -226,7 +228,7 @@ def _spots(p: Plan) -> tuple[int, int | None]:
     return hit
 
 
-def decode_idesc(word: int, kind: Kind) -> Decoded:
+def decode_idesc(word: int | KnownBits, kind: Kind) -> Decoded:
     """Decode a 32-bit instruction descriptor under ``kind`` (Tables 42-44).
 
     Total: every unsigned 32-bit integer decodes. Reserved bits set, unknown type codes, and every
@@ -241,12 +243,13 @@ def decode_idesc(word: int, kind: Kind) -> Decoded:
         WordError: ``word`` is negative or wider than 32 bits.
     """
     d = decode_fields(word, kind)
+    assert d.kind is not None  # decoded under a kind
     if d.unknown:
         return d.extended(tuple(idesc_findings(d.kind, d.values(), no_context(), d.unknown)[0]), d.derived)
     return d.extended(tuple(word_findings(d.kind, d.values())), d.derived)
 
 
-def validate_idesc(word: int, kind: Kind, *, cta_group: CtaGroup | None = None, ws: bool | None = None,
+def validate_idesc(word: int | KnownBits, kind: Kind, *, cta_group: CtaGroup | None = None, ws: bool | None = None,
                    sp: bool | None = None, scale_vec: ScaleVec | None = None, a_tmem: bool | None = None,
                    arch: Arch | None = None) -> Report:
     """Check a 32-bit instruction descriptor against every rule that applies to it.
@@ -277,10 +280,11 @@ def validate_idesc(word: int, kind: Kind, *, cta_group: CtaGroup | None = None, 
     return Report(d.findings, skipped, {"idesc": d}, ctx)
 
 
-def checked_idesc(word: int, kind: str, ctx: Mapping[str, Any]) -> tuple[Decoded, tuple[NotChecked, ...]]:
+def checked_idesc(word: int | KnownBits, kind: str, ctx: Mapping[str, Any]) -> tuple[Decoded, tuple[NotChecked, ...]]:
     """:func:`validate_idesc`'s work under a normalized context (:func:`descgen.context.context`):
     the word decoded once with every finding, and the rules not checked."""
     d = decode_fields(word, kind)
+    assert d.kind is not None  # decoded under a kind
     found, skipped = idesc_findings(d.kind, d.values(), ctx, d.unknown)
     return d.extended(tuple(found), d.derived), tuple(skipped)
 

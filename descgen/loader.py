@@ -324,7 +324,8 @@ def read_table(name: str) -> dict[str, Any]:
         cache = _cache()
         hit = cache.get(name)
         if hit is not None and tuple(hit[0]) == stamp:
-            return hit[1]
+            table: dict[str, Any] = hit[1]
+            return table
         import tomllib
 
         with open(full, "rb") as fh:
@@ -826,9 +827,10 @@ def _parse_field(raw: Mapping[str, Any], index: int, width: int, kinds: tuple[st
         else:
             domains[None] = base
     elif ftype == "constant":
-        const = raw.get("value")
-        if not isinstance(const, int) or not 0 <= const <= fmask:
-            raise TableError(path, where, f"constant value {const!r} does not fit {hi - lo + 1} bit(s)")
+        given = raw.get("value")
+        if not isinstance(given, int) or not 0 <= given <= fmask:
+            raise TableError(path, where, f"constant value {given!r} does not fit {hi - lo + 1} bit(s)")
+        const = given
         domains[None] = Domain(frozenset({const}))
     else:  # reserved
         domains[None] = Domain(frozenset({0}))

@@ -984,10 +984,6 @@ class _Scan:
         return {"cta_group": q["cta_group"], "ws": q["ws"], "sp": q["sp"], "scale_vec": q["scale_vec_used"],
                 "a_tmem": q["a_tmem"], "arch": self.arch}
 
-    def _context(self, q: Mapping[str, Any]) -> dict[str, Any]:
-        return {"cta_group": q["cta_group"], "ws": q["ws"], "sp": q["sp"], "scale_vec": q["scale_vec_used"],
-                "a_tmem": q["a_tmem"], "arch": self.arch}
-
     def cp(self, line: int, text: str, opcode: str, operands: list[str]) -> None:
         self._first_instruction(line)
         name = "tcgen05.cp"

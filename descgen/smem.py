@@ -6,7 +6,7 @@ from typing import Any, Mapping
 
 from .checks import enforce, smem_encode_findings, smem_findings
 from .context import context, no_context
-from .engine import Decoded, Plan, plan
+from .engine import Decoded, KnownBits, Plan, plan
 from .report import NotChecked, Report
 from .types import Arch, LboMode, Swizzle
 
@@ -85,7 +85,7 @@ def _plan() -> Plan:
     return _PLAN[0]
 
 
-def decode_smem(word: int) -> Decoded:
+def decode_smem(word: int | KnownBits) -> Decoded:
     """Decode a 64-bit shared memory descriptor (Table 40). Total: any 64-bit word decodes.
 
     Addresses and offsets come back in bytes. Findings: non-zero bits 14-15/30-31 (not in
@@ -101,7 +101,7 @@ def decode_smem(word: int) -> Decoded:
     return d.extended(tuple(smem_findings(d.values(), no_context(), d.unknown)[0]), d.derived)
 
 
-def decode_fields(word: int) -> Decoded:
+def decode_fields(word: int | KnownBits) -> Decoded:
     """Decode with the field checks only, plus the derived swizzle span and pattern boundary."""
     p = plan("smem_desc")
     result = p.decode(word)
@@ -111,7 +111,7 @@ def decode_fields(word: int) -> Decoded:
     return result.extended((), derived)
 
 
-def validate_smem(word: int, *, arch: Arch | None = None, pattern_start: int | None = None, **more: Any) -> Report:
+def validate_smem(word: int | KnownBits, *, arch: Arch | None = None, pattern_start: int | None = None, **more: Any) -> Report:
     """Check a 64-bit shared memory descriptor against every rule that applies to it.
 
     Args:
@@ -132,7 +132,7 @@ def validate_smem(word: int, *, arch: Arch | None = None, pattern_start: int | N
     return Report(d.findings, skipped, {"smem": d}, ctx)
 
 
-def checked_smem(word: int, ctx: Mapping[str, Any]) -> tuple[Decoded, tuple[NotChecked, ...]]:
+def checked_smem(word: int | KnownBits, ctx: Mapping[str, Any]) -> tuple[Decoded, tuple[NotChecked, ...]]:
     """:func:`validate_smem`'s work under a normalized context (:func:`descgen.context.context`):
     the word decoded once with every finding, and the rules not checked."""
     d = decode_fields(word)

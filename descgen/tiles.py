@@ -79,10 +79,10 @@ class SwizzleAtom:
         source: the Table 53 row; storage_source: the §9.7.16.10.4 rule.
     """
 
-    swizzle: str
-    major: str
-    dtype: str
-    kind: str | None
+    swizzle: Swizzle
+    major: Major
+    dtype: ElementType
+    kind: Kind | None
     element_bits: int
     per_chunk: int
     bit_pitch: int
@@ -812,10 +812,10 @@ def _address_findings(table: tuple[tuple[int, ...], ...], atom: SwizzleAtom,
             if buffer and not (lo <= b and b + atom.element_bits <= hi):
                 outside.append(((i, j), b))
     if clashes:
-        (a, b, where) = clashes[0]
+        (a, other_ij, where) = clashes[0]
         found.append(layout_finding(
             "LAYOUT-OVERLAP", "(i, j)", len(clashes), "every element at its own address",
-            f"{len(clashes)} element(s) read from an address another element also uses, first {b} and {a} at "
+            f"{len(clashes)} element(s) read from an address another element also uses, first {other_ij} and {a} at "
             f"{_where(where)}: the strides or the K/MN extent do not fit this layout"))
     if outside:
         (ij, where) = outside[0]
@@ -874,4 +874,4 @@ def advance_smem(word: int, nbytes: int) -> int:
                f"{start:#x} {'+' if nbytes >= 0 else '-'} {abs(nbytes)} bytes would "
                f"{'carry' if new > 0 else 'borrow'}")
     mask = ((1 << (field.hi - field.lo + 1)) - 1) << field.lo
-    return (d.word & ~mask) | ((new >> 4) << field.lo)
+    return int((d.word & ~mask) | ((new >> 4) << field.lo))

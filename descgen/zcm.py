@@ -15,7 +15,7 @@ from typing import Any
 from .catalog import usage_error
 from .checks import enforce, zcm_encode_findings, zcm_findings
 from .context import context, no_context
-from .engine import Decoded, Plan, hex_bits, plan
+from .engine import Decoded, KnownBits, Plan, hex_bits, plan
 from .facts import submask_counts
 from .report import NotChecked, Report
 
@@ -91,7 +91,7 @@ def _plan() -> Plan:
     return _PLAN[0]
 
 
-def decode_zcm(word: int) -> Decoded:
+def decode_zcm(word: int | KnownBits) -> Decoded:
     """Decode a 64-bit zero-column mask descriptor (Table 45). Total: any 64-bit word decodes.
 
     Spans come back as column counts (raw + 1). Findings: reserved bits 36-38 / 62-63 set,
@@ -104,7 +104,7 @@ def decode_zcm(word: int) -> Decoded:
     return d.extended(tuple(zcm_findings(d.values(), no_context(), d.unknown)[0]), d.derived)
 
 
-def validate_zcm(word: int, *, m: int | None = None, n: int | None = None, ws: bool | None = None, **more: Any) -> Report:
+def validate_zcm(word: int | KnownBits, *, m: int | None = None, n: int | None = None, ws: bool | None = None, **more: Any) -> Report:
     """Check a 64-bit zero-column mask descriptor against every rule that applies to it.
 
     Args:
@@ -124,7 +124,7 @@ def validate_zcm(word: int, *, m: int | None = None, n: int | None = None, ws: b
     return Report(d.findings, skipped, {"zcm": d}, ctx)
 
 
-def checked_zcm(word: int, ctx: Mapping[str, Any]) -> tuple[Decoded, tuple[NotChecked, ...]]:
+def checked_zcm(word: int | KnownBits, ctx: Mapping[str, Any]) -> tuple[Decoded, tuple[NotChecked, ...]]:
     """:func:`validate_zcm`'s work under a normalized context (:func:`descgen.context.context`):
     the word decoded once with every finding, and the rules not checked."""
     d = plan("zcm_desc").decode(word)
