@@ -22,7 +22,7 @@ from .catalog import SCALE_VECS, Constraints, Rule, catalog, constraints
 from .context import context, no_context
 from .engine import Word, plan
 from .errors import EncodeError, Finding
-from .facts import (alloc_sizes, kind_facts, lane_warp, mma_k, scale_rows, shape_case, shape_rows, shape_union,
+from .facts import (alloc_sizes, describe_range, kind_facts, lane_warp, mma_k, scale_rows, shape_case, shape_rows, shape_union,
                     submask_counts, tmem_shape, warp_lanes)
 from .loader import KINDS, shapes
 from .report import NotChecked
@@ -646,16 +646,12 @@ def mma_findings(facts: Facts, ctx: Mapping[str, Any]) -> tuple[list[Finding], t
 # Tensor memory address.
 
 
-def _describe(r: range) -> str:
-    return f"{r.start}..{r.stop - 1}"
-
-
 @_impl("TADDR-WARP-LANES")
 def _warp_lanes(rule: Rule, v: dict[str, Any], c: Constraints) -> Iterable[Finding]:
     lane, warp = v["lane"], v["warp"]
     if lane_warp(lane) is None or lane in warp_lanes(warp):
         return ()  # a lane that does not exist is the field check's TADDR-LANE-RANGE
-    return (rule.finding("lane", lane, _describe(warp_lanes(warp)),
+    return (rule.finding("lane", lane, describe_range(warp_lanes(warp)),
                          f"lane {lane} is in warp {lane_warp(lane)}'s quarter, the access is by warp {warp}"),)
 
 

@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # computed from the tables on first use (module __getattr__ b
 __all__ = ["KIND_LAYOUTS", "SWIZZLES", "LBO_MODES", "MAJORS", "ABSENT_ARGS", "KindFacts", "kind_facts",
            "normalize_kind", "type_names", "idesc_defaults", "mma_k", "shape_rows", "shape_keys", "major_keys",
            "shape_case", "shape_union", "scale_rows", "selector_keys", "submask_counts", "tmem_shape",
-           "warps_per_warpgroup", "warp_lanes", "lane_warp", "alloc_sizes"]
+           "warps_per_warpgroup", "warp_lanes", "lane_warp", "describe_range", "alloc_sizes"]
 
 
 def _kind_layouts() -> dict[str, str]:
@@ -290,6 +290,11 @@ def lane_warp(lane: int) -> int | None:
     if isinstance(lane, bool) or not isinstance(lane, int) or not 0 <= lane < lanes:
         return None
     return lane // (lanes // warps_per_warpgroup())
+
+
+def describe_range(r: range) -> str:
+    """``range(32, 64)`` -> ``"32..63"``: a warp's lanes as findings and decodes show them."""
+    return f"{r.start}..{r.stop - 1}"
 
 
 @functools.cache

@@ -35,7 +35,7 @@ from .taddr import decode_taddr, validate_taddr
 from .types import Descriptor, Kind
 from .zcm import decode_zcm, validate_zcm
 
-__all__ = ["DESCRIPTORS", "Reading", "Identified", "identify", "decode_as", "check_any_word"]
+__all__ = ["DESCRIPTORS", "Reading", "Identified", "identify", "decode_as", "check_any_word", "key_fields", "show_value"]
 
 #: The words descgen reads, by name.
 DESCRIPTORS: tuple[Descriptor, ...] = get_args(Descriptor)
@@ -180,8 +180,9 @@ def identify(word: int, *, descriptor: Descriptor | None = None, kind: Kind | No
     return Identified(word, _rank(readings), asked)
 
 
-def _shown(value: Any, fmt: str = "") -> str:
-    """A field value for :func:`key_fields`: ``?`` when unknown (a run-time field, an unknown code)."""
+def show_value(value: Any, fmt: str = "") -> str:
+    """A field value as key_fields and the scanner print it: ``?`` when unknown (a run-time field,
+    an unknown code), ``true``/``false`` for a flag, ``fmt`` for an integer (``"#x"``)."""
     if value is None:
         return "?"
     if isinstance(value, bool):
@@ -196,17 +197,17 @@ def key_fields(d: Decoded) -> str:
     v = d.values()
     if d.descriptor == "idesc":
         k = next((value for name, value, _ in d.derived if name == "k"), None)
-        parts = [f"kind {d.kind}", f"M {_shown(v.get('m'))}", f"N {_shown(v.get('n'))}", f"K {_shown(k)}",
-                 f"atype {_shown(v.get('atype'))}", f"btype {_shown(v.get('btype'))}"]
+        parts = [f"kind {d.kind}", f"M {show_value(v.get('m'))}", f"N {show_value(v.get('n'))}", f"K {show_value(k)}",
+                 f"atype {show_value(v.get('atype'))}", f"btype {show_value(v.get('btype'))}"]
         if "dtype" in v:
-            parts.append(f"dtype {_shown(v['dtype'])}")
+            parts.append(f"dtype {show_value(v['dtype'])}")
         if "scale_type" in v:
-            parts.append(f"scale type {_shown(v['scale_type'])}")
-        parts += [f"A {_shown(v.get('a_major'))}-major", f"B {_shown(v.get('b_major'))}-major"]
+            parts.append(f"scale type {show_value(v['scale_type'])}")
+        parts += [f"A {show_value(v.get('a_major'))}-major", f"B {show_value(v.get('b_major'))}-major"]
         if v.get("sparse"):
             parts.append("sparse")
         return ", ".join(parts)
     if d.descriptor == "smem":
-        return (f"start {_shown(v['start_address'], '#x')}, LBO {_shown(v['lbo'])}, SBO {_shown(v['sbo'])}, "
-                f"swizzle {_shown(v['swizzle'])}, base offset {_shown(v['base_offset'])}, LBO mode {_shown(v['lbo_mode'])}")
-    return ", ".join(f"{f.name} {_shown(f.value)}" for f in d.fields if not f.name.startswith("reserved"))
+        return (f"start {show_value(v['start_address'], '#x')}, LBO {show_value(v['lbo'])}, SBO {show_value(v['sbo'])}, "
+                f"swizzle {show_value(v['swizzle'])}, base offset {show_value(v['base_offset'])}, LBO mode {show_value(v['lbo_mode'])}")
+    return ", ".join(f"{f.name} {show_value(f.value)}" for f in d.fields if not f.name.startswith("reserved"))

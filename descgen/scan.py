@@ -41,7 +41,7 @@ from .loader import KINDS
 from .ptx_dataflow import Function, Value, kb_ext, parse_int, split_operands
 from .catalog import catalog, constraints
 from .context import normalize_arch
-from .identify import key_fields
+from .identify import key_fields, show_value
 from .instruction import check_mma
 from .report import Report
 from .smem import validate_smem
@@ -214,7 +214,7 @@ class ScanFinding:
         if self.detail is not None:
             return f"{f.code} {self.subject}: {self.detail}{allowed} [{f.source}]"
         field_name = f.field.split(".", 1)[1] if "." in f.field else f.field
-        return f"{f.code} {self.subject}: {field_name} = {_show(f.value)}: {f.rule}{allowed} [{f.source}]"
+        return f"{f.code} {self.subject}: {field_name} = {show_value(f.value)}: {f.rule}{allowed} [{f.source}]"
 
     def as_dict(self) -> dict[str, Any]:
         return {"line": self.line, "operand": self.operand, "subject": self.subject, **self.finding.as_dict(),
@@ -263,7 +263,7 @@ class ScanInstruction:
             out.append(f"{op.name} {op.text}: {op.status}: {op.why_text()}")
             out.append(f"    bits {op.picture()}")
             if d is not None:
-                known = [f"{f.name} {_show(f.value)}" for f in d.fields
+                known = [f"{f.name} {show_value(f.value)}" for f in d.fields
                          if f.value is not None and not f.name.startswith("reserved")]
                 out.append("    fields checked: " + (", ".join(known) or "none"))
         if self.report is not None and self.report.not_checked:
@@ -430,12 +430,6 @@ def _version_tuple(text: str) -> tuple[int, int] | None:
 def severity_word(severity: str) -> str:
     """The compiler word for a severity: ``error``, ``warning``, ``note`` (for ``info``)."""
     return "note" if severity == "info" else severity
-
-
-def _show(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return "?" if value is None else str(value)
 
 
 # --------------------------------------------------------------------------------------------

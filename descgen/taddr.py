@@ -23,7 +23,7 @@ from .checks import alloc_findings, enforce, taddr_findings
 from .context import context
 from .engine import Decoded, plan
 from .errors import Finding
-from .facts import alloc_sizes, lane_warp, tmem_shape, warp_lanes, warps_per_warpgroup
+from .facts import alloc_sizes, describe_range, lane_warp, tmem_shape, warp_lanes, warps_per_warpgroup
 from .report import Report
 
 __all__ = ["encode_taddr", "decode_taddr", "validate_taddr", "warp_lanes", "lane_warp", "alloc_sizes", "check_alloc",
@@ -53,15 +53,11 @@ def check_alloc(ncols: int) -> tuple[Finding, ...]:
 # API.
 
 
-def _describe(r: range) -> str:
-    return f"{r.start}..{r.stop - 1}"
-
-
 def _derived(d: Decoded) -> tuple[tuple[str, Any, str], ...]:
     warp = lane_warp(d.value("lane"))
     if warp is None:
         return ()
-    return (("warp", warp, "of the warpgroup (tcgen05.ld/st)"), ("warp_lanes", _describe(warp_lanes(warp)), "lanes"))
+    return (("warp", warp, "of the warpgroup (tcgen05.ld/st)"), ("warp_lanes", describe_range(warp_lanes(warp)), "lanes"))
 
 
 def encode_taddr(lane: int, column: int, *, warp: int | None = None, alloc_columns: int | None = None,
