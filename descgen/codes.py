@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import functools
 
-from .catalog import Rule, catalog, layout_table, usage_table
-from .context import context_names, context_source
+from .catalog import Rule, catalog, contexts, layout_table, usage_table
+from .context import context_source
 from .engine import check_rule, finding_code
 from .facts import ABSENT_ARGS
 from .loader import LAYOUT_FILES, layout
@@ -73,7 +73,7 @@ def usage_codes() -> dict[str, Rule]:
                 out.update([rule(f"{lay.word.upper()}-{f.name.upper().replace('_', '-')}-MISSING", lay.word, f.name,
                                  "a value is required", f.source)])
     out.update(rule(f"CONTEXT-{name.upper().replace('_', '-')}", "context", name, f"{name} is {text}",
-                    context_source(name)) for name, text in ((n, c.meaning) for n, c in context_names().items()))
+                    context_source(name)) for name, text in ((n, c.meaning) for n, c in contexts().items()))
     return out
 
 

@@ -11,18 +11,13 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable, Mapping
 
-from .catalog import SCALE_VECS, ContextName, constraints, contexts, usage_error
+from .catalog import SCALE_VECS, constraints, contexts, usage_error
 from .errors import Finding, UsageError
 from .loader import layout
 from .types import Arch, ScaleVec
 
-__all__ = ["context", "context_names", "context_source", "normalize_arch", "normalize_scale_vec",
+__all__ = ["context", "context_source", "normalize_arch", "normalize_scale_vec",
            "normalize_warp", "no_context", "words_context"]
-
-
-def context_names() -> dict[str, ContextName]:
-    """Every context name, in table order (``[[context]]`` of ``tables/rules.toml``)."""
-    return contexts()
 
 
 def context_source(name: str) -> str:
@@ -134,7 +129,7 @@ _NORMALIZE: dict[str, Callable[[str, Any], Any]] = {"flag": _flag, "uint": _uint
 
 
 def context(**given: Any) -> dict[str, Any]:
-    """Check and normalize instruction context: every name of :func:`context_names`, None
+    """Check and normalize instruction context: every name of :func:`descgen.catalog.contexts`, None
     meaning "not given" for each (``context(cta_group=2, arch="sm_101a")`` -> ``{"cta_group": 2,
     "ws": None, ..., "arch": "sm_110a", ...}``).
 

@@ -31,7 +31,8 @@ from descgen import batch
 from descgen.catalog import catalog, layout_table, usage_table
 from descgen.cli import cli
 from descgen.codes import all_codes
-from descgen.context import context, context_names
+from descgen.catalog import contexts as context_names
+from descgen.context import context
 from descgen.engine import check_value
 from descgen.errors import DescgenError, Finding
 from descgen.examples import example
