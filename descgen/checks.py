@@ -616,12 +616,14 @@ def _lbo_ignored(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
 
 def enforce(word: int, found: Iterable[Finding], check: bool, where: str) -> int:
     """What an encoder returns once the rules have run: raise :class:`EncodeError` on an error
-    finding, or with ``check=False`` return the word as a :class:`descgen.Word` carrying them."""
+    finding (unless ``check`` is False); the word as a :class:`descgen.Word` carrying the findings
+    when there are any (errors with ``check=False``, warnings, notes); else the plain int."""
     found = [*getattr(word, "findings", ()), *found]
-    errors = [f for f in found if f.severity == "error"]
-    if errors and check:
-        raise EncodeError(errors, where)
-    return Word(word, found) if errors else word
+    if check:
+        errors = [f for f in found if f.severity == "error"]
+        if errors:
+            raise EncodeError(errors, where)
+    return Word(word, found) if found else word
 
 
 def mma_findings(facts: Facts, ctx: Mapping[str, Any]) -> tuple[list[Finding], tuple[NotChecked, ...]]:

@@ -401,10 +401,13 @@ def unit_word(value: Any, unit: str) -> str:
 
 
 class Word(int):
-    """An encoded word that breaks rules, returned by ``encode_*(..., check=False)``.
+    """An encoded word with findings: the integer the bits ask for, with the :class:`Finding`
+    records in ``.findings``.
 
-    It is the integer the bits ask for, with the :class:`Finding` records it was encoded despite
-    in ``.findings``.
+    ``encode_*(..., check=False)`` returns one for a word that breaks rules (the errors it was
+    encoded despite, and any warnings); with checks on, a word the rules only warn about or note
+    something on comes back as a Word carrying those findings (exactly what ``validate_*`` of the
+    word with the same context reports). A word with no finding is a plain ``int``.
     """
 
     findings: tuple[Finding, ...]

@@ -225,14 +225,18 @@ def scale_rows(kind: str, k: int | None = None, scale_vec: str | None = None) ->
 
 
 @functools.cache
-def selector_keys(kind: str) -> frozenset[tuple[bool, str, int, int, int]]:
-    """The sub-column selectors as a set: every legal ``(sparse, k_dim, sparsity_selector,
-    a_sf_id, b_sf_id)`` for ``kind`` (``k_dim`` as in :func:`shape_keys`). The sparsity selector
-    takes its field's values when sparse and only 0 when dense (E37); the scale factor IDs are
-    those some scale vector size allows for the kind and K (Tables 54/55, §9.7.16.10.7.2-3, E7).
-    A field the kind's layout lacks holds 0 (what :data:`ABSENT_ARGS` gives the encoder)."""
+def selector_keys(kind: str, ws: bool | None = None) -> frozenset[tuple[bool, str, int, int, int, int]]:
+    """The sub-column selectors and the maximum shift as a set: every ``(sparse, k_dim,
+    sparsity_selector, max_shift, a_sf_id, b_sf_id)`` for ``kind`` under ``.ws`` = ``ws`` (None:
+    not given) that no rule finds anything about (``k_dim`` as in :func:`shape_keys`). The
+    sparsity selector takes its field's values when sparse and only 0 when dense (E37); the scale
+    factor IDs are those some scale vector size allows for the kind and K (Tables 54/55,
+    §9.7.16.10.7.2-3, E7); the maximum shift takes its field's values, and only 0 when the
+    instruction is known not to be ``.ws`` (IDESC-MAX-SHIFT-WS warns). A field the kind's layout
+    lacks holds 0 (what :data:`ABSENT_ARGS` gives the encoder)."""
     by = kind_facts(kind).plan.layout.by_name
     selectors = tuple(by["sparsity_selector"].domain(kind).members()) if "sparsity_selector" in by else (0,)
+    shifts = tuple(by["max_shift"].domain(kind).members()) if "max_shift" in by and ws is not False else (0,)
     out: set[tuple[Any, ...]] = set()
     for sparse in (False, True):
         for k_dim in ("64/128", "96"):
@@ -240,7 +244,8 @@ def selector_keys(kind: str) -> frozenset[tuple[bool, str, int, int, int]]:
                 continue
             k = mma_k(kind, sparse, k_dim == "96")
             ids = {i for r in scale_rows(kind, k) for i in r["sf_ids"]} if scale_rows(kind) else {0}
-            out.update((sparse, k_dim, s, a, b) for s in (selectors if sparse else (0,)) for a in ids for b in ids)
+            out.update((sparse, k_dim, s, shift, a, b) for s in (selectors if sparse else (0,)) for shift in shifts
+                       for a in ids for b in ids)
     return frozenset(out)
 
 

@@ -85,7 +85,8 @@ def encode_idesc(
     Every rule :func:`descgen.validate_idesc` checks runs; an error-severity finding raises.
 
     Returns:
-        The descriptor as an unsigned 32-bit integer.
+        The descriptor as an unsigned 32-bit integer; when the rules warn or note something (and no error), a
+        :class:`descgen.Word` carrying those findings, exactly as the validator reports them.
 
     Raises:
         UsageError: unknown kind, or a context value that is not one.
@@ -134,7 +135,7 @@ def encode_idesc(
                 try:
                     b8 = fast[1].get((atype, a_major, btype, b_major))
                     if (b8 is not None and (m, n, sparse, values["k_dim"], b8) in fast[0]
-                            and (sparse, values["k_dim"], sparsity_selector, a_sf_id, b_sf_id) in fast[2]
+                            and (sparse, values["k_dim"], sparsity_selector, max_shift, a_sf_id, b_sf_id) in fast[2]
                             and (atype, btype, values["dtype"] or implied_dtype, scale_type) in combos):
                         return word
                 except TypeError:  # unhashable: the field checks have named it
@@ -164,7 +165,7 @@ def _fast(kind: str, cta_group: Any, ws: Any, a_tmem: Any) -> tuple[frozenset[An
     hit = _FAST[(kind, cta_group, cta_group.__class__, ws, a_tmem)] = (
         shape_keys(name, ctx["cta_group"], ctx["ws"]),
         major_keys(name, ctx["a_tmem"]),
-        selector_keys(name),
+        selector_keys(name, ctx["ws"]),
     )
     return hit
 

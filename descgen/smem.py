@@ -49,7 +49,8 @@ def encode_smem(
     Bits 46-48 get the fixed constant 0b001; bits 14-15, 30-31 and 53-60 are 0.
 
     Returns:
-        The descriptor as an unsigned 64-bit integer.
+        The descriptor as an unsigned 64-bit integer; when the rules warn or note something (and no error), a
+        :class:`descgen.Word` carrying those findings, exactly as the validator reports them.
 
     Raises:
         EncodeError: a value is misaligned, out of range or not a known mode, or breaks a rule

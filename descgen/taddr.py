@@ -78,6 +78,7 @@ def encode_taddr(lane: int, column: int, *, warp: int | None = None, alloc_colum
 
     Returns:
         The address as an unsigned 32-bit integer; ``encode_taddr(32, 0) == 0x00200000``.
+        A :class:`descgen.Word` carrying the findings when the rules warn or note something.
 
     Raises:
         EncodeError: a lane or column out of range, or a rule the context breaks (all findings).

@@ -55,7 +55,8 @@ def encode_zcm(
             the result is a :class:`descgen.Word` (an int) with the findings in ``.findings``.
 
     Returns:
-        The descriptor as an unsigned 64-bit integer.
+        The descriptor as an unsigned 64-bit integer; when the rules warn or note something (and no error), a
+        :class:`descgen.Word` carrying those findings, exactly as the validator reports them.
 
     Raises:
         EncodeError: a value is out of range, or breaks a rule for the given M (all findings attached).

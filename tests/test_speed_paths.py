@@ -10,6 +10,8 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import descgen
 from descgen import checks
@@ -156,3 +158,35 @@ def test_check_mma_decodes_each_word_once_and_runs_each_rule_once(monkeypatch):
                               "zcm": vz.decoded["zcm"]}
     assert report.context == vi.context
     assert report.not_checked[: len(vi.not_checked)] == vi.not_checked
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.sampled_from(SWIZZLES), st.integers(0, (1 << 18) - 16).map(lambda a: a & ~15), st.integers(0, 7),
+       st.sampled_from(("relative", "absolute")), st.sampled_from((None, "sm_100a", "sm_103a")),
+       st.one_of(st.none(), st.integers(0, (1 << 18) - 1)))
+def test_smem_encoder_returns_what_validate_reports(swizzle, start, base, mode, arch, pattern_start):
+    """An encode that succeeds returns exactly validate_smem's findings with the word (warnings and
+    notes on a descgen.Word; none: a plain int), so that batch need not validate it again."""
+    kw = dict(start_address=start, lbo=16, sbo=1024, swizzle=swizzle, base_offset=base, lbo_mode=mode)
+    try:
+        word = descgen.encode_smem(**kw, arch=arch, pattern_start=pattern_start)
+    except DescgenError:
+        return
+    report = descgen.validate_smem(word, arch=arch, pattern_start=pattern_start)
+    assert tuple(getattr(word, "findings", ())) == report.findings and report.ok
+    assert (word.__class__ is int) == (not report.findings)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.integers(0, 255), min_size=4, max_size=4), st.lists(st.integers(0, 1), min_size=4, max_size=4),
+       st.integers(1, 256), st.integers(1, 256), st.integers(0, 32), st.sampled_from((None, 16, 32, 64, 128)),
+       st.sampled_from((None, 8, 64, 256)), st.sampled_from((None, False, True)))
+def test_zcm_encoder_returns_what_validate_reports(start_count, first_span, skip, use, shift, m, n, ws):
+    kw = dict(start_count=start_count, first_span=first_span, skip_span=skip, use_span=use, column_shift=shift)
+    try:
+        word = descgen.encode_zcm(**kw, m=m, n=n, ws=ws)
+    except DescgenError:
+        return
+    report = descgen.validate_zcm(word, m=m, n=n, ws=ws)
+    assert tuple(getattr(word, "findings", ())) == report.findings and report.ok
+    assert (word.__class__ is int) == (not report.findings)

@@ -24,7 +24,7 @@ from descgen import EncodeError, decode_idesc, encode_idesc, validate_idesc
 from descgen.catalog import catalog, constraints
 from descgen.checks import rule_impl
 from descgen.context import no_context
-from descgen.facts import kind_facts, major_keys, selector_keys, shape_keys
+from descgen.facts import kind_facts, major_keys, selector_keys, shape_keys, shape_rows
 
 from conftest import AB_CODES, DENSE_KINDS, K_OF, KINDS, MXF4_KINDS, TABLE39, TRANSPOSE_OK, TYPE_BITS, VALID_M, VALID_N
 
@@ -187,16 +187,18 @@ def _domain(kind: str, field: str, absent: Any = None) -> tuple[Any, ...]:
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_fast_selector_keys_equal_the_rules(kind):
-    """Sparsity selector x scale factor IDs x sparsity x K, on a shape Table 39 lists."""
+    """Sparsity selector x maximum shift x scale factor IDs x sparsity x K x .ws, on a shape Table
+    39 lists: a key is in the set exactly when the rules find nothing at all (no error, no warning)."""
     for sparse, k in k_cases(kind):
-        for sel, a, b in itertools.product(_domain(kind, "sparsity_selector", 0), _domain(kind, "a_sf_id", 0),
-                                           _domain(kind, "b_sf_id", 0)):
-            kw = {"sparsity_selector": sel} if kind in DENSE_KINDS else {"a_sf_id": a, "b_sf_id": b}
+        for sel, shift, a, b in itertools.product(_domain(kind, "sparsity_selector", 0), _domain(kind, "max_shift", 0),
+                                                  _domain(kind, "a_sf_id", 0), _domain(kind, "b_sf_id", 0)):
+            kw = {"sparsity_selector": sel, "max_shift": shift} if kind in DENSE_KINDS else {"a_sf_id": a, "b_sf_id": b}
             word = word_for(kind, 256 if k == 96 else 128, 128, sparse, k, **kw)  # a listed shape
             if word is None:
                 continue
-            ok = validate_idesc(word, kind).ok
-            assert ((sparse, k_dim(k), sel, a, b) in selector_keys(kind)) == ok, (sparse, k, sel, a, b)
+            for ws in (None, False, True) if shape_rows(kind, None, True) else (None, False):  # (a .ws kind)
+                clean = not validate_idesc(word, kind, ws=ws).findings
+                assert ((sparse, k_dim(k), sel, shift, a, b) in selector_keys(kind, ws)) == clean, (sparse, k, sel, shift, a, b, ws)
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -229,6 +231,7 @@ def _points(draw: st.DrawFn) -> tuple[str, int, int, dict[str, Any], dict[str, A
         kw[field] = draw(st.sampled_from(_domain(kind, field, 0 if field.endswith("sf_id") else None)))
     if kind in DENSE_KINDS:
         kw["sparsity_selector"] = draw(st.sampled_from(_domain(kind, "sparsity_selector")))
+        kw["max_shift"] = draw(st.sampled_from(_domain(kind, "max_shift")))
     ctx = {"cta_group": draw(st.sampled_from((None, 1, 2))), "ws": draw(st.sampled_from((None, False, True))),
            "a_tmem": draw(st.sampled_from((None, False, True)))}
     return kind, draw(st.sampled_from(VALID_M[kind])), draw(st.sampled_from(VALID_N[kind])), kw, ctx
@@ -242,12 +245,14 @@ def test_fast_path_sets_equal_the_rules_on_the_whole_product(point):
     kd = "96" if kw.get("k") == 96 else "64/128"
     b8 = major_keys(kind, ctx["a_tmem"]).get((kw["atype"], kw["a_major"], kw["btype"], kw["b_major"]))
     fast = (b8 is not None and (m, n, kw["sparse"], kd, b8) in shape_keys(kind, ctx["cta_group"], ctx["ws"])
-            and (kw["sparse"], kd, kw.get("sparsity_selector", 0), kw["a_sf_id"], kw["b_sf_id"]) in selector_keys(kind)
+            and (kw["sparse"], kd, kw.get("sparsity_selector", 0), kw.get("max_shift", 0), kw["a_sf_id"], kw["b_sf_id"])
+            in selector_keys(kind, ctx["ws"])
             and (kw["atype"], kw["btype"], kw["dtype"] or facts.implied_dtype, kw["scale_type"]) in facts.combos)
     report = validate_idesc(encode_idesc(kind, m, n, **kw, check=False), kind, **ctx)
-    assert report.ok == fast, (report.errors, point)
-    if fast:
-        encode_idesc(kind, m, n, **kw, **ctx)
+    assert (not report.findings) == fast, (report.findings, point)  # the fast path: nothing at all to report
+    if report.ok:
+        word = encode_idesc(kind, m, n, **kw, **ctx)
+        assert getattr(word, "findings", ()) == report.findings  # the warnings come back with the word
     else:
         with pytest.raises(EncodeError):
             encode_idesc(kind, m, n, **kw, **ctx)

@@ -268,22 +268,30 @@ def idesc_attempts(draw: st.DrawFn) -> tuple[str, int, int, dict[str, Any], dict
             kw["sparsity_selector"] = draw(st.sampled_from(SELECTOR_VALUES[kind]))
     ctx = {"cta_group": draw(st.sampled_from((None, 1, 2))), "ws": draw(st.sampled_from((None, False, True))),
            "a_tmem": draw(st.sampled_from((None, False, True)))}
+    if draw(st.booleans()):  # the context the encoder's fast path does not take
+        ctx |= {"sp": draw(st.sampled_from((None, False, True))), "scale_vec": draw(st.sampled_from((None, *descgen.SCALE_VECS))),
+                "arch": draw(st.sampled_from((None, "sm_100a", "sm_103a", "sm_110f", "sm_101a")))}
     return kind, m, n, kw, ctx
 
 
 @settings(max_examples=1500, deadline=None)
 @given(idesc_attempts())
 def test_encoder_accepts_exactly_what_validate_accepts(attempt):
+    """Refused exactly when validate finds an error; else the word carries exactly the findings
+    validate reports (warnings, notes: a descgen.Word), or none (a plain int)."""
     kind, m, n, kw, ctx = attempt
     word = encode_idesc(kind, m, n, **kw, **ctx, check=False)
     report = validate_idesc(word, kind, **ctx)
+    assert tuple(getattr(word, "findings", ())) == report.findings
     try:
-        encode_idesc(kind, m, n, **kw, **ctx)
+        checked = encode_idesc(kind, m, n, **kw, **ctx)
     except EncodeError as e:
         assert not report.ok
         assert {f.code for f in e.findings} == {f.code for f in report.errors}
     else:
         assert report.ok, report.errors
+        assert checked == word and tuple(getattr(checked, "findings", ())) == report.findings
+        assert (checked.__class__ is int) == (not report.findings)
 
 
 # ---------------------------------------------------------------------------------------------
