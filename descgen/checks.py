@@ -16,6 +16,7 @@ What the rules read (Table 39, Tables 50-55, the target notes) is data in ``tabl
 from __future__ import annotations
 
 import functools
+import operator
 from typing import Any, Callable, Iterable, Mapping
 
 from .catalog import SCALE_VECS, Constraints, Rule, catalog, constraints
@@ -29,7 +30,8 @@ from .report import NotChecked
 
 __all__ = ["Facts", "implemented", "rule_impl", "run_rules", "enforce", "idesc_findings", "word_findings", "smem_findings",
            "zcm_findings", "taddr_findings", "alloc_findings", "mma_findings", "describe_ints", "partial", "RunTimeValue",
-           "smem_encode_findings", "zcm_encode_findings"]
+           "smem_encode_findings", "zcm_encode_findings",
+           "idesc_word_findings", "IDESC_READS"]
 
 #: What a rule reads: the word's logical values, the context, and derived facts.
 Facts = dict[str, Any]
@@ -387,6 +389,80 @@ def idesc_findings(kind: str, values: Mapping[str, Any], ctx: Mapping[str, Any],
     """The catalog's idesc rules over logical values (decoded, or an encoder's arguments); the
     fields ``unknown`` are known at run time only."""
     return run_rules("idesc", _idesc_facts(kind, values, ctx, unknown), ctx)
+
+
+#: What each idesc rule reads: the facts (values, context, ``kind``, ``k``, ``implied_dtype``) its
+#: findings are a function of (with the catalog and the tables). tests/test_speed_paths.py runs
+#: every rule over random words and contexts with facts that record what is read.
+IDESC_READS: dict[str, tuple[str, ...]] = {
+    "IDESC-TYPES-TABLE39": ("kind", "atype", "btype", "dtype", "implied_dtype", "scale_type"),
+    "IDESC-K-VALUE": ("kind", "k_dim", "sparse", "k", "cta_group", "ws"),
+    "IDESC-M-SHAPE": ("kind", "k", "cta_group", "ws", "sparse", "m"),
+    "IDESC-N-SHAPE": ("kind", "k", "cta_group", "ws", "sparse", "m", "n"),
+    "IDESC-N-TRANSPOSE-8BIT": ("kind", "b_major", "btype", "k", "cta_group", "ws", "sparse", "m", "n"),
+    "IDESC-MAJOR-TYPE-SIZE": ("atype", "btype", "a_major", "b_major"),
+    "IDESC-A-MAJOR-TMEM": ("a_tmem", "a_major"),
+    "IDESC-SPARSITY-SELECTOR-DENSE": ("sparsity_selector", "sparse"),
+    "IDESC-MAX-SHIFT-WS": ("max_shift", "ws"),
+    "IDESC-SPARSE-SP": ("sp", "sparse"),
+    "MMA-WS-CTA-GROUP": ("ws", "cta_group"),
+    "MMA-WS-KIND": ("ws", "kind"),
+    "IDESC-SCALE-VEC-KIND": ("scale_vec", "kind"),
+    "IDESC-SCALE-VEC-K": ("scale_vec", "kind", "k"),
+    "IDESC-SCALE-VEC-TYPE": ("scale_vec", "kind", "k", "scale_type"),
+    "IDESC-A-SF-ID-SCALE-VEC": ("kind", "k", "scale_vec", "a_sf_id"),
+    "IDESC-B-SF-ID-SCALE-VEC": ("kind", "k", "scale_vec", "b_sf_id"),
+    "IDESC-KIND-ARCH": ("kind", "arch"),
+    "IDESC-SPARSE-ARCH": ("kind", "sp", "sparse", "arch"),
+    "IDESC-K96-ARCH": ("k_dim", "arch"),
+    "IDESC-SCALE-VEC-ARCH": ("scale_vec", "arch"),
+}
+
+#: Per rule memo entries kept (each a small tuple key and a tuple of findings); bounded.
+_MEMO_LIMIT = 1 << 14
+_Compiled = tuple[tuple[Rule, _Impl, Callable[[Mapping[str, Any]], Any], dict[Any, tuple[Finding, ...]]], ...]
+_COMPILED: dict[tuple[frozenset[str], str], tuple[_Compiled, tuple[NotChecked, ...]]] = {}
+
+
+def _compiled(given: frozenset[str], kind: str) -> tuple[_Compiled, tuple[NotChecked, ...]]:
+    """:func:`_plan` for the idesc rules of a decoded word of ``kind``: each runnable rule with a
+    getter of the facts it reads (:data:`IDESC_READS`; a name the kind's layout lacks is absent
+    from every such word's facts, so it is left out of the key) and its memo."""
+    runnable, skipped = _plan("idesc", given, kind)
+    present = {f.name for f in kind_facts(kind).plan.value_fields} | set(no_context()) | {"kind", "k", "implied_dtype"}
+    out = []
+    for rule, fn in runnable:
+        names = [n for n in IDESC_READS[rule.code] if n in present]
+        out.append((rule, fn, operator.itemgetter(*names) if names else (lambda v: None), {}))
+    hit = _COMPILED[given, kind] = (tuple(out), skipped)
+    return hit
+
+
+def idesc_word_findings(kind: str, values: Mapping[str, Any], ctx: Mapping[str, Any]) -> tuple[list[Finding], tuple[NotChecked, ...]]:
+    """:func:`idesc_findings` for the values of a word of ``kind`` decoded with every bit known
+    (:meth:`descgen.engine.Plan.decode`) under a normalized context: each rule's findings
+    remembered per the facts it reads (:data:`IDESC_READS`), so that a rule runs once per such
+    key. A context value of another class than normalization gives (an int subclass as
+    ``cta_group``) runs the rules as :func:`idesc_findings` does."""
+    cg = ctx.get("cta_group")
+    if cg is not None and cg.__class__ is not int:
+        return idesc_findings(kind, values, ctx)
+    facts = _idesc_facts(kind, values, ctx)
+    given = frozenset([name for name, value in ctx.items() if value is not None])
+    compiled, skipped = _COMPILED.get((given, kind)) or _compiled(given, kind)
+    c = constraints()
+    found: list[Finding] = []
+    for rule, fn, get, memo in compiled:
+        key = get(facts)
+        hit = memo.get(key)
+        if hit is None:
+            hit = tuple(fn(rule, facts, c))
+            if len(memo) >= _MEMO_LIMIT:
+                memo.clear()
+            memo[key] = hit
+        if hit:
+            found.extend(hit)
+    return found, skipped
 
 
 def word_findings(kind: str, values: Mapping[str, Any]) -> list[Finding]:

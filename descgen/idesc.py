@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from .catalog import catalog
-from .checks import enforce, idesc_findings, word_findings
+from .checks import enforce, idesc_findings, idesc_word_findings, word_findings
 from .context import context, no_context
 from .engine import Decoded, KnownBits, Plan
 from .errors import EncodeError, Finding
@@ -286,7 +286,10 @@ def checked_idesc(word: int | KnownBits, kind: str, ctx: Mapping[str, Any]) -> t
     the word decoded once with every finding, and the rules not checked."""
     d = decode_fields(word, kind)
     assert d.kind is not None  # decoded under a kind
-    found, skipped = idesc_findings(d.kind, d.values(), ctx, d.unknown)
+    if d.unknown:
+        found, skipped = idesc_findings(d.kind, d.values(), ctx, d.unknown)
+    else:
+        found, skipped = idesc_word_findings(d.kind, d.values(), ctx)
     return d.extended(tuple(found), d.derived), tuple(skipped)
 
 

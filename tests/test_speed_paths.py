@@ -131,6 +131,7 @@ def test_check_mma_decodes_each_word_once_and_runs_each_rule_once(monkeypatch):
     monkeypatch.setattr(engine.Plan, "decode", decode)
     monkeypatch.setattr(checks, "_IMPLS", {code: counted(code, fn) for code, fn in checks._IMPLS.items()})
     checks._plan.cache_clear()  # its plans hold the implementations
+    monkeypatch.setattr(checks, "_COMPILED", {})  # (so do the idesc rule memo's, with what they found)
     try:
         idesc = descgen.encode_idesc("tf32", 128, 128, b_major="mn")
         a = descgen.encode_smem(start_address=0x400, lbo=16, sbo=1024, swizzle="128B")
@@ -190,3 +191,101 @@ def test_zcm_encoder_returns_what_validate_reports(start_count, first_span, skip
     report = descgen.validate_zcm(word, m=m, n=n, ws=ws)
     assert tuple(getattr(word, "findings", ())) == report.findings and report.ok
     assert (word.__class__ is int) == (not report.findings)
+# -- the idesc rule memo (checks.idesc_word_findings): each rule's findings per the facts it reads --
+
+_CTX_CHOICES = {
+    "cta_group": (None, 1, 2), "ws": (None, False, True), "sp": (None, False, True),
+    "scale_vec": (None, "1X", "2X", "4X", "block16", "block32"), "a_tmem": (None, False, True),
+    "arch": (None, "sm_100a", "sm_100f", "sm_101a", "sm_103a", "sm_110f"),
+}
+
+
+def _random_idesc_cases(n: int, seed: int):
+    import random
+
+    from descgen.loader import KINDS
+
+    rng = random.Random(seed)
+    legal = []
+    for kind in KINDS:  # legal words too (the memo's common case), not only random bits
+        for m, nn in ((64, 64), (128, 256), (128, 8), (256, 128)):
+            try:
+                legal.append((kind, descgen.encode_idesc(kind, m, nn, check=False)))
+            except DescgenError:
+                pass
+    for i in range(n):
+        if i % 3 == 0:
+            kind, word = rng.choice(legal)
+            word ^= rng.choice((0, 1 << rng.randrange(32)))
+        else:
+            kind, word = rng.choice(KINDS), rng.getrandbits(32)
+        ctx = {name: rng.choice(values) for name, values in _CTX_CHOICES.items() if rng.random() < 0.6}
+        yield kind, word, ctx
+
+
+def test_idesc_reads_are_what_each_rule_reads():
+    """Every idesc rule reads only the facts IDESC_READS lists for it (the memo's key), over
+    random and near-legal words and contexts."""
+    from descgen.catalog import catalog, constraints
+    from descgen.idesc import decode_fields
+
+    class Recording(dict):
+        def __init__(self, data):
+            super().__init__(data)
+            self.read = set()
+
+        def __getitem__(self, key):
+            self.read.add(key)
+            return dict.__getitem__(self, key)
+
+        def get(self, key, default=None):
+            self.read.add(key)
+            return dict.get(self, key, default)
+
+    rules = [r for r in catalog().values() if r.applies == "idesc" and r.code in checks.implemented()]
+    assert {r.code for r in rules} == set(checks.IDESC_READS)
+    for kind, word, ctx in _random_idesc_cases(3000, 11):
+        d = decode_fields(word, kind)
+        norm = context(**ctx)
+        facts = checks._idesc_facts(d.kind, d.values(), norm)
+        runnable, _ = checks._plan("idesc", frozenset(k for k, v in norm.items() if v is not None), d.kind)
+        for rule, fn in runnable:  # the rules the context lets run
+            rec = Recording(facts)
+            list(fn(rule, rec, constraints()))
+            assert rec.read <= set(checks.IDESC_READS[rule.code]), (rule.code, rec.read - set(checks.IDESC_READS[rule.code]))
+
+
+@pytest.mark.parametrize("warm", [False, True])
+def test_idesc_rule_memo_same_answers(warm, monkeypatch):
+    """validate_idesc (through the memo) gives the findings and rules not checked of the rules run
+    directly (checks.idesc_findings), cold and warm, over random words, legal words and contexts."""
+    from descgen.idesc import decode_fields
+
+    monkeypatch.setattr(checks, "_COMPILED", {})
+    cases = list(_random_idesc_cases(4000, 5))
+    for _ in range(2 if warm else 1):
+        for kind, word, ctx in cases:
+            norm = context(**ctx)
+            d = decode_fields(word, kind)
+            slow = checks.idesc_findings(d.kind, d.values(), norm)
+            fast = checks.idesc_word_findings(d.kind, d.values(), norm)
+            assert (fast[0], fast[1]) == (list(slow[0]), slow[1]), (kind, hex(word), ctx)
+            report = descgen.validate_idesc(word, kind, **ctx)
+            assert report.findings == d.findings + tuple(slow[0]) and report.not_checked == slow[1]
+
+
+def test_idesc_rule_memo_keeps_context_classes():
+    """A cta_group of an int subclass is not served from the memo entry of the plain int."""
+    import enum
+
+    class G(enum.IntEnum):
+        TWO = 2
+
+    word = descgen.encode_idesc("f16", 128, 8, check=False)
+    plain = descgen.validate_idesc(word, "f16", cta_group=2)
+    odd = descgen.validate_idesc(word, "f16", cta_group=G.TWO)
+    norm = context(cta_group=G.TWO)
+    from descgen.idesc import decode_fields
+    d = decode_fields(word, "f16")
+    assert odd.findings == d.findings + tuple(checks.idesc_findings("f16", d.values(), norm)[0])
+    assert plain.findings and len(plain.findings) == len(odd.findings)
