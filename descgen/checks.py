@@ -418,51 +418,63 @@ IDESC_READS: dict[str, tuple[str, ...]] = {
     "IDESC-SCALE-VEC-ARCH": ("scale_vec", "arch"),
 }
 
-#: Per rule memo entries kept (each a small tuple key and a tuple of findings); bounded.
-_MEMO_LIMIT = 1 << 14
-_Compiled = tuple[tuple[Rule, _Impl, Callable[[Mapping[str, Any]], Any], dict[Any, tuple[Finding, ...]]], ...]
-_COMPILED: dict[tuple[frozenset[str], str], tuple[_Compiled, tuple[NotChecked, ...]]] = {}
+#: Memo entries kept per group of rules (each a tuple key and the group's findings); bounded.
+_MEMO_LIMIT = 1 << 15
+#: The facts with many values (M, N): the rules that read them are remembered apart from the others,
+#: so that the others' key stays small (and is found again for any M and N).
+_WIDE_FACTS = frozenset(("m", "n"))
+_Group = tuple[tuple[tuple[int, Rule, _Impl], ...], Callable[[Mapping[str, Any]], Any], dict[Any, tuple[tuple[int, tuple[Finding, ...]], ...]]]
+_COMPILED: dict[tuple[frozenset[str], str], tuple[tuple[_Group, ...], tuple[NotChecked, ...]]] = {}
 
 
-def _compiled(given: frozenset[str], kind: str) -> tuple[_Compiled, tuple[NotChecked, ...]]:
-    """:func:`_plan` for the idesc rules of a decoded word of ``kind``: each runnable rule with a
-    getter of the facts it reads (:data:`IDESC_READS`; a name the kind's layout lacks is absent
-    from every such word's facts, so it is left out of the key) and its memo."""
+def _compiled(given: frozenset[str], kind: str) -> tuple[tuple[_Group, ...], tuple[NotChecked, ...]]:
+    """:func:`_plan` for the idesc rules of a decoded word of ``kind``, in two groups (the rules
+    that read M or N, and the others), each with a getter of the facts its rules read
+    (:data:`IDESC_READS`; a name the kind's layout lacks is absent from every such word's facts,
+    so it is left out of the key) and its memo."""
     runnable, skipped = _plan("idesc", given, kind)
     present = {f.name for f in kind_facts(kind).plan.value_fields} | set(no_context()) | {"kind", "k", "implied_dtype"}
-    out = []
-    for rule, fn in runnable:
-        names = [n for n in IDESC_READS[rule.code] if n in present]
-        out.append((rule, fn, operator.itemgetter(*names) if names else (lambda v: None), {}))
-    hit = _COMPILED[given, kind] = (tuple(out), skipped)
+    groups = []
+    for wide in (True, False):
+        rules = tuple((i, rule, fn) for i, (rule, fn) in enumerate(runnable)
+                      if bool(_WIDE_FACTS & set(IDESC_READS[rule.code])) == wide)
+        if not rules:
+            continue
+        names = sorted({n for _, rule, _ in rules for n in IDESC_READS[rule.code] if n in present})
+        get: Callable[[Mapping[str, Any]], Any] = operator.itemgetter(*names) if names else (lambda v: None)
+        groups.append((rules, get, {}))
+    hit = _COMPILED[given, kind] = (tuple(groups), skipped)
     return hit
 
 
 def idesc_word_findings(kind: str, values: Mapping[str, Any], ctx: Mapping[str, Any]) -> tuple[list[Finding], tuple[NotChecked, ...]]:
     """:func:`idesc_findings` for the values of a word of ``kind`` decoded with every bit known
-    (:meth:`descgen.engine.Plan.decode`) under a normalized context: each rule's findings
-    remembered per the facts it reads (:data:`IDESC_READS`), so that a rule runs once per such
-    key. A context value of another class than normalization gives (an int subclass as
+    (:meth:`descgen.engine.Plan.decode`) under a normalized context: the rules' findings
+    remembered per the facts they read (:data:`IDESC_READS`), so that a group of rules runs once
+    per such key. A context value of another class than normalization gives (an int subclass as
     ``cta_group``) runs the rules as :func:`idesc_findings` does."""
     cg = ctx.get("cta_group")
     if cg is not None and cg.__class__ is not int:
         return idesc_findings(kind, values, ctx)
     facts = _idesc_facts(kind, values, ctx)
     given = frozenset([name for name, value in ctx.items() if value is not None])
-    compiled, skipped = _COMPILED.get((given, kind)) or _compiled(given, kind)
-    c = constraints()
-    found: list[Finding] = []
-    for rule, fn, get, memo in compiled:
+    groups, skipped = _COMPILED.get((given, kind)) or _compiled(given, kind)
+    found: list[tuple[int, tuple[Finding, ...]]] = []
+    for rules, get, memo in groups:
         key = get(facts)
         hit = memo.get(key)
         if hit is None:
-            hit = tuple(fn(rule, facts, c))
+            c = constraints()
+            hit = tuple((i, out) for i, rule, fn in rules if (out := tuple(fn(rule, facts, c))))
             if len(memo) >= _MEMO_LIMIT:
                 memo.clear()
             memo[key] = hit
         if hit:
-            found.extend(hit)
-    return found, skipped
+            found += hit
+    if not found:
+        return [], skipped
+    found.sort(key=operator.itemgetter(0))  # catalog order, as run_rules gives them
+    return [f for _, out in found for f in out], skipped
 
 
 def word_findings(kind: str, values: Mapping[str, Any]) -> list[Finding]:
