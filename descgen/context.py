@@ -137,6 +137,28 @@ def context(**given: Any) -> dict[str, Any]:
         UsageError: a value that is not a context value (``CONTEXT-<NAME>``), or a name that is
             not a context name (``CONTEXT``).
     """
+    try:  # (a value with its class: True and 1, 2 and an int subclass's 2, normalize apart)
+        key: tuple[Any, ...] | None = tuple([(name, value, value.__class__) for name, value in given.items()])
+        hit = _NORMALIZED.get(key)  # type: ignore[arg-type]
+    except TypeError:  # an unhashable value: the check below names it
+        key = hit = None
+    if hit is not None:
+        return dict(hit)
+    out = _context(given)
+    if key is not None:
+        if len(_NORMALIZED) >= _NORMALIZED_LIMIT:
+            _NORMALIZED.clear()
+        _NORMALIZED[key] = dict(out)
+    return out
+
+
+#: Contexts normalized before, by the given names, values and their classes; bounded.
+_NORMALIZED: dict[tuple[Any, ...], dict[str, Any]] = {}
+_NORMALIZED_LIMIT = 1 << 12
+
+
+def _context(given: dict[str, Any]) -> dict[str, Any]:
+    """:func:`context`'s work."""
     names = contexts()
     unknown = [n for n in given if n not in names]
     if unknown:

@@ -203,7 +203,7 @@ def decode_fields(word: int | KnownBits, kind: str) -> Decoded:
     context rules too."""
     p = kind_facts(kind).plan
     result = p.decode(word)
-    if {"sparse", "k_dim"} & set(result.unknown):  # K is known only when Sparsity and the K bit are
+    if result.unknown and {"sparse", "k_dim"} & set(result.unknown):  # K is known only when Sparsity and the K bit are
         return result.extended((), tuple((name, value, "") for name, value in p.layout.implied.items()))
     spots = _SPOTS.get(p) or _spots(p)
     sparse = bool(result.fields[spots[0]].raw)

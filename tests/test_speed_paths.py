@@ -289,3 +289,58 @@ def test_idesc_rule_memo_keeps_context_classes():
     d = decode_fields(word, "f16")
     assert odd.findings == d.findings + tuple(checks.idesc_findings("f16", d.values(), norm)[0])
     assert plain.findings and len(plain.findings) == len(odd.findings)
+
+
+def test_chunked_decode_same_as_field_by_field():
+    """Plan.decode (runs of fields looked up at once) gives the Decoded of decoding each field on
+    its own (engine.check_raw), for random words of every layout and kind, cold and warm."""
+    import random
+
+    from descgen import engine
+    from descgen.loader import LAYOUT_FILES, layout
+
+    rng = random.Random(3)
+    plans = []
+    for name in LAYOUT_FILES:
+        lay = layout(name)
+        plans += [engine.Plan(lay, kind) for kind in (lay.kinds or (None,))]
+    for p in plans:
+        lay = p.layout
+        assert sum(bin(mask).count("1") for _, mask, _, _ in p.chunks) == lay.width
+        words = [0, (1 << lay.width) - 1] + [rng.getrandbits(lay.width) for _ in range(400)]
+        words += [w & ~(rng.getrandbits(lay.width)) for w in words[:100]]
+        for word in words * 2:
+            fields, findings = [], []
+            for f in lay.fields:
+                raw = (word >> f.lo) & f.mask
+                value, problem, note = engine.check_raw(lay, f, p.kind, raw)
+                fields.append(engine.DecodedField(f.name, f.bits, f.lo, f.hi, raw, value, f.unit, f.type, f.description,
+                                                  f.source, note))
+                if problem is not None:
+                    findings.append(problem)
+            want = engine.Decoded(word, lay.width, lay.word, lay.name, p.kind, tuple(fields), tuple(findings))
+            assert p.decode(word) == want, (lay.name, p.kind, hex(word))
+
+
+def test_context_memo_same_answers(monkeypatch):
+    """context() gives the same normalized context or error with its memo empty and warm, keeps
+    classes apart (True and 1), and hands out a fresh dict each time."""
+    from descgen import context as context_module
+
+    cases = [dict(cta_group=2), dict(cta_group=True), dict(cta_group=1), dict(ws=1), dict(ws=True), dict(ws=2),
+             dict(arch="sm_101a"), dict(arch="SM_100A"), dict(arch=["sm_100a"]), dict(scale_vec="2x"), dict(foo=None),
+             dict(cta_group=2, ws=None, sp=False, scale_vec=None, a_tmem=False, arch="sm_100a"), dict(m=64, n=128),
+             dict(pattern_start=1024), dict(pattern_start=True), dict(pattern_start=-1)]
+
+    def outcome(kw):
+        try:
+            out = context(**kw)
+        except DescgenError as e:
+            return type(e).__name__, str(e), e.findings
+        return {k: (v, v.__class__) for k, v in out.items()}
+
+    monkeypatch.setattr(context_module, "_NORMALIZED", {})
+    cold = [outcome(kw) for kw in cases]
+    assert [outcome(kw) for kw in cases] == cold and [outcome(kw) for kw in reversed(cases)] == cold[::-1]
+    context(cta_group=2)["cta_group"] = 99
+    assert context(cta_group=2)["cta_group"] == 2
