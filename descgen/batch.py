@@ -633,7 +633,8 @@ def response_line(n: int, text: str, cache: ResponseCache | None = None,
             if key is not None and not internal:
                 cache.put(key, (ok, is_error, body))  # type: ignore[union-attr]
         if req.__class__ is dict and "id" in req:
-            body = f'"id":{_dumps(req["id"])},{body}'
+            rid = req["id"]
+            body = f'"id":{int.__repr__(rid) if rid.__class__ is int else _dumps(rid)},{body}'  # (what json writes for an int)
     if stats is not None:
         stats.requests += 1
         if ok:

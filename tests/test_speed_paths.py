@@ -344,3 +344,14 @@ def test_context_memo_same_answers(monkeypatch):
     assert [outcome(kw) for kw in cases] == cold and [outcome(kw) for kw in reversed(cases)] == cold[::-1]
     context(cta_group=2)["cta_group"] = 99
     assert context(cta_group=2)["cta_group"] == 2
+
+
+def test_batch_id_echoed_as_json_writes_it():
+    import json
+
+    from descgen.batch import response_line
+
+    for rid in (0, 1, -5, 2**70, True, False, None, 1.5, "x", [1, 2], {"a": 1}):
+        line = json.loads(response_line(1, json.dumps({"op": "nope", "id": rid})))
+        assert line["id"] == rid and type(line["id"]) is type(rid)
+        assert response_line(1, json.dumps({"op": "nope", "id": rid})).startswith('{"line":1,"id":' + json.dumps(rid, separators=(",", ":")) + ",")
