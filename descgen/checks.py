@@ -418,8 +418,10 @@ IDESC_READS: dict[str, tuple[str, ...]] = {
     "IDESC-SCALE-VEC-ARCH": ("scale_vec", "arch"),
 }
 
-#: Memo entries kept per group of rules (each a tuple key and the group's findings); bounded.
-_MEMO_LIMIT = 1 << 15
+#: Memo entries kept over every group of rules (each a tuple key and the group's findings): past
+#: this many, every group's memo is emptied (bounded, whatever the contexts and kinds asked for).
+_MEMO_LIMIT = 1 << 16
+_MEMO_HELD = [0]
 #: The facts with many values (M, N): the rules that read them are remembered apart from the others,
 #: so that the others' key stays small (and is found again for any M and N).
 _WIDE_FACTS = frozenset(("m", "n"))
@@ -466,8 +468,12 @@ def idesc_word_findings(kind: str, values: Mapping[str, Any], ctx: Mapping[str, 
         if hit is None:
             c = constraints()
             hit = tuple((i, out) for i, rule, fn in rules if (out := tuple(fn(rule, facts, c))))
-            if len(memo) >= _MEMO_LIMIT:
-                memo.clear()
+            if _MEMO_HELD[0] >= _MEMO_LIMIT:
+                for entry in _COMPILED.values():
+                    for group in entry[0]:
+                        group[2].clear()
+                _MEMO_HELD[0] = 0
+            _MEMO_HELD[0] += 1
             memo[key] = hit
         if hit:
             found += hit
