@@ -599,17 +599,36 @@ def _key(req: dict[str, Any]) -> Any:
     return tuple(key)
 
 
+class _NotJSON:
+    """A line that is not a JSON value: its parse error, in place of the request."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+
+def _parse(text: str) -> Any:
+    """The request on a line (its text, stripped), or :class:`_NotJSON`."""
+    try:
+        return _loads(text)
+    except (ValueError, RecursionError) as e:
+        return _NotJSON(e)
+
+
 def response_line(n: int, text: str, cache: ResponseCache | None = None,
                   stats: BatchStats | None = None, full: bool = False) -> str:
     """The response line (no newline) to request line number ``n`` (its text, stripped): the
     brief answer, or with ``full`` the ``--json`` envelope's parts."""
+    return _answer(n, text, _parse(text), cache, stats, full)
+
+
+def _answer(n: int, text: str, req: Any, cache: ResponseCache | None, stats: BatchStats | None, full: bool) -> str:
+    """:func:`response_line` for a line already parsed (``req``: :func:`_parse`'s result)."""
     internal = False
-    try:
-        req = _loads(text)
-    except (ValueError, RecursionError) as e:
-        req = None
+    if req.__class__ is _NotJSON:
         error = _usage("BATCH-JSON", "line", text if len(text) <= 80 else text[:77] + "...", "one JSON object (RFC 8259; "
-                       "no NaN/Infinity, no duplicate keys)", f"not a JSON object: {e}")
+                       "no NaN/Infinity, no duplicate keys)", f"not a JSON object: {req.error}")
         ok, body = False, '"ok":false,"error":' + _dumps(_error(error)[0])
         is_error = True
     else:
@@ -646,8 +665,40 @@ def response_line(n: int, text: str, cache: ResponseCache | None = None,
     return f'{{"line":{n},{body}}}'
 
 
+def _group(req: Any) -> tuple[Any, ...]:
+    """What :func:`_answer_chunk` groups requests by: the op, descriptor and kind (as given; a
+    value that is not a string stands for itself by its class's name)."""
+    if req.__class__ is not dict:
+        return ("",)
+    return tuple(v if v.__class__ is str else v.__class__.__name__ for v in (req.get("op"), req.get("descriptor"), req.get("kind")))
+
+
+def _answer_chunk(chunk: list[tuple[int, str]], cache: ResponseCache | None, stats: BatchStats | None,
+                  full: bool) -> list[str]:
+    """The response lines to a chunk of (line number, stripped text), in its order. The lines are
+    parsed first, then answered a group of alike requests (op, descriptor, kind) at a time: the
+    same code and tables run back to back, which is about a fifth faster than a mixed stream
+    (bench/bench_batch.py). Answers are pure functions of the request, so the order they are
+    computed in changes nothing but speed."""
+    parsed = [_parse(text) for _, text in chunk]
+    groups: dict[tuple[Any, ...], list[int]] = {}
+    for i, req in enumerate(parsed):
+        key = _group(req)
+        members = groups.get(key)
+        if members is None:
+            groups[key] = [i]
+        else:
+            members.append(i)
+    out = [""] * len(chunk)
+    for members in groups.values():
+        for i in members:
+            n, text = chunk[i]
+            out[i] = _answer(n, text, parsed[i], cache, stats, full)
+    return out
+
+
 def run(lines: Iterable[str], *, cache: "bool | int | ResponseCache" = True, stats: BatchStats | None = None, start: int = 1,
-        full: bool = False) -> Iterator[str]:
+        full: bool = False, chunk: int = 1) -> Iterator[str]:
     """Answer JSON-lines requests: one response line (without newline) per request, in order.
 
     Args:
@@ -659,13 +710,26 @@ def run(lines: Iterable[str], *, cache: "bool | int | ResponseCache" = True, sta
             False disables it. Results are pure functions of the request.
         stats: if given, counts are added to it.
         start: the number of the first line.
+        chunk: answer this many requests at a time, alike requests together (faster; the
+            answers still come in input order, a chunk's once it is read whole). 1: each answer
+            as soon as its line is read (interactive use).
 
     Blank lines and ``#`` comment lines produce no response; ``line`` counts them.
     """
     lru: Any = cache if isinstance(cache, ResponseCache) else ResponseCache() if cache is True else ResponseCache(int(cache)) if cache else None
-    n = start - 1
+    if chunk <= 1:
+        for n, raw in enumerate(lines, start):
+            text = raw.strip()
+            if text and text[0] != "#":
+                yield response_line(n, text, lru, stats, full)
+        return
+    pending: list[tuple[int, str]] = []
     for n, raw in enumerate(lines, start):
         text = raw.strip()
-        if not text or text[0] == "#":
-            continue
-        yield response_line(n, text, lru, stats, full)
+        if text and text[0] != "#":
+            pending.append((n, text))
+            if len(pending) >= chunk:
+                yield from _answer_chunk(pending, lru, stats, full)
+                pending = []
+    if pending:
+        yield from _answer_chunk(pending, lru, stats, full)

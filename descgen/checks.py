@@ -436,7 +436,7 @@ def _compiled(given: frozenset[str], kind: str) -> tuple[tuple[_Group, ...], tup
     so it is left out of the key) and its memo."""
     runnable, skipped = _plan("idesc", given, kind)
     present = {f.name for f in kind_facts(kind).plan.value_fields} | set(no_context()) | {"kind", "k", "implied_dtype"}
-    groups = []
+    groups: list[_Group] = []
     for wide in (True, False):
         rules = tuple((i, rule, fn) for i, (rule, fn) in enumerate(runnable)
                       if bool(_WIDE_FACTS & set(IDESC_READS[rule.code])) == wide)

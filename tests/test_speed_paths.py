@@ -191,6 +191,8 @@ def test_zcm_encoder_returns_what_validate_reports(start_count, first_span, skip
     report = descgen.validate_zcm(word, m=m, n=n, ws=ws)
     assert tuple(getattr(word, "findings", ())) == report.findings and report.ok
     assert (word.__class__ is int) == (not report.findings)
+
+
 # -- the idesc rule memo (checks.idesc_word_findings): each rule's findings per the facts it reads --
 
 _CTX_CHOICES = {
@@ -291,37 +293,6 @@ def test_idesc_rule_memo_keeps_context_classes():
     assert plain.findings and len(plain.findings) == len(odd.findings)
 
 
-def test_chunked_decode_same_as_field_by_field():
-    """Plan.decode (runs of fields looked up at once) gives the Decoded of decoding each field on
-    its own (engine.check_raw), for random words of every layout and kind, cold and warm."""
-    import random
-
-    from descgen import engine
-    from descgen.loader import LAYOUT_FILES, layout
-
-    rng = random.Random(3)
-    plans = []
-    for name in LAYOUT_FILES:
-        lay = layout(name)
-        plans += [engine.Plan(lay, kind) for kind in (lay.kinds or (None,))]
-    for p in plans:
-        lay = p.layout
-        assert sum(bin(mask).count("1") for _, mask, _, _ in p.chunks) == lay.width
-        words = [0, (1 << lay.width) - 1] + [rng.getrandbits(lay.width) for _ in range(400)]
-        words += [w & ~(rng.getrandbits(lay.width)) for w in words[:100]]
-        for word in words * 2:
-            fields, findings = [], []
-            for f in lay.fields:
-                raw = (word >> f.lo) & f.mask
-                value, problem, note = engine.check_raw(lay, f, p.kind, raw)
-                fields.append(engine.DecodedField(f.name, f.bits, f.lo, f.hi, raw, value, f.unit, f.type, f.description,
-                                                  f.source, note))
-                if problem is not None:
-                    findings.append(problem)
-            want = engine.Decoded(word, lay.width, lay.word, lay.name, p.kind, tuple(fields), tuple(findings))
-            assert p.decode(word) == want, (lay.name, p.kind, hex(word))
-
-
 def test_context_memo_same_answers(monkeypatch):
     """context() gives the same normalized context or error with its memo empty and warm, keeps
     classes apart (True and 1), and hands out a fresh dict each time."""
@@ -355,3 +326,30 @@ def test_batch_id_echoed_as_json_writes_it():
         line = json.loads(response_line(1, json.dumps({"op": "nope", "id": rid})))
         assert line["id"] == rid and type(line["id"]) is type(rid)
         assert response_line(1, json.dumps({"op": "nope", "id": rid})).startswith('{"line":1,"id":' + json.dumps(rid, separators=(",", ":")) + ",")
+
+
+def test_batch_chunks_answer_as_line_by_line():
+    """descgen.batch.run with chunk > 1 (requests answered grouped by op, descriptor and kind) gives
+    the lines and counts of answering each line as it comes, with the cache on and off: mixed
+    ops, bad lines, repeats, blank and comment lines, a chunk edge inside a group."""
+    import json
+
+    from descgen.batch import BatchStats, run
+
+    reqs = []
+    for i in range(60):
+        reqs += [json.dumps({"op": "encode", "descriptor": "idesc", "kind": ("f16", "tf32", "mxf4")[i % 3], "m": 128,
+                             "n": 8 * (1 + i % 32), "id": i}),
+                 json.dumps({"op": "decode", "word": hex(0x08400010 + i)}), "", "# note",
+                 json.dumps({"op": "validate", "descriptor": "smem", "word": 0x4000404000010040 + (i << 4)}),
+                 json.dumps({"op": "encode", "descriptor": "idesc", "kind": "f16", "m": 128, "n": 256}),  # repeated
+                 '{"op": "encode",', json.dumps({"op": ["x"]}), json.dumps([1, 2]), json.dumps({"op": "check", "kind": 7}),
+                 json.dumps({"op": "encode", "descriptor": "zcm", "skip_span": 1, "use_span": 1 + i % 200, "m": 64, "n": 128})]
+    for cache in (False, True):
+        one, many = BatchStats(), BatchStats()
+        want = list(run(reqs, cache=cache, stats=one))
+        for chunk in (2, 7, 4096):
+            got = list(run(reqs, cache=cache, stats=many, chunk=chunk, start=1))
+            assert got == want, chunk
+        assert len(want) == len(reqs) - 120 and json.loads(want[-1])["line"] == len(reqs)
+        assert (many.requests, many.ok, many.failed, many.errors) == tuple(3 * x for x in (one.requests, one.ok, one.failed, one.errors))
