@@ -240,8 +240,23 @@ def _check_keys(req: Mapping[str, Any], shape: _Shape, what: str) -> None:
             raise _usage("BATCH-KEY-MISSING", key, None, shape.allowed(), f"{what} needs {key!r}")
 
 
-def _args(req: Mapping[str, Any], shape: _Shape, skip: tuple[str, ...] = ("op", "id", "descriptor")) -> dict[str, Any]:
-    return {k: v for k, v in req.items() if k not in skip}
+def _args(req: Mapping[str, Any], shape: _Shape, what: str, skip: tuple[str, ...] = ("op", "id", "descriptor")) -> dict[str, Any]:
+    """The request's keys checked against ``shape`` (:func:`_check_keys`: an unknown or a missing
+    key raises), and its arguments: the keys but ``skip``. A set of keys found good is
+    remembered (in the request's order), so that the next request with those keys costs a lookup."""
+    key = (id(shape), skip, *req)
+    names = _GOOD_KEYS.get(key)
+    if names is None:
+        _check_keys(req, shape, what)
+        names = tuple(k for k in req if k not in skip)
+        if len(_GOOD_KEYS) >= 4096:
+            _GOOD_KEYS.clear()
+        _GOOD_KEYS[key] = names
+    return {k: req[k] for k in names}
+
+
+#: Key sets found good by :func:`_args`, per shape and skipped keys (bounded).
+_GOOD_KEYS: dict[tuple[Any, ...], tuple[str, ...]] = {}
 
 
 def _descriptor(req: Mapping[str, Any], op: str) -> str | None:
@@ -309,8 +324,7 @@ def _encode(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
     if desc is None:
         raise _usage("BATCH-KEY-MISSING", "descriptor", None, ", ".join(DESCRIPTORS), "encode needs 'descriptor'")
     if desc == "idesc":
-        _check_keys(req, shapes["encode", "idesc"], "encode idesc")
-        args = _args(req, shapes["encode", "idesc"])
+        args = _args(req, shapes["encode", "idesc"], "encode idesc")
         word = encode_idesc(**args)
         kind = args["kind"]
         ctx = {k: args.get(k) for k in ("cta_group", "ws", "sp", "scale_vec", "a_tmem", "arch")}
@@ -325,20 +339,17 @@ def _encode(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
                 if key in req:
                     raise _usage("BATCH-KEY", key, req[key], shape.allowed(),
                                  f"the tile form of an smem encode (mn, k, dtype, major) computes {key}; drop it or drop the tile keys")
-            _check_keys(req, shape, "encode smem (tile form)")
-            args = _args(req, shape)
+            args = _args(req, shape, "encode smem (tile form)")
             arch = args.pop("arch", None)
             td = smem_for_tile(**args)
             report = validate_smem(td.word, arch=arch, pattern_start=args.get("pattern_start"))
             return True, {**({"result": report.decoded["smem"], "tile": td} if full else
                              {"word": report.decoded["smem"].hex, "findings": report.findings}), "_source": lambda: report}
-        _check_keys(req, shapes["encode", "smem"], "encode smem")
-        args = _args(req, shapes["encode", "smem"])
+        args = _args(req, shapes["encode", "smem"], "encode smem")
         word = encode_smem(**args)
         ctx = {"arch": args.get("arch"), "pattern_start": args.get("pattern_start")}
         return _encoded(word, 64, lambda: validate_smem(word, **ctx), "smem", {} if full else None)
-    _check_keys(req, shapes["encode", "zcm"], "encode zcm")
-    args = _args(req, shapes["encode", "zcm"])
+    args = _args(req, shapes["encode", "zcm"], "encode zcm")
     word = encode_zcm(**args)
     m, n = args.get("m"), args.get("n")
     ok, parts = _encoded(word, 64, lambda: validate_zcm(word, m=m, n=n, ws=args.get("ws")), "zcm", {} if full else None)
@@ -373,8 +384,8 @@ def _decode(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
                                  f"{key!r} does not apply to an instruction descriptor; a word below 2**32 decodes as an "
                                  "idesc: add \"descriptor\": \"smem\" or \"zcm\"")
     shape = shapes["decode", desc]
-    _check_keys(req, shape, "decode" if desc in ("idesc*", "smem+zcm") else f"decode {desc}")
-    ctx = _args(req, shape, ("op", "id", "descriptor", "word", "kind"))
+    ctx = _args(req, shape, "decode" if desc in ("idesc*", "smem+zcm") else f"decode {desc}",
+                ("op", "id", "descriptor", "word", "kind"))
     assert word is not None  # "word" is a required key of every decode shape
     if desc in DESCRIPTORS:
         report = _validated(desc, word, req["kind"], **ctx) if desc == "idesc" else _validated(desc, word, **ctx)
@@ -424,18 +435,16 @@ def _validate(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]
                      if wide else "an instruction descriptor needs \"kind\": its rules depend on the MMA kind (add \"kind\", "
                      "or \"descriptor\": \"smem\" or \"zcm\")")
     shape = shapes["validate", desc]
-    _check_keys(req, shape, f"validate {desc}")
+    ctx = _args(req, shape, f"validate {desc}", ("op", "id", "descriptor", "word", "kind"))
     word = _word(req, "word")
     assert word is not None  # "word" is a required key of every validate shape
-    ctx = _args(req, shape, ("op", "id", "descriptor", "word", "kind"))
     report = _validated(desc, word, req["kind"], **ctx) if desc == "idesc" else _validated(desc, word, **ctx)
     return report.ok, {**({"result": report} if full else _brief_report(report)), "_source": lambda: report}
 
 
 def _check(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
     shape = _shapes()["check", None]
-    _check_keys(req, shape, "check")
-    args = _args(req, shape, ("op", "id"))
+    args = _args(req, shape, "check", ("op", "id"))
     for key in shape.words:
         if key in args:
             args[key] = _word(args, key)
@@ -559,15 +568,44 @@ class ResponseCache(OrderedDict):  # type: ignore[type-arg]
     """Answers to requests seen before, keyed on the request without ``id``: least recently
     used first out once the answers held exceed ``size`` characters (default 16 Mi) or there are
     more than ``entries`` of them (default 64 Ki: a working set of distinct requests that size is
-    answered from the cache, and a million distinct requests stay within tens of MB)."""
+    answered from the cache, and a million distinct requests stay within tens of MB).
 
-    def __init__(self, size: int = 16 << 20, entries: int = 1 << 16) -> None:
+    The cache rests while it finds nothing: when a window of ``window`` lookups (default 4 Ki)
+    found fewer than 1 in 16 answers (a stream of distinct requests), it empties and is not used
+    for the next 4 windows of requests, then tries again (each lookup and store costs about as
+    much as a fifth of an answer)."""
+
+    def __init__(self, size: int = 16 << 20, entries: int = 1 << 16, window: int = 1 << 12) -> None:
         super().__init__()
         self.size = size
         self.entries = entries
         self.held = 0
+        self.window = window
+        self.looked = 0  # lookups in this window, and how many found an answer
+        self.found = 0
+        self.resting = 0  # requests left before the cache is used again
+
+    def active(self) -> bool:
+        """Whether to look the next request up (False while resting)."""
+        if self.resting:
+            self.resting -= 1
+            return False
+        return True
+
+    def counted(self, hit: bool) -> None:
+        """Count a lookup; at the end of a window, rest when it found too few."""
+        self.looked += 1
+        self.found += hit
+        if self.looked >= self.window:
+            if self.found * 16 < self.looked:
+                self.clear()
+                self.held = 0
+                self.resting = 4 * self.window
+            self.looked = self.found = 0
 
     def put(self, key: Any, value: tuple[bool, bool, str]) -> None:
+        if self.resting:  # (the lookup that ended a window put it to rest)
+            return
         self[key] = value
         self.held += len(value[2])
         while (self.held > self.size or len(self) > self.entries) and self:
@@ -632,11 +670,15 @@ def _answer(n: int, text: str, req: Any, cache: ResponseCache | None, stats: Bat
         ok, body = False, '"ok":false,"error":' + _dumps(_error(error)[0])
         is_error = True
     else:
-        key = (full, _key(req)) if cache is not None and req.__class__ is dict else None
-        hit = cache.get(key) if cache is not None and key is not None else None
-        if hit is not None:
+        key = (full, _key(req)) if cache is not None and req.__class__ is dict and cache.active() else None
+        hit = None
+        if key is not None:
             assert cache is not None
-            cache.move_to_end(key)
+            hit = cache.get(key)
+            if hit is not None:
+                cache.move_to_end(key)
+            cache.counted(hit is not None)
+        if hit is not None:
             ok, is_error, body = hit
         else:
             ok, parts, internal = _process(req, full)

@@ -353,3 +353,22 @@ def test_batch_chunks_answer_as_line_by_line():
             assert got == want, chunk
         assert len(want) == len(reqs) - 120 and json.loads(want[-1])["line"] == len(reqs)
         assert (many.requests, many.ok, many.failed, many.errors) == tuple(3 * x for x in (one.requests, one.ok, one.failed, one.errors))
+
+
+def test_response_cache_rests_while_it_finds_nothing():
+    """On distinct requests the answer cache stops looking up and storing (and empties) after a
+    window that found under 1 in 16; on repeats it keeps going. The answers are the same."""
+    import json
+
+    from descgen.batch import ResponseCache, run
+
+    distinct = [json.dumps({"op": "encode", "descriptor": "smem", "start_address": 16 * i, "lbo": 16, "sbo": 1024,
+                            "swizzle": "none"}) for i in range(300)]
+    cache = ResponseCache(window=64)
+    assert list(run(distinct, cache=cache)) == list(run(distinct, cache=False))
+    assert cache.resting == 64 + 4 * 64 - 300 and len(cache) == 0  # resting after the first window, for 4 windows
+    list(run(distinct[:10] * 4, cache=cache))
+    assert len(cache) == 10 and cache.resting == 0 and cache.found == 10  # then it tries again
+    repeats = ResponseCache(window=64)
+    assert list(run(distinct[:10] * 30, cache=repeats)) == list(run(distinct[:10] * 30, cache=False))
+    assert repeats.resting == 0 and len(repeats) == 10
