@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import operator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping, NamedTuple
 
 from .errors import EncodeError, Finding, HasFindings, UsageError, WordError
@@ -497,12 +497,17 @@ class Decoded(HasFindings):
     derived: tuple[tuple[str, Any, str], ...] = ()
     known: int = -1
     unknown: tuple[str, ...] = ()
+    #: :meth:`values`, once computed (not a field of the result: not compared, not shown).
+    _values: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
 
     def extended(self, findings: tuple[Finding, ...], derived: tuple[tuple[str, Any, str], ...]) -> "Decoded":
         """This result with ``findings`` added and ``derived`` set: what a descriptor module adds
         on top of the generic decode (the constructor, not dataclasses.replace: this is a hot path)."""
-        return Decoded(self.word, self.width, self.descriptor, self.layout, self.kind, self.fields,
-                       self.findings + findings, derived, self.known, self.unknown)
+        out = Decoded(self.word, self.width, self.descriptor, self.layout, self.kind, self.fields,
+                      self.findings + findings, derived, self.known, self.unknown)
+        if self._values is not None:  # the same fields: the same values
+            object.__setattr__(out, "_values", self._values)
+        return out
 
     @property
     def complete(self) -> bool:
@@ -526,8 +531,12 @@ class Decoded(HasFindings):
         return self[name].value
 
     def values(self) -> dict[str, Any]:
-        """Logical values of the value fields (not reserved/constant), by name."""
-        return {f.name: f.value for f in self.fields if f.type in ("uint", "flag", "enum")}
+        """Logical values of the value fields (not reserved/constant), by name (a new dict)."""
+        values = self._values
+        if values is None:
+            values = {f.name: f.value for f in self.fields if f.type in ("uint", "flag", "enum")}
+            object.__setattr__(self, "_values", values)
+        return dict(values)
 
     @property
     def hex(self) -> str:

@@ -201,10 +201,16 @@ def decode_fields(word: int | KnownBits, kind: str) -> Decoded:
     """Decode under ``kind`` with the field checks only (no cross-field rules), and the derived
     K and implied dtype. :func:`decode_idesc` adds the rules; :func:`descgen.validate_idesc` the
     context rules too."""
+    result, derived = _decoded(word, kind)
+    return result.extended((), derived)
+
+
+def _decoded(word: int | KnownBits, kind: str) -> tuple[Decoded, tuple[tuple[str, Any, str], ...]]:
+    """The plain decode under ``kind`` and the derived values :func:`decode_fields` adds to it."""
     p = kind_facts(kind).plan
     result = p.decode(word)
     if result.unknown and {"sparse", "k_dim"} & set(result.unknown):  # K is known only when Sparsity and the K bit are
-        return result.extended((), tuple((name, value, "") for name, value in p.layout.implied.items()))
+        return result, tuple((name, value, "") for name, value in p.layout.implied.items())
     spots = _SPOTS.get(p) or _spots(p)
     sparse = bool(result.fields[spots[0]].raw)
     k96 = spots[1] is not None and result.fields[spots[1]].value == "96"
@@ -214,7 +220,7 @@ def decode_fields(word: int | KnownBits, kind: str) -> Decoded:
         found: list[tuple[str, Any, str]] = [("k", mma_k(p.kind, sparse, k96 and not sparse), "elements")]
         found += [(name, value, "") for name, value in p.layout.implied.items()]
         derived = _DERIVED[p.kind, sparse, k96] = tuple(found)
-    return result.extended((), derived)
+    return result, derived
 
 
 #: Per plan: the positions of the sparse and k_dim fields among the decoded fields (k_dim: None
@@ -243,11 +249,11 @@ def decode_idesc(word: int | KnownBits, kind: Kind) -> Decoded:
         UsageError: unknown kind.
         WordError: ``word`` is negative or wider than 32 bits.
     """
-    d = decode_fields(word, kind)
+    d, derived = _decoded(word, kind)
     assert d.kind is not None  # decoded under a kind
     if d.unknown:
-        return d.extended(tuple(idesc_findings(d.kind, d.values(), no_context(), d.unknown)[0]), d.derived)
-    return d.extended(tuple(word_findings(d.kind, d.values())), d.derived)
+        return d.extended(tuple(idesc_findings(d.kind, d.values(), no_context(), d.unknown)[0]), derived)
+    return d.extended(tuple(word_findings(d.kind, d.values())), derived)
 
 
 def validate_idesc(word: int | KnownBits, kind: Kind, *, cta_group: CtaGroup | None = None, ws: bool | None = None,
@@ -284,13 +290,13 @@ def validate_idesc(word: int | KnownBits, kind: Kind, *, cta_group: CtaGroup | N
 def checked_idesc(word: int | KnownBits, kind: str, ctx: Mapping[str, Any]) -> tuple[Decoded, tuple[NotChecked, ...]]:
     """:func:`validate_idesc`'s work under a normalized context (:func:`descgen.context.context`):
     the word decoded once with every finding, and the rules not checked."""
-    d = decode_fields(word, kind)
+    d, derived = _decoded(word, kind)
     assert d.kind is not None  # decoded under a kind
     if d.unknown:
         found, skipped = idesc_findings(d.kind, d.values(), ctx, d.unknown)
     else:
         found, skipped = idesc_word_findings(d.kind, d.values(), ctx)
-    return d.extended(tuple(found), d.derived), tuple(skipped)
+    return d.extended(tuple(found), derived), tuple(skipped)
 
 
 def decode_idesc_all(word: int) -> dict[Kind, Decoded]:

@@ -98,18 +98,36 @@ def decode_smem(word: int | KnownBits) -> Decoded:
     Raises:
         WordError: ``word`` is negative or wider than 64 bits.
     """
-    d = decode_fields(word)
-    return d.extended(tuple(smem_findings(d.values(), no_context(), d.unknown)[0]), d.derived)
+    d, derived = _decoded(word)
+    return d.extended(tuple(smem_findings(d.values(), no_context(), d.unknown)[0]), derived)
 
 
 def decode_fields(word: int | KnownBits) -> Decoded:
     """Decode with the field checks only, plus the derived swizzle span and pattern boundary."""
-    p = plan("smem_desc")
-    result = p.decode(word)
-    swizzle = result.value("swizzle")
-    attrs = p.layout.field("swizzle").member_attrs.get(swizzle, {}) if swizzle is not None else {}
-    derived = tuple((name, attrs[key], "bytes") for name, key in (("swizzle_bytes", "bytes"), ("pattern_boundary", "boundary")) if key in attrs)
+    result, derived = _decoded(word)
     return result.extended((), derived)
+
+
+def _decoded(word: int | KnownBits) -> tuple[Decoded, tuple[tuple[str, Any, str], ...]]:
+    """The plain decode and the derived values :func:`decode_fields` adds to it."""
+    p = _PLAN[0] if _PLAN else _plan()
+    result = p.decode(word)
+    swizzle = result.fields[_SWIZZLE_AT[0]].value if _SWIZZLE_AT else result["swizzle"].value
+    derived = _DERIVED.get(swizzle)
+    if derived is None:
+        attrs = p.layout.field("swizzle").member_attrs.get(swizzle, {}) if swizzle is not None else {}
+        derived = tuple((name, attrs[key], "bytes") for name, key in (("swizzle_bytes", "bytes"), ("pattern_boundary", "boundary"))
+                        if key in attrs)
+        if len(_DERIVED) < 64:  # (a swizzle member, or None: a handful)
+            _DERIVED[swizzle] = derived
+        if not _SWIZZLE_AT:
+            _SWIZZLE_AT.append([f.name for f in result.fields].index("swizzle"))
+    return result, derived
+
+
+#: Per swizzle value: the derived values; the swizzle field's place among the decoded fields.
+_DERIVED: dict[Any, tuple[tuple[str, Any, str], ...]] = {}
+_SWIZZLE_AT: list[int] = []
 
 
 def validate_smem(word: int | KnownBits, *, arch: Arch | None = None, pattern_start: int | None = None, **more: Any) -> Report:
@@ -136,6 +154,6 @@ def validate_smem(word: int | KnownBits, *, arch: Arch | None = None, pattern_st
 def checked_smem(word: int | KnownBits, ctx: Mapping[str, Any]) -> tuple[Decoded, tuple[NotChecked, ...]]:
     """:func:`validate_smem`'s work under a normalized context (:func:`descgen.context.context`):
     the word decoded once with every finding, and the rules not checked."""
-    d = decode_fields(word)
+    d, derived = _decoded(word)
     found, skipped = smem_findings(d.values(), ctx, d.unknown)
-    return d.extended(tuple(found), d.derived), tuple(skipped)
+    return d.extended(tuple(found), derived), tuple(skipped)
