@@ -20,7 +20,8 @@ Measured for each (target >= 50,000 requests/second on this machine):
    ``--jobs auto``: a forked worker per core for a file of 1 MiB or more, the answer cache on),
    ``--jobs 1`` (in-process), both with ``--no-cache`` over the same lines (every request
    computed: caching defeated), and ``--full`` answers.
-2. In-process ``descgen.batch.run`` over the lines, with and without the cache.
+2. In-process ``descgen.batch.run`` over the lines, with and without the cache, in chunks of alike
+   requests (as the CLI answers a file) and line by line (as it answers a terminal).
 3. Scaling (``--scale``, default 10,000, 100,000 and 1,000,000 all-distinct lines): ``descgen batch
    --jobs 1 FILE`` cost per request (start-up, timed on an empty file, taken off), which must stay
    flat (the largest size at most 1.25x the smallest), and the peak memory (RSS) of ``descgen batch``
@@ -274,12 +275,14 @@ def figures(lines: list[str], label: str, runs: int, cli: bool) -> None:
                 else:
                     figure = rate_figure("descgen batch, " + label.split(" (")[0], len(lines) / t)
                     print(f"  {name:30s} {t:6.2f} s   {figure}")
-    print("in-process: for line in descgen.batch.run(lines), one core (best of 2)")
-    for name, cache in (("cache on", True), ("cache off", False)):
+    print("in-process: for line in descgen.batch.run(lines), one core (best of 2); chunk 4096: alike requests answered "
+          "together, as descgen batch FILE does; chunk 1: line by line, as for a terminal")
+    for name, cache, chunk in (("cache on, chunk 4096", True, 4096), ("cache off, chunk 4096", False, 4096),
+                               ("cache off, chunk 1", False, 1)):
         best = float("inf")
         for _ in range(2):
             t = time.perf_counter()
-            for _ in run(lines, cache=cache):
+            for _ in run(lines, cache=cache, chunk=chunk):
                 pass
             best = min(best, time.perf_counter() - t)
         print(f"  {name:30s} {best:6.2f} s   {len(lines) / best:9,.0f} requests/s")

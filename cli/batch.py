@@ -200,7 +200,7 @@ def _quiet_stdout() -> None:
 def _serial(source: TextIO, out: TextIO, cache: bool, stats: Any, interactive: bool, full: bool) -> None:
     from descgen.batch import run
 
-    answers = run(_lines(source), cache=cache, stats=stats, full=full)
+    answers = run(_lines(source), cache=cache, stats=stats, full=full, chunk=1 if interactive else CHUNK)
     if interactive:
         for line in answers:
             out.write(line + "\n")
