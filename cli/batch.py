@@ -9,6 +9,7 @@ from __future__ import annotations
 import collections
 import io
 import os
+import stat
 import sys
 from typing import Any, Iterable, Iterator, TextIO
 
@@ -109,9 +110,10 @@ def _lines(stream: TextIO) -> Iterator[str]:
 @click.option("-v", "--verbose", is_flag=True,
               help="Print a summary on stderr (requests, ok, not ok, refused). Default: only when stderr is a terminal.")
 @click.option("-j", "--jobs", default="auto", metavar="N|auto", show_default=True,
-              help="Worker processes answering chunks of a file (answers still in input order). 1: in-process, answers "
-                   "streamed line by line. auto: every core for a regular input file of 1 MiB or more. On 2 cores the "
-                   "parent's reading and writing competes with the workers; measure (bench/bench_batch.py).")
+              help="Worker processes answering parts of a file (answers still in input order; each worker has its own "
+                   "answer cache). 1: in-process, answers streamed line by line. auto: every core for a regular input "
+                   "file of 1 MiB or more. A worker reads its part of a file itself (stdin is read and handed out in "
+                   "chunks of lines).")
 @click.option("--no-cache", is_flag=True, help="Do not reuse answers to repeated requests (for benchmarking).")
 @click.option("--full", is_flag=True, help="Answer with the --json envelope's parts (every field's bits, unit, "
                                            "description, source) instead of the brief form.")
@@ -125,7 +127,7 @@ def batch(file: str, output: str, fail_on_error: bool, verbose: bool, jobs: str,
     interactive = _isatty(source) or _isatty(out)
     try:
         if n_jobs > 1:
-            _parallel(source, out, n_jobs, not no_cache, stats, full)
+            _parallel(source, out, n_jobs, not no_cache, stats, full, file)
         else:
             _serial(source, out, not no_cache, stats, interactive, full)
         out.flush()
@@ -154,7 +156,7 @@ def _jobs(jobs: str, file: str) -> int:
             big = os.stat(file).st_size >= PARALLEL_BYTES
         except OSError:
             return 1
-        return min(os.cpu_count() or 1, 8) if big else 1
+        return min(_cores(), 8) if big else 1
     try:
         n = int(jobs)
     except ValueError:
@@ -162,6 +164,13 @@ def _jobs(jobs: str, file: str) -> int:
     if n < 1:
         raise click.BadParameter(f"{jobs!r} is not a positive integer or 'auto'", param_hint="'-j' / '--jobs'")
     return n if hasattr(os, "fork") else 1
+
+
+def _cores() -> int:
+    """The cores this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
 
 
 def _open_input(file: str) -> TextIO:
@@ -232,50 +241,224 @@ def _chunks(source: Iterable[str]) -> Iterator[tuple[int, list[str]]]:
         yield start, chunk
 
 
+# --------------------------------------------------------------------------------------------
+# Worker processes (forked: they inherit what the parent set below and the loaded library).
+
+#: A regular input file is answered in byte ranges that end at a line's end: each about the rest
+#: of the file / (SPLIT * jobs), at least SEGMENT_MIN and (unless one line is longer) at most
+#: SEGMENT_MAX bytes. The ranges shrink towards the end of the file, so the workers finish together.
+SPLIT = 4
+SEGMENT_MIN = 64 << 10
+SEGMENT_MAX = 2 << 20
+#: Ranges (or chunks of lines) handed out and not yet written, per worker.
+AHEAD = 3
+
 _CACHE: Any = True  # in a worker: its response cache (one per process), or False
 _FULL = False  # in a worker: answer with --full
+_FD = -1  # the input file (_parallel_file; read with os.pread: the workers share no file position)
+_TMP = ""  # the directory of the answer files (_parallel_file)
 
 
-def _work(task: tuple[int, list[str]]) -> tuple[str, tuple[int, ...]]:
-    """In a worker: answer one chunk; (the answers, one per line ending in a newline, the counts)."""
-    from descgen.batch import BatchStats, ResponseCache, run
+def _worker_cache() -> Any:
+    """The worker's response cache, made at its first use, or False."""
+    from descgen.batch import ResponseCache
 
     global _CACHE
     if _CACHE is True:
         _CACHE = ResponseCache()
-    start, lines = task
-    stats = BatchStats()
-    text = "".join(line + "\n" for line in run(lines, cache=_CACHE, stats=stats, start=start, full=_FULL))
-    return text, (stats.requests, stats.ok, stats.failed, stats.errors, stats.internal)
+    return _CACHE
 
 
-def _parallel(source: TextIO, out: TextIO, jobs: int, cache: bool, stats: Any, full: bool) -> None:
-    """Chunks of lines answered by ``jobs`` forked workers; answers written in input order."""
-    import multiprocessing
+def _counts(stats: Any) -> tuple[int, ...]:
+    return stats.requests, stats.ok, stats.failed, stats.errors, stats.internal
 
+
+def _add(stats: Any, counts: tuple[int, ...]) -> None:
+    stats.requests += counts[0]
+    stats.ok += counts[1]
+    stats.failed += counts[2]
+    stats.errors += counts[3]
+    stats.internal += counts[4]
+
+
+def _parallel(source: TextIO, out: TextIO, jobs: int, cache: bool, stats: Any, full: bool, file: str) -> None:
+    """Answers by ``jobs`` forked workers, written in input order. A named regular file is cut
+    into byte ranges the workers read themselves (:func:`_parallel_file`); other input (stdin, a
+    pipe) is read here and sent to them in chunks of lines (:func:`_parallel_lines`)."""
     global _CACHE, _FULL
     _CACHE, _FULL = cache, full
-    import descgen.batch
+    try:
+        regular = file != "-" and stat.S_ISREG(os.fstat(source.fileno()).st_mode)
+    except (AttributeError, OSError, ValueError):
+        regular = False
+    if regular:
+        _parallel_file(source.fileno(), out, jobs, stats)
+    else:
+        _parallel_lines(source, out, jobs, stats)
 
-    descgen.batch._shapes()  # warm what every worker needs before forking
-    ctx = multiprocessing.get_context("fork")
+
+def _work(task: tuple[int, list[str]]) -> tuple[str, tuple[int, ...]]:
+    """In a worker: answer one chunk; (the answers, one per line ending in a newline, the counts)."""
+    from descgen.batch import BatchStats, run
+
+    start, lines = task
+    stats = BatchStats()
+    text = "".join(line + "\n" for line in run(lines, cache=_worker_cache(), stats=stats, start=start, full=_FULL))
+    return text, _counts(stats)
+
+
+def _parallel_lines(source: TextIO, out: TextIO, jobs: int, stats: Any) -> None:
+    """Chunks of lines read here (pickled to the workers, their answers pickled back)."""
+    import multiprocessing
 
     def write(answer: tuple[str, tuple[int, ...]]) -> None:
-        text, counts = answer
-        out.write(text)
-        stats.requests += counts[0]
-        stats.ok += counts[1]
-        stats.failed += counts[2]
-        stats.errors += counts[3]
-        stats.internal += counts[4]
+        out.write(answer[0])
+        _add(stats, answer[1])
 
     # At most a few chunks per worker in flight (Pool.imap would read the whole input ahead:
     # a million lines held in memory), answers written in input order.
     pending: collections.deque[Any] = collections.deque()
-    with ctx.Pool(jobs) as pool:
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
         for task in _chunks(source):
             pending.append(pool.apply_async(_work, (task,)))
-            if len(pending) >= 3 * jobs:
+            if len(pending) >= AHEAD * jobs:
                 write(pending.popleft().get())
         while pending:
             write(pending.popleft().get())
+
+
+def _line_ends(data: bytes, end: int) -> int:
+    """How many lines text-mode reading ends in ``data[:end]``: ``\n``, ``\r\n`` and a lone ``\r``."""
+    n = data.count(b"\n", 0, end)
+    if data.find(b"\r", 0, end) >= 0:
+        n += data.count(b"\r", 0, end) - data.count(b"\r\n", 0, end)
+    return n
+
+
+def _segments(fd: int, jobs: int) -> Iterator[tuple[int, int, int, int]]:
+    """The byte ranges of the file ``fd`` for ``jobs`` workers: (index, first byte, end, number of
+    its first line). Each ends after a newline byte (or at the end of the file), so none splits a
+    line, a ``\r\n`` or a UTF-8 character. Lines are counted as text-mode reading ends them
+    (:func:`_line_ends`). Reads the file once, a range at a time, as the ranges are handed out."""
+    size = os.fstat(fd).st_size
+    pos, line, index = 0, 1, 0
+    while True:
+        want = min(max((size - pos) // (SPLIT * jobs), SEGMENT_MIN), SEGMENT_MAX)
+        block = os.pread(fd, want, pos)
+        if not block:
+            return
+        end = block.rfind(b"\n") + 1
+        if end:
+            ends = _line_ends(block, end)
+        else:  # no newline in the block (a long line): the range runs on to the next one
+            end, ends, last = len(block), _line_ends(block, len(block)), block[-1:]
+            while last != b"\n":
+                block = os.pread(fd, max(SEGMENT_MAX, 1), pos + end)
+                if not block:
+                    break
+                n = block.find(b"\n") + 1 or len(block)
+                ends += _line_ends(block, n) - (last == b"\r" and block[:1] == b"\n")  # a \r\n cut by the reads
+                end, last = end + n, block[n - 1:n]
+        yield index, pos, pos + end, line
+        line += ends
+        pos += end
+        index += 1
+
+
+def _answer_segment(task: tuple[int, int, int, int]) -> tuple[int, tuple[int, ...]]:
+    """In a worker: answer one byte range of the input (:func:`_segments`) into the answer file
+    ``_TMP/index``; (its size in bytes, the counts). The range is read as text-mode reading of the
+    file reads it: UTF-8 with errors replaced, universal newlines, a BOM at the file's start dropped."""
+    from descgen.batch import BatchStats, run
+
+    index, first, end, start = task
+    parts = []
+    at = first
+    while at < end:
+        part = os.pread(_FD, end - at, at)
+        if not part:
+            break
+        parts.append(part)
+        at += len(part)
+    text = b"".join(parts).decode("utf-8", "replace")
+    del parts
+    if first == 0:
+        text = text.removeprefix("\ufeff")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    del text
+    if not lines[-1]:  # the range ends with a newline (or is empty)
+        lines.pop()
+    stats = BatchStats()
+    size = 0
+    buf: list[str] = []
+    with open(os.path.join(_TMP, str(index)), "wb") as f:
+        for answer in run(lines, cache=_worker_cache(), stats=stats, start=start, full=_FULL):
+            buf.append(answer)
+            if len(buf) >= CHUNK:
+                buf.append("")
+                size += f.write("\n".join(buf).encode("utf-8"))
+                buf.clear()
+        if buf:
+            buf.append("")
+            size += f.write("\n".join(buf).encode("utf-8"))
+    return size, _counts(stats)
+
+
+def _parallel_file(fd: int, out: TextIO, jobs: int, stats: Any) -> None:
+    """The regular file ``fd`` answered by ``jobs`` forked workers, a byte range at a time
+    (:func:`_segments`): a worker reads its range itself and writes its answers to a file of its
+    own, which is copied to ``out`` in input order and deleted. Nothing is pickled but a range's
+    numbers and counts, and memory stays bounded however large the input or its answers."""
+    import multiprocessing
+    import shutil
+    import tempfile
+
+    global _FD, _TMP
+    _FD, _TMP = fd, tempfile.mkdtemp(prefix="descgen-batch-")
+    out.flush()
+    target = getattr(out, "buffer", None)  # answers are ASCII (JSON, non-ASCII escaped): bytes as written
+    try:
+        target_fd = out.fileno()
+    except (AttributeError, OSError, ValueError):
+        target_fd = -1
+    sendfile = target_fd >= 0 and hasattr(os, "sendfile")
+
+    def write(task: tuple[int, Any]) -> None:
+        nonlocal sendfile
+        index, result = task
+        size, counts = result.get()
+        path = os.path.join(_TMP, str(index))
+        with open(path, "rb") as f:
+            sent = 0
+            try:
+                while sendfile and sent < size:
+                    sent += os.sendfile(target_fd, f.fileno(), sent, size - sent)
+            except BrokenPipeError:
+                raise
+            except OSError:  # not to this output (opened with O_APPEND...): copy
+                sendfile = False
+            if sent < size:
+                f.seek(sent)
+                if target is not None:
+                    shutil.copyfileobj(f, target)
+                else:
+                    shutil.copyfileobj(io.TextIOWrapper(f, encoding="utf-8"), out)
+        os.unlink(path)
+        _add(stats, counts)
+
+    pending: collections.deque[Any] = collections.deque()
+    try:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            for index, *task in _segments(fd, jobs):
+                pending.append((index, pool.apply_async(_answer_segment, ((index, *task),))))
+                if len(pending) >= AHEAD * jobs:
+                    write(pending.popleft())
+            while pending:
+                write(pending.popleft())
+        if target is not None:
+            target.flush()
+    finally:
+        shutil.rmtree(_TMP, ignore_errors=True)
+

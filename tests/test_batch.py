@@ -478,3 +478,94 @@ def test_cli_worker_processes_give_the_same_answers(tmp_path):
         assert "2500 requests" in proc.stderr
     assert outs[0] == outs[1]
     assert [strict(x)["line"] for x in outs[0].splitlines()] == list(range(1, 2501))
+
+
+# The parallel path on small files: byte ranges of a few lines (SEGMENT_MIN/MAX lowered) answered
+# by forked workers must give the bytes the in-process path gives, for every way a file can cut lines.
+
+_ENC = b'{"op": "encode", "descriptor": "idesc", "kind": "f16", "m": 128, "n": %d, "id": %d}'
+_TRICKY = [
+    b"", b"   ", b"# a comment", b"  # indented comment", b"\t",
+    _ENC % (256, 1), _ENC % (40, 2),  # ok, refused
+    b'{"op": "decode", "word": "0xc000401000010800", "descriptor": "smem", "id": "caf\xc3\xa9"}',
+    b'{"op": "validate", "word": "0x08400010", "kind": "f16", "id": "\xe2\x80\xa8 \xc2\x85"}',  # U+2028, NEL
+    b'{"op": "\xff\xfe bad utf-8"}', b'{"op": "cut \xe2\x82', b"\xc3", b"\xc2\x85",  # invalid UTF-8; a lone NEL
+    b'{"bad json', b'{"op": "check", "idesc": 1}', b"\xef\xbb\xbf# a BOM inside the file is no BOM",
+]
+
+
+def _tricky_file(path, ending: bytes, last: bytes = b"\n", bom: bool = True, lone_cr: bool = True) -> None:
+    body = ending.join(_TRICKY * 3)
+    if lone_cr:  # a lone \r ends a line in text mode too
+        body += b"\r" + _ENC % (128, 3) + b"\r\r" + b"# c\r" + _ENC % (64, 4) + ending + ending.join(_TRICKY)
+    path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + body + last)
+
+
+@pytest.fixture
+def small_ranges(monkeypatch):
+    """Let --jobs auto fork for any file, on two cores at least, and return a setter of the
+    byte-range sizes."""
+    from descgen.cli import batch as cli_batch
+
+    monkeypatch.setattr(cli_batch, "PARALLEL_BYTES", 1)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    if hasattr(os, "sched_getaffinity"):
+        monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
+
+    def sizes(low: int, high: int) -> None:
+        monkeypatch.setattr(cli_batch, "SEGMENT_MIN", low)
+        monkeypatch.setattr(cli_batch, "SEGMENT_MAX", high)
+    return sizes
+
+
+def _same_as_serial(path, *args: str, code: int = 0) -> bytes:
+    serial = cli_run("batch", str(path), "--jobs", "1", "-v", *args, code=code)
+    for jobs in ("auto", "3"):
+        forked = cli_run("batch", str(path), "--jobs", jobs, "-v", *args, code=code)
+        assert forked.stdout_bytes == serial.stdout_bytes, jobs
+        assert forked.stderr == serial.stderr
+    return serial.stdout_bytes
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="workers are forked")
+@pytest.mark.parametrize("ending,last", [(b"\n", b"\n"), (b"\r\n", b""), (b"\r\n", b"\r\n"), (b"\n", b"\r"), (b"\r", b"")])
+def test_cli_forked_workers_answer_as_in_process(tmp_path, small_ranges, ending, last):
+    """Blank and # lines counted, a BOM dropped, invalid UTF-8 replaced, CRLF and lone CR, a last
+    line without newline: forked workers answer byte for byte as the in-process path, cut anywhere."""
+    path = tmp_path / "tricky.jsonl"
+    _tricky_file(path, ending, last)
+    expected = [strict(x) for x in _same_as_serial(path).decode().splitlines()]
+    with open(path, encoding="utf-8", errors="replace") as f:
+        assert [a["line"] for a in expected] == [
+            n for n, line in enumerate(f, 1) if line.strip().removeprefix("\ufeff") and not line.strip().startswith("#")]
+    for low, high in ((1, 1), (7, 50), (300, 4096)):
+        small_ranges(low, high)
+        _same_as_serial(path, "--fail-on-error", code=1)
+    _same_as_serial(path, "--full", "--no-cache", code=0)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="workers are forked")
+def test_cli_forked_workers_edge_files(tmp_path, small_ranges, monkeypatch):
+    """One line longer than any range, an empty file, -o FILE, and an internal error (exit 3)."""
+    small_ranges(16, 64)
+    huge = tmp_path / "huge.jsonl"
+    huge.write_bytes(b'{"op": "encode", "descriptor": "zcm", "skip_span": 1, "use_span": 13, "id": "' + b"x" * 5000 + b'"}')
+    assert _same_as_serial(huge).count(b"\n") == 1
+    huge.write_bytes(b"\n\n" + huge.read_bytes() + b"\n" + _ENC % (256, 1) + b"\n")
+    assert _same_as_serial(huge).count(b"\n") == 2
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    assert _same_as_serial(empty) == b""
+    path = tmp_path / "tricky.jsonl"
+    _tricky_file(path, b"\r\n", b"")
+    for jobs in ("1", "2"):
+        out = tmp_path / f"out{jobs}.jsonl"
+        r = cli_run("batch", str(path), "--jobs", jobs, "-o", str(out), "-v")
+        assert r.stdout == "" and "requests" in r.stderr
+    assert (tmp_path / "out1.jsonl").read_bytes() == (tmp_path / "out2.jsonl").read_bytes()
+    import descgen.batch
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("planted")
+    monkeypatch.setattr(descgen.batch, "encode_zcm", broken)
+    assert b"InternalError" in _same_as_serial(huge, code=3)
