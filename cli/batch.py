@@ -19,8 +19,9 @@ from .output import EXIT_INTERNAL, EXIT_RULE
 
 __all__ = ["batch"]
 
-#: Lines per chunk handed to a worker process (and per write when working in-process).
-CHUNK = 2000
+#: Lines per chunk: answered together (alike requests grouped: descgen.batch.run's chunk), handed
+#: to a worker process (stdin with --jobs) and written at once.
+CHUNK = 4096
 #: With --jobs auto, a regular input file of at least this many bytes is split over the cores.
 PARALLEL_BYTES = 1 << 20
 
@@ -121,6 +122,7 @@ def batch(file: str, output: str, fail_on_error: bool, verbose: bool, jobs: str,
     from descgen.batch import BatchStats
 
     n_jobs = _jobs(jobs, file)
+    _collect_less()
     stats = BatchStats()
     source = _open_input(file)
     out = _open_output(output)
@@ -146,6 +148,20 @@ def batch(file: str, output: str, fail_on_error: bool, verbose: bool, jobs: str,
         sys.exit(EXIT_INTERNAL)
     if fail_on_error and stats.failed:
         sys.exit(EXIT_RULE)
+
+
+def _collect_less() -> None:
+    """Batch work allocates many short-lived objects, nearly all freed by reference counting: the
+    cyclic garbage collector runs every 50,000 net allocations instead of 700, and what is loaded
+    so far (the library, its tables) is moved out of its sight (gc.freeze; forked workers inherit
+    it). About 7% less time per request (bench/bench_batch.py)."""
+    import gc
+
+    import descgen.batch  # noqa: F401  (loaded now, so that freeze covers it)
+
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 50, 50)
 
 
 def _jobs(jobs: str, file: str) -> int:
@@ -303,7 +319,8 @@ def _work(task: tuple[int, list[str]]) -> tuple[str, tuple[int, ...]]:
 
     start, lines = task
     stats = BatchStats()
-    text = "".join(line + "\n" for line in run(lines, cache=_worker_cache(), stats=stats, start=start, full=_FULL))
+    text = "".join(line + "\n" for line in run(lines, cache=_worker_cache(), stats=stats, start=start, full=_FULL,
+                                                chunk=CHUNK))
     return text, _counts(stats)
 
 
@@ -394,7 +411,7 @@ def _answer_segment(task: tuple[int, int, int, int]) -> tuple[int, tuple[int, ..
     size = 0
     buf: list[str] = []
     with open(os.path.join(_TMP, str(index)), "wb") as f:
-        for answer in run(lines, cache=_worker_cache(), stats=stats, start=start, full=_FULL):
+        for answer in run(lines, cache=_worker_cache(), stats=stats, start=start, full=_FULL, chunk=CHUNK):
             buf.append(answer)
             if len(buf) >= CHUNK:
                 buf.append("")
