@@ -550,8 +550,32 @@ def _base_table41(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
 
 def smem_findings(values: Mapping[str, Any], ctx: Mapping[str, Any],
                   unknown: Iterable[str] = ()) -> tuple[list[Finding], tuple[NotChecked, ...]]:
-    """The catalog's smem rules over logical values (``unknown``: fields known at run time only)."""
-    return run_rules("smem", partial({**values, **ctx}, unknown), ctx)
+    """The catalog's smem rules over logical values (``unknown``: fields known at run time only)
+    under a normalized context; for a fully known word, skipped when its rule key (what the rules
+    read, :func:`_smem_key`) was found clean before."""
+    unknown = tuple(unknown)
+    key = None if unknown else _smem_key(values, ctx.get("arch"), ctx.get("pattern_start"))
+    return _keyed_rules("smem", key, partial({**values, **ctx}, unknown), ctx)
+
+
+def _keyed_rules(applies: str, key: tuple[Any, ...] | None, facts: Facts,
+                 ctx: Mapping[str, Any]) -> tuple[list[Finding], tuple[NotChecked, ...]]:
+    """:func:`run_rules`, skipped for a rule key found clean before (``_CLEAN``, shared with the
+    encoders: a key holds each context value as given, with its class where equal values of two
+    classes could part, so a normalized and a raw value never share a key by accident)."""
+    clean = _CLEAN[applies]
+    if key is not None:
+        try:
+            if key in clean:
+                return [], _plan(applies, frozenset([name for name, value in ctx.items() if value is not None]), None)[1]
+        except TypeError:  # (an unhashable value: the rules name it)
+            key = None
+    found, skipped = run_rules(applies, facts, ctx)
+    if not found and key is not None:
+        if len(clean) >= _CLEAN_LIMIT:
+            clean.clear()
+        clean.add(key)
+    return found, skipped
 
 
 #: Rule keys (see :func:`_clean_findings`) whose rules found nothing, per word; bounded.
@@ -643,8 +667,12 @@ def _zcm_unused(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
 
 def zcm_findings(values: Mapping[str, Any], ctx: Mapping[str, Any],
                  unknown: Iterable[str] = ()) -> tuple[list[Finding], tuple[NotChecked, ...]]:
-    """The catalog's zcm rules over logical values (``unknown``: fields known at run time only)."""
-    return run_rules("zcm", partial({**values, **ctx}, unknown), ctx)
+    """The catalog's zcm rules over logical values (``unknown``: fields known at run time only)
+    under a normalized context; for a fully known word, skipped when its rule key
+    (:func:`_zcm_key`) was found clean before."""
+    unknown = tuple(unknown)
+    key = None if unknown else _zcm_key(values, ctx.get("m"), ctx.get("n"), ctx.get("ws"))
+    return _keyed_rules("zcm", key, partial({**values, **ctx}, unknown), ctx)
 
 
 def _zcm_key(values: Mapping[str, Any], m: Any, n: Any, ws: Any) -> tuple[Any, ...]:

@@ -28,7 +28,8 @@ __all__ = ["check_mma"]
 
 
 def _prefixed(role: str, findings: Iterable[Finding]) -> tuple[Finding, ...]:
-    return tuple(dataclasses.replace(f, field=f"{role}.{f.field}") for f in findings)
+    """The findings about the word ``role``, their field named with it (``a_desc.swizzle``)."""
+    return tuple(Finding(f.code, f.severity, f"{role}.{f.field}", f.value, f.allowed, f.rule, f.source) for f in findings)
 
 
 def _role_named(role: str, skipped: Iterable[NotChecked]) -> list[NotChecked]:
