@@ -161,7 +161,7 @@ def _collect_less() -> None:
 
     gc.collect()
     gc.freeze()
-    gc.set_threshold(50_000, 50, 50)
+    gc.set_threshold(50_000)
 
 
 def _jobs(jobs: str, file: str) -> int:
