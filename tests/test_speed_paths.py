@@ -140,6 +140,7 @@ def test_check_mma_decodes_each_word_once_and_runs_each_rule_once(monkeypatch):
         ctx = dict(cta_group=1, ws=True, sp=False, arch="sm_100a")
         decodes.clear()
         runs.clear()
+        monkeypatch.setattr(checks, "_CLEAN", {"smem": set(), "zcm": set()})  # (the encoders' rule keys found clean)
         report = descgen.check_mma(idesc=idesc, kind="tf32", a_desc=a, b_desc=b, zcm=zcm, a_pattern_start=0x400, **ctx)
         assert decodes == {("idesc", idesc): 1, ("smem", a): 1, ("smem", b): 1, ("zcm", zcm): 1}
         per_word = {"idesc": 1, "smem": 2, "zcm": 1, "mma": 1}
@@ -372,3 +373,20 @@ def test_response_cache_rests_while_it_finds_nothing():
     repeats = ResponseCache(window=64)
     assert list(run(distinct[:10] * 30, cache=repeats)) == list(run(distinct[:10] * 30, cache=False))
     assert repeats.resting == 0 and len(repeats) == 10
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.integers(0, (1 << 64) - 1), st.sampled_from((None, "sm_100a", "sm_103a")),
+       st.one_of(st.none(), st.integers(0, (1 << 18) - 1)), st.integers(0, (1 << 64) - 1),
+       st.sampled_from((None, 32, 64, 128)), st.sampled_from((None, 64, 256)), st.sampled_from((None, False, True)))
+def test_validators_same_reports_with_the_rule_keys_warm(smem, arch, pattern_start, zcm, m, n, ws):
+    """validate_smem / validate_zcm skip the rules for a rule key found clean before: the same
+    report as with the keys forgotten, for random words (every field, reserved bits too)."""
+    saved = checks._CLEAN
+    try:
+        checks._CLEAN = {"smem": set(), "zcm": set()}
+        cold = (descgen.validate_smem(smem, arch=arch, pattern_start=pattern_start), descgen.validate_zcm(zcm, m=m, n=n, ws=ws))
+        warm = (descgen.validate_smem(smem, arch=arch, pattern_start=pattern_start), descgen.validate_zcm(zcm, m=m, n=n, ws=ws))
+        assert warm == cold
+    finally:
+        checks._CLEAN = saved
