@@ -201,7 +201,7 @@ def wall_peak(cmd: list[str]) -> tuple[float, float]:
 
 def scale_figures(sizes: list[int]) -> None:
     exe = shutil.which("descgen") or str(Path(sys.executable).with_name("descgen"))
-    print(f"== scaling: descgen batch FILE over all-distinct lines; per request without start-up (empty file)")
+    print("== scaling: descgen batch FILE over all-distinct lines; per request without start-up (empty file)")
     per: dict[int, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
         empty = os.path.join(tmp, "empty.jsonl")

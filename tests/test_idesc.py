@@ -9,7 +9,6 @@ from descgen import EncodeError, UsageError, WordError, decode_idesc, encode_ide
 
 from conftest import (
     AB_CODES,
-    D_CODES,
     DEFAULTS,
     DENSE_KINDS,
     K_OF,
@@ -18,7 +17,6 @@ from conftest import (
     MX_KINDS,
     MXF4_KINDS,
     NEGATE_OK,
-    SCALE_CODES,
     SELECTOR_VALUES,
     TRANSPOSE_OK,
     VALID_M,

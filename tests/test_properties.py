@@ -27,7 +27,6 @@ from conftest import (
     DENSE_KINDS,
     KINDS,
     MAX_SHIFT_CODES,
-    MX_KINDS,
     MXF4_KINDS,
     NEGATE_OK,
     SCALE_CODES,

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import descgen
-from descgen import EncodeError, UsageError, check_mma, decode_idesc, encode_idesc, encode_smem, encode_zcm
+from descgen import EncodeError, UsageError, check_mma, encode_idesc, encode_smem, encode_zcm
 from descgen import validate_idesc, validate_smem, validate_zcm
 from descgen.catalog import catalog, contexts as _contexts, layout_table
 from descgen.checks import implemented
