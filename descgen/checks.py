@@ -560,49 +560,46 @@ def smem_findings(values: Mapping[str, Any], ctx: Mapping[str, Any],
 
 def _keyed_rules(applies: str, key: tuple[Any, ...] | None, facts: Facts,
                  ctx: Mapping[str, Any]) -> tuple[list[Finding], tuple[NotChecked, ...]]:
-    """:func:`run_rules`, skipped for a rule key found clean before (``_CLEAN``, shared with the
-    encoders: a key holds each context value as given, with its class where equal values of two
-    classes could part, so a normalized and a raw value never share a key by accident)."""
-    clean = _CLEAN[applies]
-    if key is not None:
-        try:
-            if key in clean:
-                return [], _plan(applies, frozenset([name for name, value in ctx.items() if value is not None]), None)[1]
-        except TypeError:  # (an unhashable value: the rules name it)
-            key = None
+    """:func:`run_rules` under a normalized context, skipped for a rule key found clean before
+    (:func:`_is_clean`)."""
+    if _is_clean(applies, key):
+        return [], _plan(applies, frozenset([name for name, value in ctx.items() if value is not None]), None)[1]
     found, skipped = run_rules(applies, facts, ctx)
-    if not found and key is not None:
-        if len(clean) >= _CLEAN_LIMIT:
-            clean.clear()
-        clean.add(key)
+    if not found:
+        _mark_clean(applies, key)
     return found, skipped
 
 
-#: Rule keys (see :func:`_clean_findings`) whose rules found nothing, per word; bounded.
+#: Rule keys whose rules found nothing, per word (:func:`_is_clean`); bounded.
 _CLEAN: dict[str, set[tuple[Any, ...]]] = {"smem": set(), "zcm": set()}
 _CLEAN_LIMIT = 1 << 16
 
 
-def _clean_findings(word: str, key: tuple[Any, ...] | None, run: Callable[[], list[Finding]]) -> list[Finding]:
-    """An encoder's rule findings: ``run()`` (normalize the context, run every rule of ``word``),
-    skipped when a value with the same ``key`` ran them before and they found nothing. A key is
-    what the word's rules read, reduced to what decides whether they find anything (each
+def _is_clean(word: str, key: tuple[Any, ...] | None) -> bool:
+    """Whether the rules of ``word`` ran before for a value with this rule key and found nothing.
+    A key is what the word's rules read, reduced to what decides whether they find anything (each
     ``_*_key`` says why it is enough; tests/test_speed_paths.py walks the fields against the
-    rules), with each context value's class (``True == 1`` must not find 1's entry); None: no key,
-    run the rules."""
+    rules), with each context value as given and its class where equal values of two classes
+    could part (``True == 1`` must not find 1's entry): an encoder's raw context and a validator's
+    normalized one share the set without meeting by accident. None (no key) or an unhashable key:
+    never clean."""
+    try:
+        return key is not None and key in _CLEAN[word]
+    except TypeError:  # an unhashable context value: the context check names it
+        return False
+
+
+def _mark_clean(word: str, key: tuple[Any, ...] | None) -> None:
+    """Remember that the rules of ``word`` found nothing for this rule key (see :func:`_is_clean`)."""
+    if key is None:
+        return
     clean = _CLEAN[word]
-    if key is not None:
-        try:
-            if key in clean:
-                return []
-        except TypeError:  # an unhashable context value: the context check names it
-            key = None
-    found = run()
-    if not found and key is not None:
-        if len(clean) >= _CLEAN_LIMIT:
-            clean.clear()
+    if len(clean) >= _CLEAN_LIMIT:
+        clean.clear()
+    try:
         clean.add(key)
-    return found
+    except TypeError:  # (unhashable: never looked up either)
+        pass
 
 
 def _smem_key(values: Mapping[str, Any], arch: Any, pattern_start: Any) -> tuple[Any, ...] | None:
@@ -622,12 +619,12 @@ def smem_encode_findings(values: Mapping[str, Any], arch: Any = None, pattern_st
     """:func:`smem_findings` for an encoder's field-checked values and its context arguments
     (normalized here; a bad one raises :class:`descgen.UsageError`), the rules run once per key."""
     key = _smem_key(values, arch, pattern_start)
-    try:
-        if key in _CLEAN["smem"]:
-            return []
-    except TypeError:  # an unhashable arch: the context check names it
-        key = None
-    return _clean_findings("smem", key, lambda: smem_findings(values, context(arch=arch, pattern_start=pattern_start))[0])
+    if _is_clean("smem", key):
+        return []
+    found = smem_findings(values, context(arch=arch, pattern_start=pattern_start))[0]
+    if not found:
+        _mark_clean("smem", key)
+    return found
 
 
 # --------------------------------------------------------------------------------------------
@@ -687,13 +684,13 @@ def _zcm_key(values: Mapping[str, Any], m: Any, n: Any, ws: Any) -> tuple[Any, .
 def zcm_encode_findings(values: Mapping[str, Any], m: Any = None, n: Any = None, ws: Any = None) -> list[Finding]:
     """:func:`zcm_findings` for an encoder's field-checked values and its context arguments
     (normalized here; a bad one raises :class:`descgen.UsageError`), the rules run once per key."""
-    key: tuple[Any, ...] | None = _zcm_key(values, m, n, ws)
-    try:
-        if key in _CLEAN["zcm"]:
-            return []
-    except TypeError:  # an unhashable context value: the context check names it
-        key = None
-    return _clean_findings("zcm", key, lambda: zcm_findings(values, context(m=m, n=n, ws=ws))[0])
+    key = _zcm_key(values, m, n, ws)
+    if _is_clean("zcm", key):
+        return []
+    found = zcm_findings(values, context(m=m, n=n, ws=ws))[0]
+    if not found:
+        _mark_clean("zcm", key)
+    return found
 
 
 # --------------------------------------------------------------------------------------------
