@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Mapping
 
 from .checks import enforce, smem_encode_findings, smem_findings
@@ -112,22 +113,22 @@ def _decoded(word: int | KnownBits) -> tuple[Decoded, tuple[tuple[str, Any, str]
     """The plain decode and the derived values :func:`decode_fields` adds to it."""
     p = _PLAN[0] if _PLAN else _plan()
     result = p.decode(word)
-    swizzle = result.fields[_SWIZZLE_AT[0]].value if _SWIZZLE_AT else result["swizzle"].value
-    derived = _DERIVED.get(swizzle)
-    if derived is None:
-        attrs = p.layout.field("swizzle").member_attrs.get(swizzle, {}) if swizzle is not None else {}
-        derived = tuple((name, attrs[key], "bytes") for name, key in (("swizzle_bytes", "bytes"), ("pattern_boundary", "boundary"))
-                        if key in attrs)
-        if len(_DERIVED) < 64:  # (a swizzle member, or None: a handful)
-            _DERIVED[swizzle] = derived
-        if not _SWIZZLE_AT:
-            _SWIZZLE_AT.append([f.name for f in result.fields].index("swizzle"))
-    return result, derived
+    return result, _derived(result.fields[_swizzle_at(p)].value)
 
 
-#: Per swizzle value: the derived values; the swizzle field's place among the decoded fields.
-_DERIVED: dict[Any, tuple[tuple[str, Any, str], ...]] = {}
-_SWIZZLE_AT: list[int] = []
+@functools.cache
+def _swizzle_at(p: Plan) -> int:
+    """The swizzle field's place among a decoded word's fields (the layout's field order)."""
+    return [f.name for f in p.layout.fields].index("swizzle")
+
+
+@functools.cache
+def _derived(swizzle: Any) -> tuple[tuple[str, Any, str], ...]:
+    """The swizzle span and pattern boundary in bytes of a swizzle member (none for an unknown
+    code or an unknown swizzle: None)."""
+    attrs = plan("smem_desc").layout.field("swizzle").member_attrs.get(swizzle, {}) if swizzle is not None else {}
+    return tuple((name, attrs[key], "bytes") for name, key in (("swizzle_bytes", "bytes"), ("pattern_boundary", "boundary"))
+                 if key in attrs)
 
 
 def validate_smem(word: int | KnownBits, *, arch: Arch | None = None, pattern_start: int | None = None, **more: Any) -> Report:
