@@ -243,20 +243,28 @@ def _check_keys(req: Mapping[str, Any], shape: _Shape, what: str) -> None:
 def _args(req: Mapping[str, Any], shape: _Shape, what: str, skip: tuple[str, ...] = ("op", "id", "descriptor")) -> dict[str, Any]:
     """The request's keys checked against ``shape`` (:func:`_check_keys`: an unknown or a missing
     key raises), and its arguments: the keys but ``skip``. A set of keys found good is
-    remembered (in the request's order), so that the next request with those keys costs a lookup."""
-    key = (id(shape), skip, *req)
-    names = _GOOD_KEYS.get(key)
-    if names is None:
+    remembered (with the skipped keys it holds), so that the next request with those keys costs a
+    lookup and a copy."""
+    keys = tuple(req)
+    memo = _GOOD_KEYS.get((id(shape), skip))
+    if memo is None:
+        memo = _GOOD_KEYS[id(shape), skip] = {}
+    dropped = memo.get(keys)
+    if dropped is None:
         _check_keys(req, shape, what)
-        names = tuple(k for k in req if k not in skip)
-        if len(_GOOD_KEYS) >= 4096:
-            _GOOD_KEYS.clear()
-        _GOOD_KEYS[key] = names
-    return {k: req[k] for k in names}
+        dropped = tuple(k for k in keys if k in skip)
+        if len(memo) >= 4096:
+            memo.clear()
+        memo[keys] = dropped
+    args = dict(req)
+    for k in dropped:
+        del args[k]
+    return args
 
 
-#: Key sets found good by :func:`_args`, per shape and skipped keys (bounded).
-_GOOD_KEYS: dict[tuple[Any, ...], tuple[str, ...]] = {}
+#: Per shape and skipped keys: the key sets (in the request's order) found good by :func:`_args`,
+#: with the skipped keys among them (bounded).
+_GOOD_KEYS: dict[tuple[int, tuple[str, ...]], dict[tuple[str, ...], tuple[str, ...]]] = {}
 
 
 def _descriptor(req: Mapping[str, Any], op: str) -> str | None:
@@ -318,6 +326,10 @@ def _encoded(word: int, width: int, validate: Callable[[], Any], role: str,
     return True, {"result": report.decoded[role], **full, "_source": lambda: report}
 
 
+#: The keywords of encode_idesc that are instruction context, not fields: what validate_idesc takes.
+_IDESC_CONTEXT = ("cta_group", "ws", "sp", "scale_vec", "a_tmem", "arch")
+
+
 def _encode(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
     shapes = _shapes()
     desc = _descriptor(req, "encode")
@@ -327,11 +339,10 @@ def _encode(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
         args = _args(req, shapes["encode", "idesc"], "encode idesc")
         word = encode_idesc(**args)
         kind = args["kind"]
-        ctx = {k: args.get(k) for k in ("cta_group", "ws", "sp", "scale_vec", "a_tmem", "arch")}
         defaults = {name: value for name, value in idesc_defaults(kind).items()
                     if args.get(name) is None} if full else None
-        return _encoded(word, 32, lambda: validate_idesc(word, kind, **ctx), "idesc",
-                        {"defaults": defaults} if full else None)
+        return _encoded(word, 32, lambda: validate_idesc(word, kind, **{k: args[k] for k in _IDESC_CONTEXT if k in args}),
+                        "idesc", {"defaults": defaults} if full else None)
     if desc == "smem":
         if any(k in req for k in _SMEM_TILE_ONLY):
             shape = shapes["encode", "smem_tile"]
@@ -712,7 +723,13 @@ def _group(req: Any) -> tuple[Any, ...]:
     value that is not a string stands for itself by its class's name)."""
     if req.__class__ is not dict:
         return ("",)
-    return tuple(v if v.__class__ is str else v.__class__.__name__ for v in (req.get("op"), req.get("descriptor"), req.get("kind")))
+    key = (req.get("op"), req.get("descriptor"), req.get("kind"))
+    if key[0].__class__ is str and key[1].__class__ in _NAMES and key[2].__class__ in _NAMES:
+        return key
+    return tuple(v if v.__class__ is str else v.__class__.__name__ for v in key)
+
+
+_NAMES = (str, type(None))
 
 
 def _answer_chunk(chunk: list[tuple[int, str]], cache: ResponseCache | None, stats: BatchStats | None,

@@ -114,12 +114,32 @@ def partial(values: Mapping[str, Any], unknown: Iterable[str]) -> Facts:
     return _Partial(values, unknown) if unknown else dict(values)
 
 
+def given_names(ctx: Mapping[str, Any]) -> frozenset[str]:
+    """The names a normalized context gives (not None), remembered per context (bounded)."""
+    key: tuple[tuple[str, ...], tuple[Any, ...]] | None
+    try:
+        key = (tuple(ctx), tuple(ctx.values()))
+        hit = _GIVEN.get(key)
+    except TypeError:  # (an unhashable value: not a normalized context, but still answered)
+        key = hit = None
+    if hit is None:
+        hit = frozenset([name for name, value in ctx.items() if value is not None])
+        if key is not None:
+            if len(_GIVEN) >= 1 << 12:
+                _GIVEN.clear()
+            _GIVEN[key] = hit
+    return hit
+
+
+_GIVEN: dict[tuple[tuple[str, ...], tuple[Any, ...]], frozenset[str]] = {}
+
+
 def run_rules(applies: str, facts: _Facts, ctx: Mapping[str, Any]) -> tuple[list[Finding], tuple[NotChecked, ...]]:
     """Every rule of one kind of word (``applies``) over ``facts``: the findings, and the rules whose
     context (``ctx``, normalized: None = not given) was missing, or which read a value known at run
     time only (facts made by :func:`partial`: reported with ``why="run-time"``)."""
     c = constraints()
-    runnable, skipped = _plan(applies, frozenset(name for name, value in ctx.items() if value is not None), facts.get("kind"))
+    runnable, skipped = _plan(applies, given_names(ctx), facts.get("kind"))
     found: list[Finding] = []
     late: list[NotChecked] = []
     for rule, fn in runnable:
@@ -459,7 +479,7 @@ def idesc_word_findings(kind: str, values: Mapping[str, Any], ctx: Mapping[str, 
     if cg is not None and cg.__class__ is not int:
         return idesc_findings(kind, values, ctx)
     facts = _idesc_facts(kind, values, ctx)
-    given = frozenset([name for name, value in ctx.items() if value is not None])
+    given = given_names(ctx)
     groups, skipped = _COMPILED.get((given, kind)) or _compiled(given, kind)
     found: list[tuple[int, tuple[Finding, ...]]] = []
     for rules, get, memo in groups:
@@ -555,16 +575,16 @@ def smem_findings(values: Mapping[str, Any], ctx: Mapping[str, Any],
     read, :func:`_smem_key`) was found clean before."""
     unknown = tuple(unknown)
     key = None if unknown else _smem_key(values, ctx.get("arch"), ctx.get("pattern_start"))
-    return _keyed_rules("smem", key, partial({**values, **ctx}, unknown), ctx)
+    return _keyed_rules("smem", key, values, unknown, ctx)
 
 
-def _keyed_rules(applies: str, key: tuple[Any, ...] | None, facts: Facts,
+def _keyed_rules(applies: str, key: tuple[Any, ...] | None, values: Mapping[str, Any], unknown: tuple[str, ...],
                  ctx: Mapping[str, Any]) -> tuple[list[Finding], tuple[NotChecked, ...]]:
-    """:func:`run_rules` under a normalized context, skipped for a rule key found clean before
-    (:func:`_is_clean`)."""
+    """:func:`run_rules` over ``values`` and the normalized context (``unknown``: see
+    :func:`partial`), skipped for a rule key found clean before (:func:`_is_clean`)."""
     if _is_clean(applies, key):
-        return [], _plan(applies, frozenset([name for name, value in ctx.items() if value is not None]), None)[1]
-    found, skipped = run_rules(applies, facts, ctx)
+        return [], _plan(applies, given_names(ctx), None)[1]
+    found, skipped = run_rules(applies, partial({**values, **ctx}, unknown), ctx)
     if not found:
         _mark_clean(applies, key)
     return found, skipped
@@ -669,7 +689,7 @@ def zcm_findings(values: Mapping[str, Any], ctx: Mapping[str, Any],
     (:func:`_zcm_key`) was found clean before."""
     unknown = tuple(unknown)
     key = None if unknown else _zcm_key(values, ctx.get("m"), ctx.get("n"), ctx.get("ws"))
-    return _keyed_rules("zcm", key, partial({**values, **ctx}, unknown), ctx)
+    return _keyed_rules("zcm", key, values, unknown, ctx)
 
 
 def _zcm_key(values: Mapping[str, Any], m: Any, n: Any, ws: Any) -> tuple[Any, ...]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import operator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping, NamedTuple
+from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
 from .errors import EncodeError, Finding, HasFindings, UsageError, WordError
 from .loader import Field, Layout, layout
@@ -172,6 +172,31 @@ class KnownBits(NamedTuple):
         return self.mask & ((1 << width) - 1) == (1 << width) - 1
 
 
+class FieldsRead(NamedTuple):
+    """A word's fields as :meth:`Plan.read` reads them, before a descriptor module adds its rules'
+    findings and derived values (:meth:`Plan.result` makes the :class:`Decoded`).
+
+    Attributes:
+        word: the word (unknown bits 0). fields: every field, in bit order. findings: the field
+        checks' (reserved bits, constants, codes, ranges). values: the value fields' logical
+        values by name (shared with the result: read, never changed). known, unknown: as
+        :class:`Decoded`.
+    """
+
+    word: int
+    fields: tuple["DecodedField", ...]
+    findings: tuple[Finding, ...]
+    values: dict[str, Any]
+    known: int = -1
+    unknown: tuple[str, ...] = ()
+
+
+#: The field types that carry a caller-chosen value (:attr:`descgen.loader.Field.is_value`).
+_VALUE_TYPES = ("uint", "flag", "enum")
+#: A decoded raw value of one field, remembered: (the field, its finding or None, its value).
+_Hit = tuple["DecodedField", "Finding | None", Any]
+
+
 class Plan:
     """A layout compiled for one kind: the encoder and decoder loops.
 
@@ -180,7 +205,7 @@ class Plan:
     """
 
     __slots__ = ("layout", "kind", "base", "luts", "typed_luts", "ranges", "value_fields", "decoders", "defaults", "fill", "context",
-                 "spellings", "pack")
+                 "spellings", "pack", "unpack")
 
     def __init__(self, lay: Layout, kind: str | None) -> None:
         if lay.kinds and kind not in lay.kinds:
@@ -217,10 +242,11 @@ class Plan:
         self.ranges = tuple(ranges)
         self.pack = self._compile_pack()
         self.value_fields = tuple(f for f in lay.fields if f.is_value)
-        # Per field: (shift, mask, field, memo raw -> (DecodedField, Finding | None)). Decoded
-        # fields are immutable, so each raw value is decoded once (at most 2**width entries).
-        self.decoders: tuple[tuple[int, int, Field, dict[int, tuple[DecodedField, Finding | None]]], ...] = tuple(
+        # Per field: (shift, mask, field, memo raw -> (DecodedField, Finding | None, value)).
+        # Decoded fields are immutable, so each raw value is decoded once (at most 2**width entries).
+        self.decoders: tuple[tuple[int, int, Field, dict[int, _Hit]], ...] = tuple(
             (f.lo, f.mask, f, {}) for f in lay.fields)
+        self.unpack = self._compile_unpack()
         self.defaults = dict(lay.defaults.get(kind, {})) if kind else {}
         # Values an encoder may leave out: the kind's defaults and the fields' own defaults.
         self.fill = {f.name: f.default for f in lay.fields if f.default is not None} | self.defaults
@@ -318,39 +344,80 @@ class Plan:
     # -- decode -----------------------------------------------------------------------------
 
     def decode(self, word: "int | KnownBits") -> "Decoded":
-        """Decode any word of the layout's width. Problems are findings, never exceptions."""
+        """Decode any word of the layout's width (or a partly known one, :meth:`read`) with the
+        field checks. Problems are findings, never exceptions.
+
+        Raises:
+            WordError: not an unsigned integer of the layout's width.
+        """
+        return self.result(self.read(word))
+
+    def read(self, word: "int | KnownBits") -> "FieldsRead":
+        """The fields of ``word`` with their findings and values: what :meth:`decode` returns as a
+        :class:`Decoded`, for a descriptor module to add its rules' findings and derived values
+        to before it makes the one result (:meth:`result`).
+
+        A :class:`KnownBits` word reads every field whose bits are all known as a full word does;
+        a field with an unknown bit gets value None, a note saying how many of its bits are
+        known, and its name in ``.unknown``; its reserved or constant bits that are known are
+        still checked.
+
+        Raises:
+            WordError: not an unsigned integer of the layout's width.
+        """
         lay = self.layout
         if word.__class__ is not int or word < 0 or word >> lay.width:
             if isinstance(word, KnownBits):
-                return self.decode_known(word)
+                return self._read_known(word)
             check_word(word, lay.width, lay.word)
         assert isinstance(word, int)
-        fields = []
-        findings = []
-        for lo, mask, f, memo in self.decoders:
-            raw = (word >> lo) & mask
-            hit = memo.get(raw)
-            if hit is None:
-                value, problem, note = check_raw(lay, f, self.kind, raw)
-                hit = memo[raw] = (
-                    DecodedField(f.name, f.bits, f.lo, f.hi, raw, value, f.unit, f.type, f.description, f.source, note),
-                    problem,
-                )
-            fields.append(hit[0])
-            if hit[1] is not None:
-                findings.append(hit[1])
-        return Decoded(word, lay.width, lay.word, lay.name, self.kind, tuple(fields), tuple(findings))
+        return FieldsRead(word, *self.unpack(word))
 
-    def decode_known(self, bits: KnownBits) -> "Decoded":
-        """Decode a partly known word (:class:`KnownBits`). A field with every bit known decodes as
-        :meth:`decode` does; a field with an unknown bit gets value None, a note saying how many of
-        its bits are known, and its name in ``.unknown``; its reserved or constant bits that are
-        known are still checked."""
+    def result(self, read: "FieldsRead", findings: Iterable[Finding] = (),
+               derived: tuple[tuple[str, Any, str], ...] = ()) -> "Decoded":
+        """The :class:`Decoded` of a word :meth:`read` read, with ``findings`` after the field
+        checks' and ``derived`` values (name, value, unit)."""
+        lay = self.layout
+        found = read.findings + tuple(findings) if findings else read.findings
+        return Decoded(read.word, lay.width, lay.word, lay.name, self.kind, read.fields, found, derived, read.known,
+                       read.unknown, read.values)
+
+    def _hit(self, i: int, raw: int) -> "_Hit":
+        """Decode field ``i``'s raw bits and remember them (the memo miss of :meth:`unpack`)."""
+        _, _, f, memo = self.decoders[i]
+        value, problem, note = check_raw(self.layout, f, self.kind, raw)
+        hit = memo[raw] = (
+            DecodedField(f.name, f.bits, f.lo, f.hi, raw, value, f.unit, f.type, f.description, f.source, note),
+            problem, value)
+        return hit
+
+    def _compile_unpack(self) -> "Callable[[int], tuple[tuple[DecodedField, ...], tuple[Finding, ...], dict[str, Any]]]":
+        """:meth:`read` of a full word as one straight-line function over the fields' memos (no
+        loop; as :meth:`_compile_pack`): the fields, their findings and the value fields' values."""
+        env: dict[str, Any] = {"MISS": self._hit}
+        lines = ["def unpack(word):"]
+        for i, (lo, mask, f, memo) in enumerate(self.decoders):
+            env[f"M{i}"] = memo
+            raw = f"(word >> {lo}) & {mask:#x}" if lo else f"word & {mask:#x}"
+            lines += [f"    r = {raw}", f"    h{i} = M{i}.get(r) or MISS({i}, r)"]
+        hits = range(len(self.decoders))
+        lines.append(f"    if {' and '.join(f'h{i}[1] is None' for i in hits)}:")
+        lines.append("        found = ()")
+        lines.append("    else:")
+        lines.append(f"        found = tuple([h[1] for h in ({', '.join(f'h{i}' for i in hits)}) if h[1] is not None])")
+        values = ", ".join(f"{f.name!r}: h{i}[2]" for i, (_, _, f, _) in enumerate(self.decoders) if f.is_value)
+        lines.append(f"    return ({', '.join(f'h{i}[0]' for i in hits)},), found, {{{values}}}")
+        exec(compile("\n".join(lines), f"<descgen unpack {self.context}>", "exec"), env)
+        unpack: Callable[[int], tuple[tuple[DecodedField, ...], tuple[Finding, ...], dict[str, Any]]] = env["unpack"]
+        return unpack
+
+    def _read_known(self, bits: KnownBits) -> "FieldsRead":
+        """:meth:`read` of a partly known word."""
         lay = self.layout
         check_word(bits.value, lay.width, lay.word)
         check_word(bits.mask, lay.width, lay.word)
         if bits.full(lay.width):
-            return self.decode(bits.value)
+            return self.read(bits.value)
         word, known = bits.value & bits.mask, bits.mask
         fields, findings, unknown = [], [], []
         for lo, mask, f, _ in self.decoders:
@@ -371,8 +438,8 @@ class Plan:
             fields.append(DecodedField(f.name, f.bits, f.lo, f.hi, raw, value, f.unit, f.type, f.description, f.source, note))
             if problem is not None:
                 findings.append(problem)
-        return Decoded(word, lay.width, lay.word, lay.name, self.kind, tuple(fields), tuple(findings), (), known,
-                       tuple(unknown))
+        return FieldsRead(word, tuple(fields), tuple(findings), {f.name: f.value for f in fields if f.type in _VALUE_TYPES},
+                          known, tuple(unknown))
 
 
 def check_word(word: Any, width: int, what: str) -> None:
@@ -497,17 +564,9 @@ class Decoded(HasFindings):
     derived: tuple[tuple[str, Any, str], ...] = ()
     known: int = -1
     unknown: tuple[str, ...] = ()
-    #: :meth:`values`, once computed (not a field of the result: not compared, not shown).
-    _values: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
-
-    def extended(self, findings: tuple[Finding, ...], derived: tuple[tuple[str, Any, str], ...]) -> "Decoded":
-        """This result with ``findings`` added and ``derived`` set: what a descriptor module adds
-        on top of the generic decode (the constructor, not dataclasses.replace: this is a hot path)."""
-        out = Decoded(self.word, self.width, self.descriptor, self.layout, self.kind, self.fields,
-                      self.findings + findings, derived, self.known, self.unknown)
-        if self._values is not None:  # the same fields: the same values
-            object.__setattr__(out, "_values", self._values)
-        return out
+    #: :meth:`values` (given by :meth:`Plan.result`, else computed once): not a field of the
+    #: result (not compared, not shown).
+    _values: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     @property
     def complete(self) -> bool:
@@ -534,7 +593,7 @@ class Decoded(HasFindings):
         """Logical values of the value fields (not reserved/constant), by name (a new dict)."""
         values = self._values
         if values is None:
-            values = {f.name: f.value for f in self.fields if f.type in ("uint", "flag", "enum")}
+            values = {f.name: f.value for f in self.fields if f.type in _VALUE_TYPES}
             object.__setattr__(self, "_values", values)
         return dict(values)
 

@@ -11,7 +11,7 @@ from typing import Any, Mapping
 from .catalog import catalog
 from .checks import enforce, idesc_findings, idesc_word_findings, word_findings
 from .context import context, no_context
-from .engine import Decoded, KnownBits, Plan
+from .engine import Decoded, FieldsRead, KnownBits, Plan
 from .errors import EncodeError, Finding
 from .facts import kind_facts, major_keys, mma_k, normalize_kind, selector_keys, shape_keys
 from .loader import KINDS
@@ -201,26 +201,27 @@ def decode_fields(word: int | KnownBits, kind: str) -> Decoded:
     """Decode under ``kind`` with the field checks only (no cross-field rules), and the derived
     K and implied dtype. :func:`decode_idesc` adds the rules; :func:`descgen.validate_idesc` the
     context rules too."""
-    result, derived = _decoded(word, kind)
-    return result.extended((), derived)
+    p, read, derived = _read(word, kind)
+    return p.result(read, (), derived)
 
 
-def _decoded(word: int | KnownBits, kind: str) -> tuple[Decoded, tuple[tuple[str, Any, str], ...]]:
-    """The plain decode under ``kind`` and the derived values :func:`decode_fields` adds to it."""
+def _read(word: int | KnownBits, kind: str) -> tuple[Plan, FieldsRead, tuple[tuple[str, Any, str], ...]]:
+    """The plan of ``kind``, the word's fields read under it, and the derived values
+    :func:`decode_fields` adds to them."""
     p = kind_facts(kind).plan
-    result = p.decode(word)
-    if result.unknown and {"sparse", "k_dim"} & set(result.unknown):  # K is known only when Sparsity and the K bit are
-        return result, tuple((name, value, "") for name, value in p.layout.implied.items())
+    read = p.read(word)
+    if read.unknown and {"sparse", "k_dim"} & set(read.unknown):  # K is known only when Sparsity and the K bit are
+        return p, read, tuple((name, value, "") for name, value in p.layout.implied.items())
     spots = _SPOTS.get(p) or _spots(p)
-    sparse = bool(result.fields[spots[0]].raw)
-    k96 = spots[1] is not None and result.fields[spots[1]].value == "96"
+    sparse = bool(read.fields[spots[0]].raw)
+    k96 = spots[1] is not None and read.fields[spots[1]].value == "96"
     derived = _DERIVED.get((p.kind, sparse, k96))
     if derived is None:
         assert p.kind is not None  # an idesc plan is a kind's
         found: list[tuple[str, Any, str]] = [("k", mma_k(p.kind, sparse, k96 and not sparse), "elements")]
         found += [(name, value, "") for name, value in p.layout.implied.items()]
         derived = _DERIVED[p.kind, sparse, k96] = tuple(found)
-    return result, derived
+    return p, read, derived
 
 
 #: Per plan: the positions of the sparse and k_dim fields among the decoded fields (k_dim: None
@@ -249,11 +250,11 @@ def decode_idesc(word: int | KnownBits, kind: Kind) -> Decoded:
         UsageError: unknown kind.
         WordError: ``word`` is negative or wider than 32 bits.
     """
-    d, derived = _decoded(word, kind)
-    assert d.kind is not None  # decoded under a kind
-    if d.unknown:
-        return d.extended(tuple(idesc_findings(d.kind, d.values(), no_context(), d.unknown)[0]), derived)
-    return d.extended(tuple(word_findings(d.kind, d.values())), derived)
+    p, read, derived = _read(word, kind)
+    assert p.kind is not None  # an idesc plan is a kind's
+    if read.unknown:
+        return p.result(read, idesc_findings(p.kind, read.values, no_context(), read.unknown)[0], derived)
+    return p.result(read, word_findings(p.kind, read.values), derived)
 
 
 def validate_idesc(word: int | KnownBits, kind: Kind, *, cta_group: CtaGroup | None = None, ws: bool | None = None,
@@ -290,13 +291,13 @@ def validate_idesc(word: int | KnownBits, kind: Kind, *, cta_group: CtaGroup | N
 def checked_idesc(word: int | KnownBits, kind: str, ctx: Mapping[str, Any]) -> tuple[Decoded, tuple[NotChecked, ...]]:
     """:func:`validate_idesc`'s work under a normalized context (:func:`descgen.context.context`):
     the word decoded once with every finding, and the rules not checked."""
-    d, derived = _decoded(word, kind)
-    assert d.kind is not None  # decoded under a kind
-    if d.unknown:
-        found, skipped = idesc_findings(d.kind, d.values(), ctx, d.unknown)
+    p, read, derived = _read(word, kind)
+    assert p.kind is not None  # an idesc plan is a kind's
+    if read.unknown:
+        found, skipped = idesc_findings(p.kind, read.values, ctx, read.unknown)
     else:
-        found, skipped = idesc_word_findings(d.kind, d.values(), ctx)
-    return d.extended(tuple(found), derived), tuple(skipped)
+        found, skipped = idesc_word_findings(p.kind, read.values, ctx)
+    return p.result(read, found, derived), tuple(skipped)
 
 
 def decode_idesc_all(word: int) -> dict[Kind, Decoded]:

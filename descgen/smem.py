@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 from .checks import enforce, smem_encode_findings, smem_findings
 from .context import context, no_context
-from .engine import Decoded, KnownBits, Plan, plan
+from .engine import Decoded, FieldsRead, KnownBits, Plan, plan
 from .report import NotChecked, Report
 from .types import Arch, LboMode, Swizzle
 
@@ -99,21 +99,22 @@ def decode_smem(word: int | KnownBits) -> Decoded:
     Raises:
         WordError: ``word`` is negative or wider than 64 bits.
     """
-    d, derived = _decoded(word)
-    return d.extended(tuple(smem_findings(d.values(), no_context(), d.unknown)[0]), derived)
+    p, read, derived = _read(word)
+    return p.result(read, smem_findings(read.values, no_context(), read.unknown)[0], derived)
 
 
 def decode_fields(word: int | KnownBits) -> Decoded:
     """Decode with the field checks only, plus the derived swizzle span and pattern boundary."""
-    result, derived = _decoded(word)
-    return result.extended((), derived)
+    p, read, derived = _read(word)
+    return p.result(read, (), derived)
 
 
-def _decoded(word: int | KnownBits) -> tuple[Decoded, tuple[tuple[str, Any, str], ...]]:
-    """The plain decode and the derived values :func:`decode_fields` adds to it."""
+def _read(word: int | KnownBits) -> tuple[Plan, FieldsRead, tuple[tuple[str, Any, str], ...]]:
+    """Table 40's plan, the word's fields read with it, and the derived values
+    :func:`decode_fields` adds to them."""
     p = _PLAN[0] if _PLAN else _plan()
-    result = p.decode(word)
-    return result, _derived(result.fields[_swizzle_at(p)].value)
+    read = p.read(word)
+    return p, read, _derived(read.fields[_swizzle_at(p)].value)
 
 
 @functools.cache
@@ -155,6 +156,6 @@ def validate_smem(word: int | KnownBits, *, arch: Arch | None = None, pattern_st
 def checked_smem(word: int | KnownBits, ctx: Mapping[str, Any]) -> tuple[Decoded, tuple[NotChecked, ...]]:
     """:func:`validate_smem`'s work under a normalized context (:func:`descgen.context.context`):
     the word decoded once with every finding, and the rules not checked."""
-    d, derived = _decoded(word)
-    found, skipped = smem_findings(d.values(), ctx, d.unknown)
-    return d.extended(tuple(found), derived), tuple(skipped)
+    p, read, derived = _read(word)
+    found, skipped = smem_findings(read.values, ctx, read.unknown)
+    return p.result(read, found, derived), tuple(skipped)

@@ -21,7 +21,7 @@ from typing import Any
 
 from .checks import alloc_findings, enforce, taddr_findings
 from .context import context
-from .engine import Decoded, plan
+from .engine import Decoded, FieldsRead, plan
 from .errors import Finding
 from .facts import alloc_sizes, describe_range, lane_warp, tmem_shape, warp_lanes, warps_per_warpgroup
 from .report import Report
@@ -53,8 +53,8 @@ def check_alloc(ncols: int) -> tuple[Finding, ...]:
 # API.
 
 
-def _derived(d: Decoded) -> tuple[tuple[str, Any, str], ...]:
-    warp = lane_warp(d.value("lane"))
+def _derived(values: dict[str, Any]) -> tuple[tuple[str, Any, str], ...]:
+    warp = lane_warp(values["lane"])
     if warp is None:
         return ()
     return (("warp", warp, "of the warpgroup (tcgen05.ld/st)"), ("warp_lanes", describe_range(warp_lanes(warp)), "lanes"))
@@ -101,12 +101,18 @@ def decode_taddr(word: int) -> Decoded:
     Raises:
         WordError: ``word`` is negative or wider than 32 bits.
     """
-    p = plan(_LAYOUT)
-    d = p.decode(word)
+    read = _read(word)
+    return plan(_LAYOUT).result(read, (), _derived(read.values))
+
+
+def _read(word: int) -> FieldsRead:
+    """The address's fields read (:meth:`descgen.engine.Plan.read`), with CUTLASS's scale-factor
+    form noted on the lane finding."""
+    read = plan(_LAYOUT).read(word)
     if word >> _SF_BYTE_LO:  # CUTLASS's scale-factor address form: the lane finding says so (E31)
-        d = dataclasses.replace(d, findings=tuple(
-            dataclasses.replace(f, rule=f"{f.rule}; note: {_SF_BYTE_NOTE}") if f.field == "lane" else f for f in d.findings))
-    return d.extended((), _derived(d))
+        read = read._replace(findings=tuple(
+            dataclasses.replace(f, rule=f"{f.rule}; note: {_SF_BYTE_NOTE}") if f.field == "lane" else f for f in read.findings))
+    return read
 
 
 def validate_taddr(word: int, *, warp: int | None = None, alloc_columns: int | None = None,
@@ -129,7 +135,7 @@ def validate_taddr(word: int, *, warp: int | None = None, alloc_columns: int | N
         UsageError: a context value that is not one. WordError: not an unsigned 32-bit integer.
     """
     ctx = context(warp=warp, alloc_columns=alloc_columns, alloc_base=alloc_base, **more)
-    d = decode_taddr(word)
-    found, skipped = taddr_findings(d.values(), ctx)
-    d = d.extended(tuple(found), d.derived)
+    read = _read(word)
+    found, skipped = taddr_findings(read.values, ctx)
+    d = plan(_LAYOUT).result(read, found, _derived(read.values))
     return Report(d.findings, tuple(skipped), {"taddr": d}, ctx)

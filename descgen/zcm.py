@@ -101,8 +101,9 @@ def decode_zcm(word: int | KnownBits) -> Decoded:
     Raises:
         WordError: ``word`` is negative or wider than 64 bits.
     """
-    d = plan("zcm_desc").decode(word)
-    return d.extended(tuple(zcm_findings(d.values(), no_context(), d.unknown)[0]), d.derived)
+    p = plan("zcm_desc")
+    read = p.read(word)
+    return p.result(read, zcm_findings(read.values, no_context(), read.unknown)[0])
 
 
 def validate_zcm(word: int | KnownBits, *, m: int | None = None, n: int | None = None, ws: bool | None = None, **more: Any) -> Report:
@@ -128,9 +129,10 @@ def validate_zcm(word: int | KnownBits, *, m: int | None = None, n: int | None =
 def checked_zcm(word: int | KnownBits, ctx: Mapping[str, Any]) -> tuple[Decoded, tuple[NotChecked, ...]]:
     """:func:`validate_zcm`'s work under a normalized context (:func:`descgen.context.context`):
     the word decoded once with every finding, and the rules not checked."""
-    d = plan("zcm_desc").decode(word)
-    found, skipped = zcm_findings(d.values(), ctx, d.unknown)
-    return d.extended(tuple(found), d.derived), tuple(skipped)
+    p = plan("zcm_desc")
+    read = p.read(word)
+    found, skipped = zcm_findings(read.values, ctx, read.unknown)
+    return p.result(read, found), tuple(skipped)
 
 
 def zcm_submasks(word: int, m: int, n: int) -> tuple[int, ...]:
@@ -152,7 +154,7 @@ def zcm_submasks(word: int, m: int, n: int) -> tuple[int, ...]:
         raise usage_error("ZCM-N-RANGE", "n", n, f"1..256, a multiple of {count}",
                           f"M = {m} splits the N-bit mask into {count} equal sub-masks")
     width = n // count
-    v = plan("zcm_desc").decode(word).values()
+    v = plan("zcm_desc").read(word).values
     if not v["nonzero_mask"]:
         return (0,) * count
     use, skip = v["use_span"], v["skip_span"]

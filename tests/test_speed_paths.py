@@ -116,11 +116,11 @@ def test_check_mma_decodes_each_word_once_and_runs_each_rule_once(monkeypatch):
 
     decodes: collections.Counter = collections.Counter()
     runs: collections.Counter = collections.Counter()
-    real_decode = engine.Plan.decode
+    real_read = engine.Plan.read
 
-    def decode(self, word):
+    def read(self, word):  # (every decode reads its word's fields here once)
         decodes[self.layout.word, word] += 1
-        return real_decode(self, word)
+        return real_read(self, word)
 
     def counted(code, fn):
         def run(rule, facts, c):
@@ -128,7 +128,7 @@ def test_check_mma_decodes_each_word_once_and_runs_each_rule_once(monkeypatch):
             return fn(rule, facts, c)
         return run
 
-    monkeypatch.setattr(engine.Plan, "decode", decode)
+    monkeypatch.setattr(engine.Plan, "read", read)
     monkeypatch.setattr(checks, "_IMPLS", {code: counted(code, fn) for code, fn in checks._IMPLS.items()})
     checks._plan.cache_clear()  # its plans hold the implementations
     monkeypatch.setattr(checks, "_COMPILED", {})  # (so do the idesc rule memo's, with what they found)
