@@ -90,6 +90,10 @@ class Domain:
             return False
         return self.lo <= v <= self.hi and (v - self.lo) % self.step == 0
 
+    #: :meth:`members` and :meth:`describe`, once computed (a domain is immutable; not compared).
+    _members: tuple[Any, ...] | None = dc_field(default=None, init=False, repr=False, compare=False)
+    _text: str | None = dc_field(default=None, init=False, repr=False, compare=False)
+
     @property
     def is_bool(self) -> bool:
         """True when this is a domain of bools (flags)."""
@@ -97,14 +101,25 @@ class Domain:
 
     def members(self) -> tuple[Any, ...]:
         """All legal values in order (ranges are expanded; enums in code order)."""
-        if self.ordered:
-            return self.ordered
-        if self.values is not None:
-            return tuple(sorted(self.values, key=_order))
-        return tuple(range(self.lo, self.hi + 1, self.step))
+        if self._members is None:
+            if self.ordered:
+                members = self.ordered
+            elif self.values is not None:
+                members = tuple(sorted(self.values, key=_order))
+            else:
+                members = tuple(range(self.lo, self.hi + 1, self.step))
+            object.__setattr__(self, "_members", members)
+        assert self._members is not None
+        return self._members
 
     def describe(self) -> str:
         """Human form: ``8..256 step 8``, ``{64, 128}``, ``8, 16, 24, 32, 48..256 step 16``."""
+        if self._text is None:
+            object.__setattr__(self, "_text", self._describe())
+        assert self._text is not None
+        return self._text
+
+    def _describe(self) -> str:
         if self.values is None:
             return _describe_range(self.lo, self.hi, self.step)
         vals = self.members()
