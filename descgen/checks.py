@@ -765,12 +765,47 @@ def enforce(word: int, found: Iterable[Finding], check: bool, where: str) -> int
     return Word(word, found) if found else word
 
 
+#: What the instruction rules read (their findings are a function of it, with the catalog and the
+#: tables): of the idesc's values, and of each operand's smem descriptor values.
+#: tests/test_speed_paths.py runs the rules with facts that record what is read.
+MMA_READS: dict[str, tuple[str, ...]] = {
+    "idesc": ("atype", "btype", "a_major", "b_major"),
+    "a_desc": ("swizzle", "lbo_mode", "lbo"),
+    "b_desc": ("swizzle", "lbo_mode", "lbo"),
+}
+#: The instruction rules' findings and rules not checked, per key (:func:`_mma_key`); bounded.
+_MMA_MEMO: dict[tuple[Any, ...], tuple[tuple[Finding, ...], tuple[NotChecked, ...]]] = {}
+
+
+def _mma_key(facts: Facts, ctx: Mapping[str, Any]) -> tuple[Any, ...]:
+    """What the instruction rules read (:data:`MMA_READS`, each operand there or not) and the
+    names the context gives."""
+    key: list[Any] = [given_names(ctx)]
+    for role, names in MMA_READS.items():
+        values = facts.get(role)
+        key.append(values is not None)
+        if values is not None:
+            key += [values.get(name) for name in names]
+    return tuple(key)
+
+
 def mma_findings(facts: Facts, ctx: Mapping[str, Any]) -> tuple[list[Finding], tuple[NotChecked, ...]]:
     """The catalog's instruction rules (``applies = "mma"``) over ``facts``: ``{"idesc": values
     with "kind", "a_desc": values, "b_desc": values}`` (an operand that is not there is left out).
-    The rules are per operand: when an operand is partly known (:func:`partial`) each operand is
-    checked on its own, so that an unknown field of one does not hide a finding of the other."""
+    With every word fully known, the findings are remembered per what the rules read
+    (:func:`_mma_key`). The rules are per operand: when an operand is partly known
+    (:func:`partial`) each operand is checked on its own, so that an unknown field of one does not
+    hide a finding of the other."""
     operands = [role for role in ("a_desc", "b_desc") if role in facts]
+    if not any(isinstance(facts[role], _Partial) for role in ("idesc", *operands) if role in facts):
+        key = _mma_key(facts, ctx)
+        hit = _MMA_MEMO.get(key)
+        if hit is None:
+            ran = run_rules("mma", facts, ctx)
+            if len(_MMA_MEMO) >= _MEMO_LIMIT:
+                _MMA_MEMO.clear()
+            hit = _MMA_MEMO[key] = (tuple(ran[0]), ran[1])
+        return list(hit[0]), hit[1]
     if len(operands) < 2 or not any(isinstance(facts[role], _Partial) for role in operands):
         return run_rules("mma", facts, ctx)
     found: list[Finding] = []

@@ -25,6 +25,7 @@ def context_source(name: str) -> str:
     return contexts()[name].source
 
 
+@functools.cache
 def words_context(word: str) -> tuple[str, ...]:
     """The context names the rules of ``word`` (``idesc``, ``smem``, ``zcm``, ``mma``, ``taddr``)
     use, in table order: the keyword arguments of its validator."""

@@ -165,7 +165,8 @@ def identify(word: int, *, descriptor: Descriptor | None = None, kind: Kind | No
         return {k: v for k, v in context.items() if k in names}
 
     def idesc_readings(w: int, kinds: tuple[Kind, ...], runtime: RuntimeIdesc | None) -> list[Reading]:
-        return [Reading("idesc", k, validate_idesc(w, k, **given("idesc")), runtime) for k in kinds]
+        ctx = given("idesc")
+        return [Reading("idesc", k, validate_idesc(w, k, **ctx), runtime) for k in kinds]
 
     if descriptor == "idesc" or (descriptor is None and word < 1 << 32):
         runtime = idesc_from_runtime(word) if word >> 32 else None

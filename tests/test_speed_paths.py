@@ -132,6 +132,7 @@ def test_check_mma_decodes_each_word_once_and_runs_each_rule_once(monkeypatch):
     monkeypatch.setattr(checks, "_IMPLS", {code: counted(code, fn) for code, fn in checks._IMPLS.items()})
     checks._plan.cache_clear()  # its plans hold the implementations
     monkeypatch.setattr(checks, "_COMPILED", {})  # (so do the idesc rule memo's, with what they found)
+    monkeypatch.setattr(checks, "_MMA_MEMO", {})  # (and the instruction rules' memo)
     try:
         idesc = descgen.encode_idesc("tf32", 128, 128, b_major="mn")
         a = descgen.encode_smem(start_address=0x400, lbo=16, sbo=1024, swizzle="128B")
@@ -256,6 +257,77 @@ def test_idesc_reads_are_what_each_rule_reads():
             rec = Recording(facts)
             list(fn(rule, rec, constraints()))
             assert rec.read <= set(checks.IDESC_READS[rule.code]), (rule.code, rec.read - set(checks.IDESC_READS[rule.code]))
+
+
+def _random_mma_cases(n: int, seed: int):
+    """(kind, idesc, A's smem word or None (A in tensor memory), B's, context): idesc words as
+    :func:`_random_idesc_cases` makes them; smem words random or legal with one bit flipped."""
+    import random
+
+    rng = random.Random(seed)
+    legal = [descgen.encode_smem(start_address=a, lbo=lbo, sbo=1024, swizzle=sw, lbo_mode=mode, check=False)
+             for a in (0, 0x480) for lbo in (0, 16, 8192) for sw in SWIZZLES for mode in ("relative", "absolute")]
+    for kind, word, ctx in _random_idesc_cases(n, seed):
+        smem = [rng.choice(legal) ^ rng.choice((0, 1 << rng.randrange(64))) if rng.random() < 0.7 else rng.getrandbits(64)
+                for _ in range(2)]
+        ctx.pop("a_tmem", None)
+        yield kind, word, (None if rng.random() < 0.15 else smem[0]), smem[1], ctx
+
+
+def test_mma_reads_are_what_the_instruction_rules_read():
+    """Every instruction rule reads only the facts MMA_READS lists (the memo's key) of the idesc's
+    values and of each operand's, over random and near-legal words and contexts."""
+    from descgen.catalog import catalog, constraints
+
+    class Recording(dict):
+        def __init__(self, data, read):
+            super().__init__(data)
+            self.read = read
+
+        def __getitem__(self, key):
+            self.read.add(key)
+            return dict.__getitem__(self, key)
+
+        def get(self, key, default=None):
+            self.read.add(key)
+            return dict.get(self, key, default)
+
+    rules = [r for r in catalog().values() if r.applies == "mma" and r.code in checks.implemented()]
+    assert {r.code for r in rules} >= {"MMA-SWIZZLE-TABLE52", "MMA-LBO-MODE-MAJOR", "MMA-LBO-IGNORED"}
+    for kind, idesc, a, b, ctx in _random_mma_cases(1500, 3):
+        report = descgen.check_mma(idesc=idesc, kind=kind, a_desc=a, a_tmem=a is None, b_desc=b, **ctx)
+        reads = {role: set() for role in checks.MMA_READS}
+        facts = {"idesc": Recording({**report.decoded["idesc"].values(), "kind": kind}, reads["idesc"])}
+        for role in ("a_desc", "b_desc"):
+            if role in report.decoded:
+                facts[role] = Recording(report.decoded[role].values(), reads[role])
+        runnable, _ = checks._plan("mma", frozenset(k for k, v in report.context.items() if v is not None), None)
+        for rule, fn in runnable:
+            list(fn(rule, facts, constraints()))
+        for role, read in reads.items():
+            assert read <= set(checks.MMA_READS[role]), (role, read - set(checks.MMA_READS[role]))
+
+
+@pytest.mark.parametrize("warm", [False, True])
+def test_mma_rule_memo_same_answers(warm, monkeypatch):
+    """check_mma (through the instruction rules' memo) reports what the rules run directly find,
+    cold and warm."""
+    from descgen.catalog import catalog
+
+    mma_codes = {r.code for r in catalog().values() if r.applies == "mma"}
+    monkeypatch.setattr(checks, "_MMA_MEMO", {})
+    cases = list(_random_mma_cases(1500, 8))
+    seen = set()
+    for _ in range(2 if warm else 1):
+        for kind, idesc, a, b, ctx in cases:
+            report = descgen.check_mma(idesc=idesc, kind=kind, a_desc=a, a_tmem=a is None, b_desc=b, **ctx)
+            facts = {"idesc": {**report.decoded["idesc"].values(), "kind": kind}}
+            facts.update({role: report.decoded[role].values() for role in ("a_desc", "b_desc") if role in report.decoded})
+            found, skipped = checks.run_rules("mma", facts, report.context)
+            assert tuple(f for f in report.findings if f.code in mma_codes) == tuple(found), (kind, hex(idesc), ctx)
+            assert set(skipped) <= set(report.not_checked)
+            seen.update(f.code for f in found)
+    assert seen >= {"MMA-SWIZZLE-TABLE52", "MMA-LBO-MODE-MAJOR", "MMA-LBO-IGNORED"}  # (the cases reach every rule)
 
 
 @pytest.mark.parametrize("warm", [False, True])
