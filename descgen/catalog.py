@@ -15,7 +15,7 @@ are in :mod:`descgen.checks`; this module holds the data they read.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping, NamedTuple, get_args
 
 from .errors import SEVERITIES, DescgenError, Finding, TableError, UsageError
@@ -147,9 +147,16 @@ class Constraints:
     requires: Mapping[str, tuple[str, ...]]
     ptx_versions: Mapping[str, tuple[tuple[int, int], str]]
 
+    #: :meth:`swizzles_for`'s answers, once computed (the tables are immutable; not compared).
+    _swizzles: dict[tuple[int, str], tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
+
     def swizzles_for(self, bits: int, major: str) -> tuple[str, ...]:
         """Table 52: the swizzle modes an operand of ``bits``-bit elements and ``major`` may use."""
-        return tuple(s for row in self.major_swizzle if bits in row["bits"] and row["major"] == major for s in row["swizzles"])
+        hit = self._swizzles.get((bits, major))
+        if hit is None:
+            hit = self._swizzles[bits, major] = tuple(
+                s for row in self.major_swizzle if bits in row["bits"] and row["major"] == major for s in row["swizzles"])
+        return hit
 
     def supports(self, arch: str, feature: str) -> bool:
         """Whether target ``arch`` meets the requirement list of ``feature`` ([[requires]])."""

@@ -513,7 +513,9 @@ def word_findings(kind: str, values: Mapping[str, Any]) -> list[Finding]:
 # Shared memory descriptor.
 
 
+@functools.cache
 def _boundary(swizzle: Any) -> int:
+    """The Table 41 pattern boundary in bytes of a swizzle member (0: none, or not a member)."""
     attrs = plan("smem_desc").layout.field("swizzle").member_attrs.get(swizzle, {})
     return int(attrs.get("boundary", 0))
 
