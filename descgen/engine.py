@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
 from .errors import EncodeError, Finding, HasFindings, UsageError, WordError
 from .loader import Field, Layout, layout
+from .records import fast_init
 from .transforms import Transform
 
 __all__ = ["Plan", "plan", "Word", "KnownBits", "DecodedField", "Decoded", "decode", "encode", "check_value", "check_word",
@@ -495,6 +496,7 @@ def plan(layout_name: str, kind: str | None = None) -> Plan:
 # Decoded results.
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class DecodedField:
     """One field of a decoded word.
@@ -536,6 +538,7 @@ class DecodedField:
         }
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Decoded(HasFindings):
     """A decoded descriptor word.

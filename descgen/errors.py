@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .records import fast_init
+
 __all__ = [
     "SEVERITIES",
     "Finding",
@@ -25,6 +27,7 @@ __all__ = [
 SEVERITIES = ("error", "warning", "info")
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Finding:
     """One problem with a descriptor word or with the values asked of an encoder.

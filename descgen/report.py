@@ -8,10 +8,12 @@ from typing import Any, Iterator, Mapping
 
 from .engine import Decoded
 from .errors import Finding, HasFindings
+from .records import fast_init
 
 __all__ = ["NotChecked", "Report", "ROLES", "role_of"]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class NotChecked:
     """A rule that did not run: context it needs was not given (``why == "context"``; ``missing``
