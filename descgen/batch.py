@@ -574,6 +574,16 @@ class BatchStats:
     errors: int = 0
     internal: int = 0
 
+    def count(self, ok: bool, error: bool, internal: bool) -> None:
+        """Count one answer: ok, or not ok (refused with an ``error``; an internal error)."""
+        self.requests += 1
+        if ok:
+            self.ok += 1
+        else:
+            self.failed += 1
+            self.errors += error
+            self.internal += internal
+
 
 class ResponseCache(OrderedDict):  # type: ignore[type-arg]
     """Answers to requests seen before, keyed on the request without ``id``: least recently
@@ -697,6 +707,13 @@ def _answer(n: int, text: str, req: Any, cache: ResponseCache | None, stats: Bat
             try:
                 if full:
                     body = f'"ok":{"true" if ok else "false"}' + "".join(f',"{k}":{_json(v)}' for k, v in parts.items())
+                elif key is None:  # (nothing to cache: the whole line in one pass)
+                    line = {"line": n, "id": req["id"], "ok": ok} if req.__class__ is dict and "id" in req else {"line": n, "ok": ok}
+                    line.update(parts)
+                    body = _dumps_plain(line)
+                    if stats is not None:
+                        stats.count(ok, is_error, internal)
+                    return body
                 else:
                     body = _dumps_plain({"ok": ok, **parts})[1:-1]
             except Exception as e:  # a result that is not JSON (a bug): still one valid line
@@ -708,13 +725,7 @@ def _answer(n: int, text: str, req: Any, cache: ResponseCache | None, stats: Bat
             rid = req["id"]
             body = f'"id":{int.__repr__(rid) if rid.__class__ is int else _dumps(rid)},{body}'  # (what json writes for an int)
     if stats is not None:
-        stats.requests += 1
-        if ok:
-            stats.ok += 1
-        else:
-            stats.failed += 1
-            stats.errors += is_error
-            stats.internal += internal
+        stats.count(ok, is_error, internal)
     return f'{{"line":{n},{body}}}'
 
 
