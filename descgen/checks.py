@@ -442,24 +442,34 @@ IDESC_READS: dict[str, tuple[str, ...]] = {
 #: this many, every group's memo is emptied (bounded, whatever the contexts and kinds asked for).
 _MEMO_LIMIT = 1 << 16
 _MEMO_HELD = [0]
-#: The facts with many values (M, N): the rules that read them are remembered apart from the others,
-#: so that the others' key stays small (and is found again for any M and N).
-_WIDE_FACTS = frozenset(("m", "n"))
+#: Families of facts that take many values together: the rules are remembered in groups, a rule in
+#: the group of the first family it reads a fact of (the rest together), so that each group's key
+#: holds few values and is found again: Table 39's shapes (M, N), the scale vector and scale factor
+#: IDs, the element types. (One group per rule costs more lookups; one group for all of them finds
+#: its key again rarely.)
+_FACT_FAMILIES: tuple[frozenset[str], ...] = (
+    frozenset(("m", "n")),
+    frozenset(("scale_vec", "a_sf_id", "b_sf_id")),
+    frozenset(("atype", "btype")),
+)
 _Group = tuple[tuple[tuple[int, Rule, _Impl], ...], Callable[[Mapping[str, Any]], Any], dict[Any, tuple[tuple[int, tuple[Finding, ...]], ...]]]
 _COMPILED: dict[tuple[frozenset[str], str], tuple[tuple[_Group, ...], tuple[NotChecked, ...]]] = {}
 
 
 def _compiled(given: frozenset[str], kind: str) -> tuple[tuple[_Group, ...], tuple[NotChecked, ...]]:
-    """:func:`_plan` for the idesc rules of a decoded word of ``kind``, in two groups (the rules
-    that read M or N, and the others), each with a getter of the facts its rules read
+    """:func:`_plan` for the idesc rules of a decoded word of ``kind``, in groups (a group per
+    family of facts, :data:`_FACT_FAMILIES`), each with a getter of the facts its rules read
     (:data:`IDESC_READS`; a name the kind's layout lacks is absent from every such word's facts,
     so it is left out of the key) and its memo."""
     runnable, skipped = _plan("idesc", given, kind)
     present = {f.name for f in kind_facts(kind).plan.value_fields} | set(no_context()) | {"kind", "k", "implied_dtype"}
     groups: list[_Group] = []
-    for wide in (True, False):
-        rules = tuple((i, rule, fn) for i, (rule, fn) in enumerate(runnable)
-                      if bool(_WIDE_FACTS & set(IDESC_READS[rule.code])) == wide)
+
+    def family(code: str) -> int:
+        return next((i for i, names in enumerate(_FACT_FAMILIES) if names & set(IDESC_READS[code])), len(_FACT_FAMILIES))
+
+    for member in range(len(_FACT_FAMILIES) + 1):
+        rules = tuple((i, rule, fn) for i, (rule, fn) in enumerate(runnable) if family(rule.code) == member)
         if not rules:
             continue
         names = sorted({n for _, rule, _ in rules for n in IDESC_READS[rule.code] if n in present})
