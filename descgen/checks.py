@@ -777,57 +777,79 @@ def enforce(word: int, found: Iterable[Finding], check: bool, where: str) -> int
     return Word(word, found) if found else word
 
 
-#: What the instruction rules read (their findings are a function of it, with the catalog and the
-#: tables): of the idesc's values, and of each operand's smem descriptor values.
+#: What the instruction rules read. They are rules about one operand each (A, B): of the idesc's
+#: values, that operand's type and major-ness; of its smem descriptor's values, these. An
+#: operand's findings are a function of them (with the catalog and the tables).
 #: tests/test_speed_paths.py runs the rules with facts that record what is read.
-MMA_READS: dict[str, tuple[str, ...]] = {
-    "idesc": ("atype", "btype", "a_major", "b_major"),
-    "a_desc": ("swizzle", "lbo_mode", "lbo"),
-    "b_desc": ("swizzle", "lbo_mode", "lbo"),
+MMA_READS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "a_desc": (("atype", "a_major"), ("swizzle", "lbo_mode", "lbo")),
+    "b_desc": (("btype", "b_major"), ("swizzle", "lbo_mode", "lbo")),
 }
-#: The instruction rules' findings and rules not checked, per key (:func:`_mma_key`); bounded.
+#: An operand's findings under the instruction rules, and the rules not checked, per key
+#: (:func:`_operand_key`); bounded.
 _MMA_MEMO: dict[tuple[Any, ...], tuple[tuple[Finding, ...], tuple[NotChecked, ...]]] = {}
 
 
-def _mma_key(facts: Facts, ctx: Mapping[str, Any]) -> tuple[Any, ...]:
-    """What the instruction rules read (:data:`MMA_READS`, each operand there or not) and the
-    names the context gives."""
-    key: list[Any] = [given_names(ctx)]
-    for role, names in MMA_READS.items():
-        values = facts.get(role)
-        key.append(values is not None)
-        if values is not None:
-            key += [values.get(name) for name in names]
-    return tuple(key)
+def _operand_key(role: str, facts: Facts, ctx: Mapping[str, Any]) -> tuple[Any, ...]:
+    """What the instruction rules read of operand ``role`` (:data:`MMA_READS`) and the names the
+    context gives."""
+    of_idesc, of_desc = MMA_READS[role]
+    idesc, desc = facts["idesc"], facts[role]
+    return (given_names(ctx), role, *[idesc.get(name) for name in of_idesc], *[desc.get(name) for name in of_desc])
+
+
+@functools.cache
+def _catalog_order() -> dict[str, int]:
+    """Each rule's place in the catalog (the order run_rules reports in)."""
+    return {code: i for i, code in enumerate(catalog())}
 
 
 def mma_findings(facts: Facts, ctx: Mapping[str, Any]) -> tuple[list[Finding], tuple[NotChecked, ...]]:
     """The catalog's instruction rules (``applies = "mma"``) over ``facts``: ``{"idesc": values
     with "kind", "a_desc": values, "b_desc": values}`` (an operand that is not there is left out).
-    With every word fully known, the findings are remembered per what the rules read
-    (:func:`_mma_key`). The rules are per operand: when an operand is partly known
-    (:func:`partial`) each operand is checked on its own, so that an unknown field of one does not
-    hide a finding of the other."""
+    The rules are per operand. With every word fully known, each operand's findings (their field
+    names it: ``a_desc.swizzle``) are remembered per what the rules read of it
+    (:func:`_operand_key`): when both operands' keys are found, the rules do not run, and the
+    findings come back in catalog order (A's before B's for one rule), as the rules give them.
+    When an operand is partly known (:func:`partial`) each operand is checked on its own, so that
+    an unknown field of one does not hide a finding of the other."""
     operands = [role for role in ("a_desc", "b_desc") if role in facts]
-    if not any(isinstance(facts[role], _Partial) for role in ("idesc", *operands) if role in facts):
-        key = _mma_key(facts, ctx)
-        hit = _MMA_MEMO.get(key)
-        if hit is None:
+    if operands and not any(isinstance(facts[role], _Partial) for role in ("idesc", *operands)):
+        keys = [_operand_key(role, facts, ctx) for role in operands]
+        hits = [_MMA_MEMO.get(key) for key in keys]
+        if None in hits:
             ran = run_rules("mma", facts, ctx)
+            mine: dict[str, list[Finding]] = {role: [] for role in operands}
+            for f in ran[0]:
+                role = f.field.split(".", 1)[0]
+                if role not in mine:  # (a finding that names no operand: nothing to remember)
+                    return ran
+                mine[role].append(f)
             if len(_MMA_MEMO) >= _MEMO_LIMIT:
                 _MMA_MEMO.clear()
-            hit = _MMA_MEMO[key] = (tuple(ran[0]), ran[1])
-        return list(hit[0]), hit[1]
+            for role, key in zip(operands, keys):
+                _MMA_MEMO[key] = (tuple(mine[role]), ran[1])
+            return ran
+        found: list[Finding] = []
+        skipped: tuple[NotChecked, ...] = ()
+        for hit in hits:
+            assert hit is not None
+            found += hit[0]
+            skipped = hit[1]
+        if len(found) > 1:
+            order = _catalog_order()
+            found.sort(key=lambda f: order[f.code])  # (stable: A's finding before B's)
+        return found, skipped
     if len(operands) < 2 or not any(isinstance(facts[role], _Partial) for role in operands):
         return run_rules("mma", facts, ctx)
-    found: list[Finding] = []
-    skipped: list[NotChecked] = []
+    more_found: list[Finding] = []
+    late: list[NotChecked] = []
     for role in operands:
         more, nc = run_rules("mma", {**{k: v for k, v in facts.items() if k not in operands}, role: facts[role]}, ctx)
-        found += more
-        skipped += [n if n.why == "context" else NotChecked(n.code, (f"{role}.{n.missing[0]}",), n.rule, n.source, n.why)
-                    for n in nc if n not in skipped]
-    return found, tuple(skipped)
+        more_found += more
+        late += [n if n.why == "context" else NotChecked(n.code, (f"{role}.{n.missing[0]}",), n.rule, n.source, n.why)
+                 for n in nc if n not in late]
+    return more_found, tuple(late)
 
 
 # --------------------------------------------------------------------------------------------

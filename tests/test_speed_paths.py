@@ -275,8 +275,9 @@ def _random_mma_cases(n: int, seed: int):
 
 
 def test_mma_reads_are_what_the_instruction_rules_read():
-    """Every instruction rule reads only the facts MMA_READS lists (the memo's key) of the idesc's
-    values and of each operand's, over random and near-legal words and contexts."""
+    """Every instruction rule, run over one operand, reads only what MMA_READS lists for it (the
+    memo's key) of the idesc's values and of the operand's, over random and near-legal words and
+    contexts; and the rules run over both operands find what they find over each in turn."""
     from descgen.catalog import catalog, constraints
 
     class Recording(dict):
@@ -292,20 +293,23 @@ def test_mma_reads_are_what_the_instruction_rules_read():
             self.read.add(key)
             return dict.get(self, key, default)
 
+    order = {code: i for i, code in enumerate(catalog())}
     rules = [r for r in catalog().values() if r.applies == "mma" and r.code in checks.implemented()]
     assert {r.code for r in rules} >= {"MMA-SWIZZLE-TABLE52", "MMA-LBO-MODE-MAJOR", "MMA-LBO-IGNORED"}
     for kind, idesc, a, b, ctx in _random_mma_cases(1500, 3):
         report = descgen.check_mma(idesc=idesc, kind=kind, a_desc=a, a_tmem=a is None, b_desc=b, **ctx)
-        reads = {role: set() for role in checks.MMA_READS}
-        facts = {"idesc": Recording({**report.decoded["idesc"].values(), "kind": kind}, reads["idesc"])}
-        for role in ("a_desc", "b_desc"):
-            if role in report.decoded:
-                facts[role] = Recording(report.decoded[role].values(), reads[role])
         runnable, _ = checks._plan("mma", frozenset(k for k, v in report.context.items() if v is not None), None)
-        for rule, fn in runnable:
-            list(fn(rule, facts, constraints()))
-        for role, read in reads.items():
-            assert read <= set(checks.MMA_READS[role]), (role, read - set(checks.MMA_READS[role]))
+        idesc_values = {**report.decoded["idesc"].values(), "kind": kind}
+        operands = [role for role in ("a_desc", "b_desc") if role in report.decoded]
+        each = []
+        for role in operands:
+            of_idesc, of_desc = set(), set()
+            facts = {"idesc": Recording(idesc_values, of_idesc), role: Recording(report.decoded[role].values(), of_desc)}
+            for rule, fn in runnable:
+                each += fn(rule, facts, constraints())
+            assert of_idesc <= set(checks.MMA_READS[role][0]) and of_desc <= set(checks.MMA_READS[role][1]), (role, of_idesc, of_desc)
+        both = {"idesc": idesc_values, **{role: report.decoded[role].values() for role in operands}}
+        assert [f for rule, fn in runnable for f in fn(rule, both, constraints())] == sorted(each, key=lambda f: order[f.code])
 
 
 @pytest.mark.parametrize("warm", [False, True])
