@@ -552,11 +552,31 @@ def _as_dict(value: Any) -> Any:
     raise TypeError(f"Object of type {value.__class__.__name__} is not JSON serializable")
 
 
+def _encoder(default: Callable[[Any], Any] | None = None) -> Callable[[Any], str]:
+    """``json.JSONEncoder(...).encode`` for compact, strict JSON (no NaN), ASCII, with ``default``:
+    the C encoder ``json.dumps`` uses, made once instead of at every call (``encode`` builds it
+    anew each time, with a dict to catch circular references: answers are trees)."""
+    options = json.JSONEncoder(allow_nan=False, separators=(",", ":"), default=default, check_circular=False)
+    make = getattr(json.encoder, "c_make_encoder", None)
+    try:
+        encode = make(None, options.default, json.encoder.encode_basestring_ascii, None, options.key_separator,
+                      options.item_separator, False, False, False) if make is not None else None
+    except TypeError:  # (another Python's C encoder: the plain path)
+        encode = None
+    if encode is None:
+        return options.encode
+    join = "".join
+    return lambda value: join(encode(value, 0))
+
+
 _decoder = json.JSONDecoder(object_pairs_hook=_object, parse_constant=_constant, parse_float=_float)
 _loads = _decoder.decode
-_dumps = json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode
+#: The decoder's scanner: a value from a position, and where it ends (``_loads`` wraps it for
+#: whitespace around the value and makes its errors).
+_scan: Callable[[str, int], tuple[Any, int]] = _decoder.scan_once  # type: ignore[attr-defined]  # (JSONDecoder's own)
+_dumps = _encoder()
 #: ``_dumps(_plain(value))`` in one pass: the C encoder walks dicts, lists and tuples itself.
-_dumps_plain = json.JSONEncoder(allow_nan=False, separators=(",", ":"), default=_as_dict).encode
+_dumps_plain = _encoder(_as_dict)
 
 def _json(value: Any) -> str:
     """One answer part as compact JSON: results serialize through their own ``as_dict`` (the one
@@ -668,7 +688,15 @@ class _NotJSON:
 
 
 def _parse(text: str) -> Any:
-    """The request on a line (its text, stripped), or :class:`_NotJSON`."""
+    """The request on a line (its text, stripped), or :class:`_NotJSON`. A line that is one JSON
+    value and nothing more is read by the scanner directly; anything else goes through
+    ``_loads``, whose error says what is wrong."""
+    try:
+        value, end = _scan(text, 0)
+        if end == len(text):
+            return value
+    except Exception:  # (StopIteration: no value at all; a hook's ValueError; RecursionError)
+        pass
     try:
         return _loads(text)
     except (ValueError, RecursionError) as e:
