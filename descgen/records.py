@@ -58,5 +58,7 @@ def fast_init(cls: type[T]) -> type[T]:
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__
     init.__doc__ = cls.__init__.__doc__
+    init.__annotations__ = {**{f.name: f.type for f in dataclasses.fields(cls) if f.init},  # type: ignore[arg-type]
+                            "return": None}
     setattr(cls, "__init__", init)
     return cls
