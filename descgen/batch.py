@@ -613,8 +613,9 @@ class ResponseCache(OrderedDict):  # type: ignore[type-arg]
 
     The cache rests while it finds nothing: when a window of ``window`` lookups (default 4 Ki)
     found fewer than 1 in 16 answers (a stream of distinct requests), it empties and is not used
-    for the next 4 windows of requests, then tries again (each lookup and store costs about as
-    much as a fifth of an answer)."""
+    for the next 4 windows of requests, then tries again; each window in a row that finds too
+    little doubles the rest (up to 64 windows), and one that finds enough ends the series (each
+    lookup and store costs about as much as a tenth of an answer)."""
 
     def __init__(self, size: int = 16 << 20, entries: int = 1 << 16, window: int = 1 << 12) -> None:
         super().__init__()
@@ -625,6 +626,7 @@ class ResponseCache(OrderedDict):  # type: ignore[type-arg]
         self.looked = 0  # lookups in this window, and how many found an answer
         self.found = 0
         self.resting = 0  # requests left before the cache is used again
+        self.rest = 4  # windows of the next rest
 
     def active(self) -> bool:
         """Whether to look the next request up (False while resting)."""
@@ -641,7 +643,10 @@ class ResponseCache(OrderedDict):  # type: ignore[type-arg]
             if self.found * 16 < self.looked:
                 self.clear()
                 self.held = 0
-                self.resting = 4 * self.window
+                self.resting = self.rest * self.window
+                self.rest = min(2 * self.rest, 64)
+            else:
+                self.rest = 4
             self.looked = self.found = 0
 
     def put(self, key: Any, value: tuple[bool, bool, str]) -> None:

@@ -434,7 +434,8 @@ def test_batch_chunks_answer_as_line_by_line():
 
 def test_response_cache_rests_while_it_finds_nothing():
     """On distinct requests the answer cache stops looking up and storing (and empties) after a
-    window that found under 1 in 16; on repeats it keeps going. The answers are the same."""
+    window that found under 1 in 16, for 4 windows, then 8, 16...; on repeats it keeps going. The
+    answers are the same."""
     import json
 
     from descgen.batch import ResponseCache, run
@@ -446,6 +447,12 @@ def test_response_cache_rests_while_it_finds_nothing():
     assert cache.resting == 64 + 4 * 64 - 300 and len(cache) == 0  # resting after the first window, for 4 windows
     list(run(distinct[:10] * 4, cache=cache))
     assert len(cache) == 10 and cache.resting == 0 and cache.found == 10  # then it tries again
+    series = ResponseCache(window=64)
+    many = [json.dumps({"op": "decode", "word": i}) for i in range(64 + 4 * 64 + 64 + 8 * 64 + 64)]
+    assert list(run(many, cache=series)) == list(run(many, cache=False))
+    assert series.resting == 16 * 64 and series.rest == 32  # rests of 4, 8, then 16 windows
+    list(run(many[:1] * (16 * 64) + many[:8] * 8, cache=series))
+    assert series.resting == 0 and series.found == 0 and series.rest == 4  # a window that finds enough ends the series
     repeats = ResponseCache(window=64)
     assert list(run(distinct[:10] * 30, cache=repeats)) == list(run(distinct[:10] * 30, cache=False))
     assert repeats.resting == 0 and len(repeats) == 10
