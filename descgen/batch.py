@@ -763,8 +763,8 @@ def _answer(n: int, text: str, req: Any, cache: ResponseCache | None, stats: Bat
 
 
 def _group(req: Any) -> tuple[Any, ...]:
-    """What :func:`_answer_chunk` groups requests by: the op, descriptor and kind (as given; a
-    value that is not a string stands for itself by its class's name)."""
+    """What :func:`_answer_chunk` groups requests by: the op, descriptor and kind (as given when
+    they are names or absent; any other value stands for itself by its class's name)."""
     if req.__class__ is not dict:
         return ("",)
     key = (req.get("op"), req.get("descriptor"), req.get("kind"))
