@@ -473,3 +473,56 @@ def test_validators_same_reports_with_the_rule_keys_warm(smem, arch, pattern_sta
         assert warm == cold
     finally:
         checks._CLEAN = saved
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4), max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSON_VALUES)
+def test_batch_json_writer_writes_what_json_writes(value):
+    """batch's JSON writer (the C encoder made once) writes what json.dumps writes with the same
+    options: compact, ASCII (non-ASCII escaped), no NaN; and so does its plain fallback."""
+    import json
+
+    from descgen import batch
+
+    want = json.dumps(value, separators=(",", ":"), allow_nan=False)
+    assert batch._dumps(value) == want == batch._dumps_plain(value)
+    assert batch._encoder()(value) == want
+
+
+def test_batch_json_writer_refuses_what_json_refuses(monkeypatch):
+    import json
+
+    from descgen import batch
+
+    for bad in (float("nan"), [1, float("inf")], {"a": object()}):
+        with pytest.raises((ValueError, TypeError)):
+            batch._dumps(bad)
+    assert batch._dumps_plain(descgen.validate_idesc(0x08400010, "f16").findings) == "[]"
+    monkeypatch.setattr(json.encoder, "c_make_encoder", None)  # (a Python without json's C encoder)
+    plain = batch._encoder(batch._as_dict)
+    finding = descgen.decode_smem(0x4000).findings or descgen.decode_idesc(1 << 6, "f16").findings
+    assert finding and plain(finding) == json.dumps([f.as_dict() for f in finding], separators=(",", ":"))
+
+
+@pytest.mark.parametrize("text", [
+    '{"op": "decode", "word": 1}', '{"a": [1, 2.5, "x\\u00e9"], "b": {"c": null}}', "[]", "1", '"s"', "{", "{} x",
+    "[1] [2]", '{"a": 1, "a": 2}', '{"a": {"b": 1, "b": 2}}', "NaN", '{"a": Infinity}', "1e999", "-", "tru", '"\\x"',
+    '{"a" 1}', "\x00", "[" * 5000 + "]" * 5000,
+])
+def test_batch_reads_a_line_as_json_reads_it(text):
+    """A line read by the decoder's scanner directly is the value json's decode gives, and a line
+    that is not one JSON value gets json's own error."""
+    from descgen import batch
+
+    try:
+        want: object = batch._loads(text)
+    except (ValueError, RecursionError) as e:
+        got = batch._parse(text)
+        assert isinstance(got, batch._NotJSON) and str(got.error) == str(e) and type(got.error) is type(e)
+    else:
+        assert batch._parse(text) == want
