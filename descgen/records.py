@@ -1,6 +1,6 @@
 """Frozen records that are quick to build: :func:`fast_init`.
 
-descgen's results (``Finding``, ``Decoded``, ``DecodedField``, ``NotChecked``) are frozen, slotted
+descgen's results (``Finding``, ``Decoded``, ``DecodedField``, ``NotChecked``, ``Report``) are frozen, slotted
 dataclasses, and the hot paths build many of them. The ``__init__`` that ``dataclasses`` writes for
 a frozen class stores each field through ``object.__setattr__`` (it must get past the class's own
 ``__setattr__``, which raises); storing through each slot's descriptor does the same in half the
@@ -18,6 +18,16 @@ __all__ = ["fast_init"]
 T = TypeVar("T")
 
 
+class _Factory:
+    """The default of a field with a default factory (shown as dataclasses shows it)."""
+
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+_FACTORY = _Factory()
+
+
 def fast_init(cls: type[T]) -> type[T]:
     """Give a frozen, slotted dataclass (``@dataclass(frozen=True, slots=True)``, applied first) an
     ``__init__`` that stores each field through its slot's descriptor.
@@ -31,7 +41,7 @@ def fast_init(cls: type[T]) -> type[T]:
         raise TypeError(f"{cls.__name__}: fast_init takes a frozen, slotted dataclass")
     if hasattr(cls, "__post_init__"):
         raise TypeError(f"{cls.__name__}: fast_init does not call __post_init__")
-    env: dict[str, Any] = {"MISSING": dataclasses.MISSING}
+    env: dict[str, Any] = {"MISSING": _FACTORY}
     args: list[str] = []
     body: list[str] = []
     for f in dataclasses.fields(cls):  # type: ignore[arg-type]

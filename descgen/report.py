@@ -46,7 +46,8 @@ def role_of(f: Finding) -> str:
     return head if "." in f.field and head in ROLES else "idesc"
 
 
-@dataclass(frozen=True)
+@fast_init
+@dataclass(frozen=True, slots=True)
 class Report(HasFindings):
     """What a validation found: a sequence of :class:`Finding` records (iterate, ``len``, index),
     plus the rules that could not run and the decoded words.

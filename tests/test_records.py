@@ -10,10 +10,10 @@ import pytest
 from descgen.engine import Decoded, DecodedField
 from descgen.errors import Finding
 from descgen.records import fast_init
-from descgen.report import NotChecked
+from descgen.report import NotChecked, Report
 
 
-@pytest.mark.parametrize("cls", [Finding, Decoded, DecodedField, NotChecked])
+@pytest.mark.parametrize("cls", [Finding, Decoded, DecodedField, NotChecked, Report])
 def test_the_hot_records_keep_the_dataclass_signature(cls):
     """The signature (names, order, defaults) is what dataclasses would write for the class."""
     plain = dataclasses.dataclass(frozen=True)(type(cls.__name__, (), {"__annotations__": {
