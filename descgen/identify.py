@@ -22,11 +22,12 @@ from dataclasses import dataclass
 from typing import Any, Callable, get_args
 
 from .catalog import usage_error
+from .context import context as normalize_context
 from .context import words_context
 from .engine import Decoded, check_word
 from .errors import Finding, WordError
 from .facts import normalize_kind
-from .idesc import decode_idesc, validate_idesc
+from .idesc import decode_idesc, idesc_report
 from .loader import KINDS
 from .report import Report
 from .runtime import RuntimeIdesc, idesc_from_runtime
@@ -165,8 +166,8 @@ def identify(word: int, *, descriptor: Descriptor | None = None, kind: Kind | No
         return {k: v for k, v in context.items() if k in names}
 
     def idesc_readings(w: int, kinds: tuple[Kind, ...], runtime: RuntimeIdesc | None) -> list[Reading]:
-        ctx = given("idesc")
-        return [Reading("idesc", k, validate_idesc(w, k, **ctx), runtime) for k in kinds]
+        ctx = normalize_context(**given("idesc"))
+        return [Reading("idesc", k, idesc_report(w, k, ctx), runtime) for k in kinds]
 
     if descriptor == "idesc" or (descriptor is None and word < 1 << 32):
         runtime = idesc_from_runtime(word) if word >> 32 else None

@@ -18,7 +18,7 @@ from .loader import KINDS
 from .report import NotChecked, Report
 from .types import AccumType, Arch, CtaGroup, ElementType, Kind, Major, ScaleType, ScaleVec
 
-__all__ = ["encode_idesc", "decode_idesc", "decode_fields", "validate_idesc", "checked_idesc", "decode_idesc_all", "consistent_kinds"]
+__all__ = ["encode_idesc", "decode_idesc", "decode_fields", "validate_idesc", "idesc_report", "checked_idesc", "decode_idesc_all", "consistent_kinds"]
 
 
 def encode_idesc(
@@ -283,7 +283,12 @@ def validate_idesc(word: int | KnownBits, kind: Kind, *, cta_group: CtaGroup | N
         UsageError: unknown kind, or a context value that is not one.
         WordError: ``word`` is not an unsigned 32-bit integer.
     """
-    ctx = context(cta_group=cta_group, ws=ws, sp=sp, scale_vec=scale_vec, a_tmem=a_tmem, arch=arch)
+    return idesc_report(word, kind, context(cta_group=cta_group, ws=ws, sp=sp, scale_vec=scale_vec, a_tmem=a_tmem, arch=arch))
+
+
+def idesc_report(word: int | KnownBits, kind: str, ctx: Mapping[str, Any]) -> Report:
+    """:func:`validate_idesc` under a context normalized already (:func:`descgen.context.context`):
+    for one word read under several kinds, one normalization."""
     d, skipped = checked_idesc(word, kind, ctx)
     return Report(d.findings, skipped, {"idesc": d}, ctx)
 
