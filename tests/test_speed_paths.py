@@ -227,24 +227,27 @@ def _random_idesc_cases(n: int, seed: int):
         yield kind, word, ctx
 
 
+class _Recording(dict):
+    """Facts that add every name read to ``read``."""
+
+    def __init__(self, data, read):
+        super().__init__(data)
+        self.read = read
+
+    def __getitem__(self, key):
+        self.read.add(key)
+        return dict.__getitem__(self, key)
+
+    def get(self, key, default=None):
+        self.read.add(key)
+        return dict.get(self, key, default)
+
+
 def test_idesc_reads_are_what_each_rule_reads():
     """Every idesc rule reads only the facts IDESC_READS lists for it (the memo's key), over
     random and near-legal words and contexts."""
     from descgen.catalog import catalog, constraints
     from descgen.idesc import decode_fields
-
-    class Recording(dict):
-        def __init__(self, data):
-            super().__init__(data)
-            self.read = set()
-
-        def __getitem__(self, key):
-            self.read.add(key)
-            return dict.__getitem__(self, key)
-
-        def get(self, key, default=None):
-            self.read.add(key)
-            return dict.get(self, key, default)
 
     rules = [r for r in catalog().values() if r.applies == "idesc" and r.code in checks.implemented()]
     assert {r.code for r in rules} == set(checks.IDESC_READS)
@@ -254,7 +257,7 @@ def test_idesc_reads_are_what_each_rule_reads():
         facts = checks._idesc_facts(d.kind, d.values(), norm)
         runnable, _ = checks._plan("idesc", frozenset(k for k, v in norm.items() if v is not None), d.kind)
         for rule, fn in runnable:  # the rules the context lets run
-            rec = Recording(facts)
+            rec = _Recording(facts, set())
             list(fn(rule, rec, constraints()))
             assert rec.read <= set(checks.IDESC_READS[rule.code]), (rule.code, rec.read - set(checks.IDESC_READS[rule.code]))
 
@@ -280,19 +283,6 @@ def test_mma_reads_are_what_the_instruction_rules_read():
     contexts; and the rules run over both operands find what they find over each in turn."""
     from descgen.catalog import catalog, constraints
 
-    class Recording(dict):
-        def __init__(self, data, read):
-            super().__init__(data)
-            self.read = read
-
-        def __getitem__(self, key):
-            self.read.add(key)
-            return dict.__getitem__(self, key)
-
-        def get(self, key, default=None):
-            self.read.add(key)
-            return dict.get(self, key, default)
-
     order = {code: i for i, code in enumerate(catalog())}
     rules = [r for r in catalog().values() if r.applies == "mma" and r.code in checks.implemented()]
     assert {r.code for r in rules} >= {"MMA-SWIZZLE-TABLE52", "MMA-LBO-MODE-MAJOR", "MMA-LBO-IGNORED"}
@@ -304,7 +294,7 @@ def test_mma_reads_are_what_the_instruction_rules_read():
         each = []
         for role in operands:
             of_idesc, of_desc = set(), set()
-            facts = {"idesc": Recording(idesc_values, of_idesc), role: Recording(report.decoded[role].values(), of_desc)}
+            facts = {"idesc": _Recording(idesc_values, of_idesc), role: _Recording(report.decoded[role].values(), of_desc)}
             for rule, fn in runnable:
                 each += fn(rule, facts, constraints())
             assert of_idesc <= set(checks.MMA_READS[role][0]) and of_desc <= set(checks.MMA_READS[role][1]), (role, of_idesc, of_desc)
