@@ -196,9 +196,8 @@ def legal_space(kind: str) -> Iterator[tuple[int, int, dict[str, Any], dict[str,
                                  for s in (SELECTOR_VALUES[kind] if row.sparse else (0,))
                                  for ms in (tuple(MAX_SHIFT_CODES) if row.ws else (0,))
                                  for sat in ((False, True) if kind == "i8" else (False,))]
-                        ctxs = [ctx]
                     else:
-                        extra, ctxs = [], []
+                        extra = []
                         for name, (types, ids) in scale_vecs(kind, row.k).items():
                             for st_, sa, sb in itertools.product(types, ids, ids):
                                 extra.append({"scale_type": st_, "a_sf_id": sa, "b_sf_id": sb, "_scale_vec": name})

@@ -298,7 +298,6 @@ class KnownBits:
 
     def one(self, ins, idx, w, stack):
         op = ins.op
-        full = (1 << w) - 1
         src = ins.ops[1:]
         mw = re.search(r"\.[bsuf](\d+)$", op)
         ow = int(mw.group(1)) if mw else w
