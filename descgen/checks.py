@@ -28,7 +28,7 @@ from .facts import (alloc_sizes, describe_range, kind_facts, lane_warp, mma_k, s
 from .loader import KINDS, shapes
 from .report import NotChecked
 
-__all__ = ["Facts", "implemented", "rule_impl", "run_rules", "enforce", "idesc_findings", "word_findings", "smem_findings",
+__all__ = ["Facts", "implemented", "rule_impl", "run_rules", "enforce", "idesc_findings", "smem_findings",
            "zcm_findings", "taddr_findings", "alloc_findings", "mma_findings", "describe_ints", "partial", "RunTimeValue",
            "smem_encode_findings", "zcm_encode_findings",
            "idesc_word_findings", "IDESC_READS"]
@@ -511,12 +511,6 @@ def idesc_word_findings(kind: str, values: Mapping[str, Any], ctx: Mapping[str, 
         return [], skipped
     found.sort(key=operator.itemgetter(0))  # catalog order, as run_rules gives them
     return [f for _, out in found for f in out], skipped
-
-
-def word_findings(kind: str, values: Mapping[str, Any]) -> list[Finding]:
-    """The idesc rules that need no context, over decoded values (what :func:`descgen.decode_idesc`
-    reports beyond the field checks)."""
-    return run_rules("idesc", _idesc_facts(kind, values, no_context()), no_context())[0]
 
 
 # --------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from .catalog import catalog
-from .checks import enforce, idesc_findings, idesc_word_findings, word_findings
+from .checks import enforce, idesc_findings, idesc_word_findings
 from .context import context, no_context
 from .engine import Decoded, FieldsRead, KnownBits, Plan
 from .errors import EncodeError, Finding
@@ -250,11 +250,7 @@ def decode_idesc(word: int | KnownBits, kind: Kind) -> Decoded:
         UsageError: unknown kind.
         WordError: ``word`` is negative or wider than 32 bits.
     """
-    p, read, derived = _read(word, kind)
-    assert p.kind is not None  # an idesc plan is a kind's
-    if read.unknown:
-        return p.result(read, idesc_findings(p.kind, read.values, no_context(), read.unknown)[0], derived)
-    return p.result(read, word_findings(p.kind, read.values), derived)
+    return checked_idesc(word, kind, no_context())[0]
 
 
 def validate_idesc(word: int | KnownBits, kind: Kind, *, cta_group: CtaGroup | None = None, ws: bool | None = None,

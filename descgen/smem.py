@@ -99,8 +99,7 @@ def decode_smem(word: int | KnownBits) -> Decoded:
     Raises:
         WordError: ``word`` is negative or wider than 64 bits.
     """
-    p, read, derived = _read(word)
-    return p.result(read, smem_findings(read.values, no_context(), read.unknown)[0], derived)
+    return checked_smem(word, no_context())[0]
 
 
 def decode_fields(word: int | KnownBits) -> Decoded:

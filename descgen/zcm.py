@@ -101,9 +101,7 @@ def decode_zcm(word: int | KnownBits) -> Decoded:
     Raises:
         WordError: ``word`` is negative or wider than 64 bits.
     """
-    p = plan("zcm_desc")
-    read = p.read(word)
-    return p.result(read, zcm_findings(read.values, no_context(), read.unknown)[0])
+    return checked_zcm(word, no_context())[0]
 
 
 def validate_zcm(word: int | KnownBits, *, m: int | None = None, n: int | None = None, ws: bool | None = None, **more: Any) -> Report:
