@@ -21,10 +21,10 @@ from typing import Any, Callable, Iterable, Mapping
 
 from .catalog import SCALE_VECS, Constraints, Rule, catalog, constraints
 from .context import context, no_context
-from .engine import Word, plan
+from .engine import Word
 from .errors import EncodeError, Finding
-from .facts import (alloc_sizes, describe_range, kind_facts, lane_warp, mma_k, scale_rows, shape_case, shape_rows, shape_union,
-                    submask_counts, tmem_shape, warp_lanes)
+from .facts import (alloc_sizes, describe_range, kind_facts, lane_warp, mma_k, pattern_boundary, scale_rows, shape_case,
+                    shape_rows, shape_union, submask_counts, tmem_shape, warp_lanes)
 from .loader import KINDS, shapes
 from .report import NotChecked
 
@@ -517,13 +517,6 @@ def idesc_word_findings(kind: str, values: Mapping[str, Any], ctx: Mapping[str, 
 # Shared memory descriptor.
 
 
-@functools.cache
-def _boundary(swizzle: Any) -> int:
-    """The Table 41 pattern boundary in bytes of a swizzle member (0: none, or not a member)."""
-    attrs = plan("smem_desc").layout.field("swizzle").member_attrs.get(swizzle, {})
-    return int(attrs.get("boundary", 0))
-
-
 @_impl("SMEM-LBO-MODE-SWIZZLE")
 def _abs_swizzle(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
     allowed = c.absolute_lbo["swizzles"]
@@ -552,7 +545,7 @@ def _base_ignored(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
 
 @_impl("SMEM-BASE-OFFSET-BOUNDARY")
 def _base_boundary(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
-    boundary = _boundary(v["swizzle"])
+    boundary = pattern_boundary(v["swizzle"])
     if not boundary or v["base_offset"] or v["pattern_start"] is not None:
         return ()
     rows = (v["start_address"] % boundary) >> 7
@@ -564,7 +557,7 @@ def _base_boundary(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
 
 @_impl("SMEM-BASE-OFFSET-TABLE41")
 def _base_table41(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
-    boundary = _boundary(v["swizzle"])
+    boundary = pattern_boundary(v["swizzle"])
     if not boundary:
         return ()
     ps = v["pattern_start"]

@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # computed from the tables on first use (module __getattr__ b
 
 __all__ = ["KIND_LAYOUTS", "SWIZZLES", "LBO_MODES", "MAJORS", "ABSENT_ARGS", "KindFacts", "kind_facts",
            "normalize_kind", "type_names", "idesc_defaults", "mma_k", "shape_rows", "shape_keys", "major_keys",
-           "shape_case", "shape_union", "scale_rows", "selector_keys", "submask_counts", "tmem_shape",
+           "shape_case", "shape_union", "scale_rows", "selector_keys", "swizzle_attrs", "pattern_boundary", "submask_counts", "tmem_shape",
            "warps_per_warpgroup", "warp_lanes", "lane_warp", "describe_range", "alloc_sizes"]
 
 
@@ -253,6 +253,20 @@ def selector_keys(kind: str, ws: bool | None = None) -> frozenset[tuple[bool, st
 def shape_union(kind: str, name: str) -> frozenset[int]:
     """Every M (or N) Table 39 has for the kind in some row: what the field check allows."""
     return shapes().m_values(kind) if name == "m" else shapes().n_values(kind)
+
+
+def swizzle_attrs(swizzle: Any) -> Mapping[str, Any]:
+    """A swizzle mode's attributes in ``tables/smem_desc.toml``, in bytes: its span (``bytes``) and
+    its Table 41 pattern ``boundary`` (errata E9); empty for anything that is not a mode (None: an
+    unknown code)."""
+    return plan("smem_desc").layout.field("swizzle").member_attrs.get(swizzle, {})
+
+
+@functools.cache
+def pattern_boundary(swizzle: Any) -> int:
+    """Table 41's pattern boundary in bytes of a swizzle mode (1024, 512, 256 for 128B, 64B, 32B;
+    1024 for 128B_base32B); 0 for none, or anything that is not a mode."""
+    return int(swizzle_attrs(swizzle).get("boundary", 0))
 
 
 def submask_counts() -> dict[int, int]:

@@ -8,6 +8,7 @@ from typing import Any, Mapping
 from .checks import enforce, smem_encode_findings, smem_findings
 from .context import context, no_context
 from .engine import Decoded, FieldsRead, KnownBits, Plan, plan
+from .facts import swizzle_attrs
 from .report import NotChecked, Report
 from .types import Arch, LboMode, Swizzle
 
@@ -126,7 +127,7 @@ def _swizzle_at(p: Plan) -> int:
 def _derived(swizzle: Any) -> tuple[tuple[str, Any, str], ...]:
     """The swizzle span and pattern boundary in bytes of a swizzle member (none for an unknown
     code or an unknown swizzle: None)."""
-    attrs = plan("smem_desc").layout.field("swizzle").member_attrs.get(swizzle, {}) if swizzle is not None else {}
+    attrs = swizzle_attrs(swizzle)
     return tuple((name, attrs[key], "bytes") for name, key in (("swizzle_bytes", "bytes"), ("pattern_boundary", "boundary"))
                  if key in attrs)
 

@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterator, NoReturn, get_args
 from .catalog import layout_finding
 from .engine import check_rule, finding_code
 from .errors import EncodeError, Finding, UsageError
-from .facts import MAJORS, mma_k, normalize_kind
+from .facts import MAJORS, mma_k, normalize_kind, pattern_boundary
 from .loader import atoms, layout, shapes
 from .smem import decode_smem, encode_smem
 from .types import AtomOrder, ElementType, Kind, Major, Swizzle
@@ -415,11 +415,6 @@ def _positive(name: str, value: Any) -> int:
     return operator.index(value)
 
 
-def _boundary(swizzle: str) -> int:
-    """Table 41's pattern boundary for a swizzle mode (``tables/smem_desc.toml``; errata E9)."""
-    return int(layout("smem_desc").field("swizzle").member_attrs[swizzle]["boundary"])
-
-
 def _base_offset(atom: SwizzleAtom, pattern_start: Any) -> tuple[int, str]:
     """(base offset, the sentence that says why)."""
     if not atom.swizzled:
@@ -432,7 +427,7 @@ def _base_offset(atom: SwizzleAtom, pattern_start: Any) -> tuple[int, str]:
             or pattern_start % 128:
         _raise(EncodeError, "LAYOUT-PATTERN-START-ALIGN", "pattern_start", pattern_start,
                "0..0x3ff80, a multiple of 128")
-    boundary = _boundary(atom.swizzle)
+    boundary = pattern_boundary(atom.swizzle)
     if pattern_start % boundary == 0:
         return 0, (f"Base offset 0: the pattern starts at {pattern_start:#x}, on a {boundary}-byte boundary "
                    "(Table 41).")
