@@ -575,13 +575,9 @@ _loads = _decoder.decode
 #: whitespace around the value and makes its errors).
 _scan: Callable[[str, int], tuple[Any, int]] = _decoder.scan_once  # type: ignore[attr-defined]  # (JSONDecoder's own)
 _dumps = _encoder()
-#: ``_dumps(_plain(value))`` in one pass: the C encoder walks dicts, lists and tuples itself.
+#: ``_dumps(_plain(value))`` in one pass: the C encoder walks dicts, lists and tuples itself, and
+#: results serialize through their own ``as_dict`` (the one JSON form of a Decoded, a Report...).
 _dumps_plain = _encoder(_as_dict)
-
-def _json(value: Any) -> str:
-    """One answer part as compact JSON: results serialize through their own ``as_dict`` (the one
-    JSON form of a Decoded, a Report...; the encoder's ``default``), in one pass."""
-    return _dumps_plain(value)
 
 
 @dataclass
@@ -739,14 +735,7 @@ def _answer(n: int, text: str, req: Any, cache: ResponseCache | None, stats: Bat
             is_error = "error" in parts
             try:
                 if full:
-                    body = f'"ok":{"true" if ok else "false"}' + "".join(f',"{k}":{_json(v)}' for k, v in parts.items())
-                elif key is None:  # (nothing to cache: the whole line in one pass)
-                    line = {"line": n, "id": req["id"], "ok": ok} if req.__class__ is dict and "id" in req else {"line": n, "ok": ok}
-                    line.update(parts)
-                    body = _dumps_plain(line)
-                    if stats is not None:
-                        stats.count(ok, is_error, internal)
-                    return body
+                    body = f'"ok":{"true" if ok else "false"}' + "".join(f',"{k}":{_dumps_plain(v)}' for k, v in parts.items())
                 else:
                     body = _dumps_plain({"ok": ok, **parts})[1:-1]
             except Exception as e:  # a result that is not JSON (a bug): still one valid line
