@@ -285,18 +285,6 @@ def _worker_cache() -> Any:
     return _CACHE
 
 
-def _counts(stats: Any) -> tuple[int, ...]:
-    return stats.requests, stats.ok, stats.failed, stats.errors, stats.internal
-
-
-def _add(stats: Any, counts: tuple[int, ...]) -> None:
-    stats.requests += counts[0]
-    stats.ok += counts[1]
-    stats.failed += counts[2]
-    stats.errors += counts[3]
-    stats.internal += counts[4]
-
-
 def _parallel(source: TextIO, out: TextIO, jobs: int, cache: bool, stats: Any, full: bool, file: str) -> None:
     """Answers by ``jobs`` forked workers, written in input order. A named regular file is cut
     into byte ranges the workers read themselves (:func:`_parallel_file`); other input (stdin, a
@@ -313,24 +301,24 @@ def _parallel(source: TextIO, out: TextIO, jobs: int, cache: bool, stats: Any, f
         _parallel_lines(source, out, jobs, stats)
 
 
-def _work(task: tuple[int, list[str]]) -> tuple[str, tuple[int, ...]]:
-    """In a worker: answer one chunk; (the answers, one per line ending in a newline, the counts)."""
+def _work(task: tuple[int, list[str]]) -> tuple[str, Any]:
+    """In a worker: answer one chunk; (the answers, one per line ending in a newline, its BatchStats)."""
     from descgen.batch import BatchStats, run
 
     start, lines = task
     stats = BatchStats()
     text = "".join(line + "\n" for line in run(lines, cache=_worker_cache(), stats=stats, start=start, full=_FULL,
                                                 chunk=CHUNK))
-    return text, _counts(stats)
+    return text, stats
 
 
 def _parallel_lines(source: TextIO, out: TextIO, jobs: int, stats: Any) -> None:
     """Chunks of lines read here (pickled to the workers, their answers pickled back)."""
     import multiprocessing
 
-    def write(answer: tuple[str, tuple[int, ...]]) -> None:
+    def write(answer: tuple[str, Any]) -> None:
         out.write(answer[0])
-        _add(stats, answer[1])
+        stats.add(answer[1])
 
     # At most a few chunks per worker in flight (Pool.imap would read the whole input ahead:
     # a million lines held in memory), answers written in input order.
@@ -382,9 +370,9 @@ def _segments(fd: int, jobs: int) -> Iterator[tuple[int, int, int, int]]:
         index += 1
 
 
-def _answer_segment(task: tuple[int, int, int, int]) -> tuple[int, tuple[int, ...]]:
+def _answer_segment(task: tuple[int, int, int, int]) -> tuple[int, Any]:
     """In a worker: answer one byte range of the input (:func:`_segments`) into the answer file
-    ``_TMP/index``; (its size in bytes, the counts). The range is read as text-mode reading of the
+    ``_TMP/index``; (its size in bytes, its BatchStats). The range is read as text-mode reading of the
     file reads it: UTF-8 with errors replaced, universal newlines, a BOM at the file's start dropped."""
     from descgen.batch import BatchStats, run
 
@@ -420,7 +408,7 @@ def _answer_segment(task: tuple[int, int, int, int]) -> tuple[int, tuple[int, ..
         if buf:
             buf.append("")
             size += f.write("\n".join(buf).encode("utf-8"))
-    return size, _counts(stats)
+    return size, stats
 
 
 def _parallel_file(fd: int, out: TextIO, jobs: int, stats: Any) -> None:
@@ -463,7 +451,7 @@ def _parallel_file(fd: int, out: TextIO, jobs: int, stats: Any) -> None:
                 else:
                     shutil.copyfileobj(io.TextIOWrapper(f, encoding="utf-8"), out)
         os.unlink(path)
-        _add(stats, counts)
+        stats.add(counts)
 
     pending: collections.deque[Any] = collections.deque()
     try:

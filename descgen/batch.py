@@ -590,6 +590,14 @@ class BatchStats:
     errors: int = 0
     internal: int = 0
 
+    def add(self, other: "BatchStats") -> None:
+        """Add another run's counts (a worker's) to these."""
+        self.requests += other.requests
+        self.ok += other.ok
+        self.failed += other.failed
+        self.errors += other.errors
+        self.internal += other.internal
+
     def count(self, ok: bool, error: bool, internal: bool) -> None:
         """Count one answer: ok, or not ok (refused with an ``error``; an internal error)."""
         self.requests += 1
