@@ -27,7 +27,7 @@ from .catalog import usage_table
 from .engine import Decoded, hex_word, unit_word
 from .errors import Finding, UsageError
 from .identify import DESCRIPTORS, decode_as
-from .loader import layout
+from .loader import VALUE_TYPES, layout
 from .report import Report
 from .types import Descriptor, Format, Kind
 from .version import __version__
@@ -193,7 +193,7 @@ def _decoded_item(name: str | None, d: Decoded, findings: Iterable[Finding], ext
             lines.append("checked with " + ", ".join(f"{k}={_show(v)}" for k, v in given.items()))
     width = max(len(name) for name in (*(f.name for f in d.fields), *(name for name, _, _ in d.derived)))
     for f in d.fields:
-        if f.type in ("uint", "flag", "enum") or f.raw:
+        if f.type in VALUE_TYPES or f.raw:
             bits = f"bit  {f.bits}" if "-" not in f.bits else f"bits {f.bits}"
             lines.append(f"  {bits:<10} {f.name:<{width}} = {_value(f.value, f.unit, f.note)}")
     for dname, dvalue, unit in d.derived:

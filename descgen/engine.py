@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
 from .errors import EncodeError, Finding, HasFindings, UsageError, WordError
-from .loader import Field, Layout, layout
+from .loader import VALUE_TYPES, Field, Layout, layout
 from .records import fast_init
 from .transforms import Transform
 
@@ -192,8 +192,6 @@ class FieldsRead(NamedTuple):
     unknown: tuple[str, ...] = ()
 
 
-#: The field types that carry a caller-chosen value (:attr:`descgen.loader.Field.is_value`).
-_VALUE_TYPES = ("uint", "flag", "enum")
 #: A decoded raw value of one field, remembered: (the field, its finding or None, its value).
 _Hit = tuple["DecodedField", "Finding | None", Any]
 
@@ -439,7 +437,7 @@ class Plan:
             fields.append(DecodedField(f.name, f.bits, f.lo, f.hi, raw, value, f.unit, f.type, f.description, f.source, note))
             if problem is not None:
                 findings.append(problem)
-        return FieldsRead(word, tuple(fields), tuple(findings), {f.name: f.value for f in fields if f.type in _VALUE_TYPES},
+        return FieldsRead(word, tuple(fields), tuple(findings), {f.name: f.value for f in fields if f.type in VALUE_TYPES},
                           known, tuple(unknown))
 
 
@@ -596,7 +594,7 @@ class Decoded(HasFindings):
         """Logical values of the value fields (not reserved/constant), by name (a new dict)."""
         values = self._values
         if values is None:
-            values = {f.name: f.value for f in self.fields if f.type in _VALUE_TYPES}
+            values = {f.name: f.value for f in self.fields if f.type in VALUE_TYPES}
             object.__setattr__(self, "_values", values)
         return dict(values)
 

@@ -56,6 +56,8 @@ MAJORS: tuple[Major, ...] = get_args(Major)  # checked against the idesc layouts
 KINDS: tuple[Kind, ...] = get_args(Kind)
 
 FIELD_TYPES = ("uint", "flag", "enum", "reserved", "constant")
+#: The field types that carry a caller-chosen value (the others are reserved or fixed bits).
+VALUE_TYPES = FIELD_TYPES[:3]
 _SEVERITIES = ("error", "warning", "info")
 _FIELD_KEYS = {
     "name", "bits", "type", "description", "source", "transform", "unit", "min", "max",
@@ -224,7 +226,7 @@ class Field:
     @property
     def is_value(self) -> bool:
         """True for fields that carry a caller-chosen value (not reserved / constant)."""
-        return self.type in ("uint", "flag", "enum")
+        return self.type in VALUE_TYPES
 
     def domain(self, kind: str | None) -> Domain:
         d = self.domains.get(kind)
