@@ -385,9 +385,7 @@ class Plan:
         """Decode field ``i``'s raw bits and remember them (the memo miss of :meth:`unpack`)."""
         _, _, f, memo = self.decoders[i]
         value, problem, note = check_raw(self.layout, f, self.kind, raw)
-        hit = memo[raw] = (
-            DecodedField(f.name, f.bits, f.lo, f.hi, raw, value, f.unit, f.type, f.description, f.source, note),
-            problem, value)
+        hit = memo[raw] = (_decoded_field(f, raw, value, note), problem, value)
         return hit
 
     def _compile_unpack(self) -> "Callable[[int], tuple[tuple[DecodedField, ...], tuple[Finding, ...], dict[str, Any]]]":
@@ -419,13 +417,13 @@ class Plan:
             return self.read(bits.value)
         word, known = bits.value & bits.mask, bits.mask
         fields, findings, unknown = [], [], []
-        for lo, mask, f, _ in self.decoders:
+        for i, (lo, mask, f, memo) in enumerate(self.decoders):
             raw, fk = (word >> lo) & mask, (known >> lo) & mask
-            if fk == mask:
-                value, problem, note = check_raw(lay, f, self.kind, raw)
+            if fk == mask:  # every bit known: as a full word reads it
+                decoded, problem, _ = memo.get(raw) or self._hit(i, raw)
             else:
-                value, problem = None, None
-                note = f"run-time: {bin(fk).count('1')} of {f.width} bits known"
+                problem = None
+                decoded = _decoded_field(f, raw, None, f"run-time: {bin(fk).count('1')} of {f.width} bits known")
                 unknown.append(f.name)
                 if f.type == "reserved" and raw:
                     problem = _finding(lay, f, self.kind, "RESERVED", raw, f"reserved bits {f.bits} must be 0", "0")
@@ -434,11 +432,16 @@ class Plan:
                     problem = _finding(lay, f, self.kind, "CONST", raw,
                                        f"bits {f.bits} are a fixed constant {f.const:#0{w + 2}b}; known bits differ",
                                        f"{f.const:#0{w + 2}b}")
-            fields.append(DecodedField(f.name, f.bits, f.lo, f.hi, raw, value, f.unit, f.type, f.description, f.source, note))
+            fields.append(decoded)
             if problem is not None:
                 findings.append(problem)
         return FieldsRead(word, tuple(fields), tuple(findings), {f.name: f.value for f in fields if f.type in VALUE_TYPES},
                           known, tuple(unknown))
+
+
+def _decoded_field(f: Field, raw: int, value: Any, note: str) -> "DecodedField":
+    """Field ``f`` decoded: its raw bits, logical value and note, with the table's row."""
+    return DecodedField(f.name, f.bits, f.lo, f.hi, raw, value, f.unit, f.type, f.description, f.source, note)
 
 
 def check_word(word: Any, width: int, what: str) -> None:
