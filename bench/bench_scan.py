@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from descgen.scan import ScanTally, ptx_files, scan_ptx, scan_stream  # noqa: E402
+from descgen.ptx.scan import ScanTally, ptx_files, scan_ptx, scan_stream  # noqa: E402
 
 BIG = Path("/work/corpus-big/triton_20mb.ptx")
 

@@ -1,7 +1,7 @@
 """``descgen scan FILE|DIR|- ...``: every tcgen05.mma / tcgen05.cp in PTX files, each descriptor
 operand's compile-time bits decoded and checked, reported compiler-style.
 
-Only click and descgen are imported here; :mod:`descgen.scan` loads when the command runs. Output
+Only click and descgen are imported here; :mod:`descgen.ptx.scan` loads when the command runs. Output
 is written as each function is scanned (memory and time linear in the input, every form).
 """
 
@@ -60,7 +60,7 @@ def scan(out: Output, files: tuple[str, ...], arch: str | None, verbose: bool, e
       descgen scan ~/.triton/cache
       nvcc -ptx -arch=sm_100a k.cu -o - | descgen scan - -v
     """
-    from descgen.scan import ScanTally, not_ptx, ptx_files, scan_stream
+    from descgen.ptx.scan import ScanTally, not_ptx, ptx_files, scan_stream
 
     status = 0
     total = ScanTally()
@@ -152,7 +152,7 @@ def _note(word: str, styled: bool) -> str:
 
 
 def _line(name: str, f: Any, styled: bool) -> str:
-    from descgen.scan import severity_word
+    from descgen.ptx.scan import severity_word
 
     word = severity_word(f.severity)
     if styled:

@@ -56,7 +56,7 @@ if TYPE_CHECKING:  # what the lazy exports below are, for type checkers and edit
     from .emitters import FORMATS, emit
     from .facts import KIND_LAYOUTS, LBO_MODES, MAJORS, SWIZZLES
     from .runtime import RuntimeIdesc, idesc_from_runtime
-    from .scan import ScanFinding, ScanInstruction, ScanOperand, ScanResult, scan_file, scan_ptx
+    from .ptx.scan import ScanFinding, ScanInstruction, ScanOperand, ScanResult, scan_file, scan_ptx
     from .taddr import alloc_sizes, check_alloc, decode_taddr, encode_taddr, lane_warp, validate_taddr, warp_lanes
     from .tiles import (ATOM_ORDERS, SmemLayout, SwizzleAtom, TileDescriptor, advance_smem, smem_for_tile, smem_layout,
                         swizzle_atom)
@@ -75,7 +75,7 @@ _LAZY = {
     **dict.fromkeys(("idesc_from_runtime", "RuntimeIdesc"), "runtime"),
     **dict.fromkeys(("diff", "Diff"), "compare"),
     **dict.fromkeys(("FORMATS", "emit"), "emitters"),
-    **dict.fromkeys(("ScanFinding", "ScanInstruction", "ScanOperand", "ScanResult", "scan_file", "scan_ptx"), "scan"),
+    **dict.fromkeys(("ScanFinding", "ScanInstruction", "ScanOperand", "ScanResult", "scan_file", "scan_ptx"), "ptx.scan"),
 }
 
 

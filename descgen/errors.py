@@ -82,7 +82,7 @@ def _show(value: Any) -> str:
 class HasFindings:
     """``codes``, ``errors``, ``warnings`` and ``ok`` over a result's ``findings`` (anything with
     ``.code`` and ``.severity``): shared by :class:`descgen.Decoded`, :class:`descgen.Report` and
-    :class:`descgen.scan.ScanResult`."""
+    :class:`descgen.ptx.scan.ScanResult`."""
 
     __slots__ = ()
     findings: tuple[Any, ...]

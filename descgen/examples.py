@@ -18,7 +18,7 @@ from .facts import KIND_LAYOUTS, idesc_defaults
 from .idesc import validate_idesc
 from .instruction import check_mma
 from .loader import layout
-from .scan import ScanResult, scan_ptx
+from .ptx.scan import ScanResult, scan_ptx
 from .report import Report
 from .smem import validate_smem
 from .taddr import validate_taddr
@@ -58,7 +58,7 @@ class Example:
 
     def run(self) -> Report | ScanResult:
         """Validate the example (what ``command()`` prints): a :class:`Report`, or for a PTX example
-        a :class:`descgen.scan.ScanResult` (the same ``findings``, ``codes`` and ``ok``)."""
+        a :class:`descgen.ptx.scan.ScanResult` (the same ``findings``, ``codes`` and ``ok``)."""
         if self.as_ == "ptx":
             return scan_ptx(self.ptx or "", **self.context)
         context: dict[str, Any] = dict(self.context)  # checked by the validators, as a caller's keywords are

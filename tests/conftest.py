@@ -149,6 +149,7 @@ def _table39() -> tuple[Row, ...]:
             Row(kind, False, 1, True, (128,), N8, 128),
             Row(kind, False, 2, False, (128, 256), N16, 64),
             Row(kind, False, 2, False, (256,), N16, 96),  # K1 = 96
+            Row(kind, False, 1, False, (128,), N16, 96),  # K1 = 96 with one CTA: E41 (NVIDIA's SM103 atoms)
             Row(kind, False, 2, True, (256,), N16, 128),
         ]
     return tuple(rows)

@@ -1,4 +1,4 @@
-"""descgen.ptx_dataflow: every known-bits transfer function agrees with concrete arithmetic (for
+"""descgen.ptx.knownbits: every known-bits transfer function agrees with concrete arithmetic (for
 random concrete values consistent with the inputs' known bits, the concrete result has the
 result's known bits), and E39 (a tcgen05.cp base offset without swizzle is a note)."""
 
@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from descgen.engine import KnownBits
-from descgen.ptx_dataflow import (kb_add, kb_and, kb_bfe, kb_bfi, kb_concat, kb_ext, kb_meet, kb_mul, kb_not, kb_or,
+from descgen.ptx.knownbits import (kb_add, kb_and, kb_bfe, kb_bfi, kb_concat, kb_ext, kb_meet, kb_mul, kb_not, kb_or,
                                   kb_prmt, kb_shl, kb_shr, kb_slice, kb_sub, kb_xor)
-from descgen.scan import scan_ptx
+from descgen.ptx.scan import scan_ptx
 
 WIDTHS = st.sampled_from([8, 16, 32, 64])
 

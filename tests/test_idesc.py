@@ -646,8 +646,8 @@ def test_decode_flags_sparse_k96(kind):
         pytest.param("f16", 256, 8, {}, "IDESC-N-SHAPE", id="f16-M256-N8"),
         # M = 32 exists only with .ws, where N is 64, 128 or 256
         pytest.param("f16", 32, 8, {}, "IDESC-N-SHAPE", id="f16-M32-N8"),
-        # K1 = 96 exists only as 256xNxK1 (cta_group::2)
-        pytest.param("mxf4", 128, 64, {"k": 96}, "IDESC-M-SHAPE", id="mxf4-K96-M128"),
+        # K1 = 96 steps N by 16 with one CTA (E41: 128xNxK1) as with two (256xNxK1)
+        pytest.param("mxf4", 128, 136, {"k": 96}, "IDESC-N-SHAPE", id="mxf4-K96-M128-N136"),
         # K1 = 96 rows step N by 16
         pytest.param("mxf4nvf4", 256, 8, {"k": 96}, "IDESC-N-SHAPE", id="mxf4nvf4-K96-N8"),
         # Table 50: 8-bit transposed B needs N in steps of 16 (cta_group::1) or 32 (cta_group::2)

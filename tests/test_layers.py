@@ -15,7 +15,11 @@ import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIB = os.path.join(REPO, "descgen")
-MODULES = sorted(name[:-3] for name in os.listdir(LIB) if name.endswith(".py") and name != "__init__.py")
+#: Subpackages of descgen/ (their modules are named ``ptx.scan``...).
+SUBPACKAGES = ("ptx",)
+MODULES = sorted([name[:-3] for name in os.listdir(LIB) if name.endswith(".py") and name != "__init__.py"] +
+                 [f"{sub}.{name[:-3]}" for sub in SUBPACKAGES for name in os.listdir(os.path.join(LIB, sub))
+                  if name.endswith(".py") and name != "__init__.py"])
 
 #: The layers, bottom to top, as docs/architecture.md lists them: a module may import only modules
 #: of its own layer or of layers below.
@@ -28,44 +32,67 @@ LAYERS = (
     ("facts",),
     ("checks",),
     ("idesc", "smem", "zcm", "taddr", "runtime"),
-    ("tiles", "instruction", "identify", "ptx_dataflow"),
-    ("scan", "compare", "emitters", "codes"),
+    ("tiles", "instruction", "identify", "ptx.lexer", "ptx.knownbits", "ptx.ranges", "ptx.dataflow"),
+    ("ptx.scan", "compare", "emitters", "codes"),
     ("batch", "examples"),
     ("__main__",),
 )
 
 
-def _imports(path: str, package: str, relative: bool = True) -> list[tuple[str, tuple[str, ...], int]]:
+def _known(dotted: str) -> str:
+    """The module a dotted name inside descgen imports: the longest known prefix (``ptx.scan``,
+    ``engine``), ``__init__`` for the package, else its first part (``cli``, ``ptx``)."""
+    parts = dotted.split(".") if dotted else []
+    for n in range(len(parts), 0, -1):
+        name = ".".join(parts[:n])
+        if name in MODULES:
+            return name
+    return parts[0] if parts else "__init__"
+
+
+def _imports(path: str, package: str, relative: bool = True, pkg: str = "") -> list[tuple[str, tuple[str, ...], int]]:
     """(module imported, names imported from it, line) for every import of a descgen module;
-    ``relative=False`` leaves out ``from .x import`` (in cli/: its own modules)."""
+    ``pkg`` is the file's subpackage (``"ptx"``, ``""`` for descgen itself); ``relative=False``
+    leaves out ``from .x import`` (in cli/: its own modules)."""
     with open(path, encoding="utf-8") as fh:
         tree = ast.parse(fh.read(), path)
     out = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             names = tuple(a.name for a in node.names)
-            if node.level == 1:
+            if node.level >= 1:
                 if not relative:
                     continue
+                base = pkg.split(".") if pkg else []
+                base = base[:len(base) - (node.level - 1)] if node.level > 1 else base
+                prefix = ".".join(base + ([node.module] if node.module else []))
                 if node.module:
-                    out.append((node.module.split(".")[0], names, node.lineno))
+                    out.append((_known(prefix), names, node.lineno))
                 else:  # from . import x
-                    out += [(n, (), node.lineno) if n in MODULES else ("__init__", (n,), node.lineno) for n in names]
+                    for n in names:
+                        full = f"{prefix}.{n}" if prefix else n
+                        out.append((full, (), node.lineno) if full in MODULES else (_known(prefix), (n,), node.lineno))
             elif node.module and (node.module == package or node.module.startswith(package + ".")):
-                parts = node.module.split(".")
-                out.append((parts[1] if len(parts) > 1 else "__init__", names, node.lineno))
+                out.append((_known(node.module[len(package) + 1:]), names, node.lineno))
         elif isinstance(node, ast.Import):
             for a in node.names:
-                parts = a.name.split(".")
-                if parts[0] == package:
-                    out.append((parts[1] if len(parts) > 1 else "__init__", (), node.lineno))
+                if a.name == package or a.name.startswith(package + "."):
+                    out.append((_known(a.name[len(package) + 1:]), (), node.lineno))
     return out
+
+
+def _path(name: str) -> str:
+    return os.path.join(LIB, *name.split(".")) + ".py"
+
+
+def _pkg(name: str) -> str:
+    return name.rpartition(".")[0]
 
 
 def _graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for name in MODULES:
-        graph[name] = {m for m, _, _ in _imports(os.path.join(LIB, f"{name}.py"), "descgen")
+        graph[name] = {m for m, _, _ in _imports(_path(name), "descgen", pkg=_pkg(name))
                        if m in MODULES or m == "__init__"} - {"tables", "cli"}
     return graph
 
@@ -109,13 +136,14 @@ def test_import_graph_has_no_cycle():
             visit(node)
 
 
-@pytest.mark.parametrize("folder,package", [("descgen", "descgen"), ("cli", "descgen")])
+@pytest.mark.parametrize("folder,package", [("descgen", "descgen"), ("descgen/ptx", "descgen"), ("cli", "descgen")])
 def test_no_private_name_crosses_a_module(folder, package):
     base = os.path.join(REPO, folder)
+    pkg = folder.partition("/")[2].replace("/", ".")
     for file in sorted(os.listdir(base)):
         if not file.endswith(".py"):
             continue
-        for module, names, line in _imports(os.path.join(base, file), package, relative=folder == "descgen"):
+        for module, names, line in _imports(os.path.join(base, file), package, relative=folder != "cli", pkg=pkg):
             if module == "cli":  # descgen.cli.x: cli/'s own modules among themselves
                 continue
             private = [n for n in names if n.startswith("_") and not n.startswith("__")]

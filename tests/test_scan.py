@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 import descgen
 from descgen.catalog import catalog
 from descgen.examples import example
-from descgen.scan import SCAN_CODES, parse_int, scan_file, scan_ptx
+from descgen.ptx.scan import SCAN_CODES, parse_int, scan_file, scan_ptx
 
 from conftest import REPO
 from test_cli import _runner
@@ -214,13 +214,18 @@ def test_e38_one_definition_holds_across_labels_branches_and_braces(boundary):
     assert all(o.resolved for o in r.instructions[0].operands) and not r.findings
 
 
-def test_e38_a_use_before_the_definition_in_the_file_is_resolved():
+def test_e42_a_use_that_no_definition_reaches_on_the_first_pass_is_unknown():
+    """E42: flow-sensitive. The loop's first pass reads the registers before any definition."""
     r = scan("L1:\n" + MMA + "\n" + WORDS + "\nbra L1;")
+    assert [o.status for o in r.instructions[0].operands] == ["unknown"] * 3
+    assert {o.reason for o in r.instructions[0].operands} == {"not defined on every path"}
+    # defined before the loop: known in every pass
+    r = scan(WORDS + "\nL1:\n" + MMA + "\nbra L1;")
     assert all(o.resolved for o in r.instructions[0].operands)
 
 
 def test_e38_predicated_and_several_definitions_give_the_agreeing_bits():
-    r = scan("\n".join([WORDS, "@%p1 mov.b32 %r1, 0x08400010;", "mov.b64 %rd2, 0x4000404000010040;",
+    r = scan("\n".join([WORDS, "@%p1 mov.b32 %r1, 0x08400010;", "@%p1 mov.b64 %rd2, 0x4000404000010040;",
                         "@%p1 mov.b32 %r5, 7;", MMA, MMA.replace("%r1", "%r5")]))
     first, second = r.instructions
     assert first.operand("idesc").value == 0x08400010  # two definitions, equal
@@ -231,14 +236,22 @@ def test_e38_predicated_and_several_definitions_give_the_agreeing_bits():
 
 
 def test_e38_run_time_leaves_say_why():
-    r = scan("\n".join(["ld.param.u64 %rd1, [p];", "ld.shared.u64 %rd2, [%rd3];", "mov.u32 %r1, %tid.x;", MMA,
+    r = scan("\n".join(["ld.param.u64 %rd1, [p];", "ld.shared.u64 %rd2, [%rd3];", "mov.u32 %r1, %clock;", MMA,
                         MMA.replace("%r1", "%r9")]))
     first, second = r.instructions
     assert {o.role: o.reason for o in first.operands} == {
-        "idesc": "special register %tid.x", "a_desc": "kernel parameter", "b_desc": "loaded from memory"}
+        "idesc": "special register %clock", "a_desc": "kernel parameter", "b_desc": "loaded from memory"}
     assert second.operand("idesc").reason == "no definition in the function"
     assert [f.code for f in r.findings] == ["PTX-OPERAND-UNRESOLVED"] * 6
-    assert r.findings[0].detail == "every field unknown: special register %tid.x"
+    assert r.findings[0].detail == "every field unknown: special register %clock"
+
+
+def test_e42_special_registers_have_their_bounds():
+    """%tid.x < 1024: an idesc taken from it has N = 0 on every execution (bits 10-31 known 0)."""
+    r = scan("mov.u32 %r1, %tid.x;\n" + MMA.replace("%rd1, %rd2", f"{A:#x}, {B:#x}"))
+    idesc = r.instructions[0].operand("idesc")
+    assert idesc.status == "partial" and idesc.known.mask == 0xFFFFFC00 and idesc.known.value == 0
+    assert "IDESC-N-RANGE" in {f.code for f in r.findings}
 
 
 def test_e38_vectors_copies_and_arithmetic_are_followed():

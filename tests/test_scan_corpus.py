@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from descgen.scan import scan_file, scan_ptx
+from descgen.ptx.scan import scan_file, scan_ptx
 
 from conftest import REPO
 

@@ -97,35 +97,38 @@ def test_table39_walk_every_context_fails_closed(kind):
 
 
 @pytest.mark.parametrize("kind", MXF4_KINDS)
-def test_k96_with_cta_group_1_is_an_error(kind):
-    # the issue's command: descgen idesc --kind mxf4 --m 128 --n 128 --k 96 --cta-group 1 --arch sm_103a
-    with pytest.raises(EncodeError) as err:
-        encode_idesc(kind, 128, 128, k=96, cta_group=1, arch="sm_103a")
-    assert {f.code for f in err.value.findings} == {"IDESC-K-VALUE", "IDESC-M-SHAPE"}
-    # M = 256, legal with K = 96 under cta_group::2, has no cta_group::1 row either
+def test_e41_k96_with_cta_group_1_follows_nvidias_libraries(kind):
+    # E41: CUTLASS's SM103_MXF4_ULTRA_SS_VS and CuTe DSL's SM103MmaMXF4NVF4Op issue K = 96 with one
+    # CTA, M = 128, N a multiple of 16; Table 39 prints K1 only in its cta_group::2 rows.
+    word = encode_idesc(kind, 128, 128, k=96, cta_group=1, ws=False, arch="sm_103a")
+    assert validate_idesc(word, kind, cta_group=1, ws=False, arch="sm_103a").ok
+    assert validate_idesc(word, kind, cta_group=1, ws=False, arch="sm_100a").codes == ("IDESC-K96-ARCH",)
+    with pytest.raises(EncodeError) as err:  # N steps by 16
+        encode_idesc(kind, 128, 136, k=96, cta_group=1, arch="sm_103a")
+    assert {f.code for f in err.value.findings} == {"IDESC-N-SHAPE"}
+    # M = 256 with K = 96 is the pair's M: legal under cta_group::2 only
     word = encode_idesc(kind, 256, 128, k=96)
     assert validate_idesc(word, kind, cta_group=2, ws=False, arch="sm_103a").ok
-    for ws in (False, None):
-        report = validate_idesc(word, kind, cta_group=1, ws=ws, arch="sm_103a")
-        assert report.codes == ("IDESC-K-VALUE",)
-        (f,) = report.findings
-        assert (f.field, f.value, f.severity) == ("k_dim", "96", "error")
-        assert "cta_group::1" in f.rule and f.allowed == "cta_group::2, no .ws, M = 256, N = 16..256 step 16"
-        with pytest.raises(EncodeError) as err:
-            encode_idesc(kind, 256, 128, k=96, cta_group=1, ws=ws, arch="sm_103a")
-        assert err.value.code == "IDESC-K-VALUE"
+    report = validate_idesc(word, kind, cta_group=1, ws=False, arch="sm_103a")
+    assert report.codes == ("IDESC-M-SHAPE",)
+    (f,) = report.findings
+    assert (f.field, f.value, f.allowed) == ("m", 256, "128")
+    # sparse has no K = 96 row (bit 2 and bit 31 both set)
+    assert validate_idesc(int(word) | 4, kind, cta_group=1, arch="sm_103a").codes == ("IDESC-K-VALUE",)
 
 
 @pytest.mark.parametrize("kind", MXF4_KINDS)
 def test_k96_n_not_a_multiple_of_16_is_an_error(kind):
-    # Table 39's K = 96 rows step N by 16, in whatever context (none, its own, or one without a row)
-    word = encode_idesc(kind, 256, 136, k=96, check=False)
+    # Table 39's K = 96 rows step N by 16, in whatever context (none, its own, or the one-CTA row
+    # of E41, whose M is 128)
     for ctx in ({}, {"cta_group": 2}, {"cta_group": 1}, {"cta_group": 1, "ws": False}):
+        m = 128 if ctx.get("cta_group") == 1 else 256
+        word = encode_idesc(kind, m, 136, k=96, check=False)
         report = validate_idesc(word, kind, **ctx)
         assert "IDESC-N-SHAPE" in report.codes, ctx
         assert next(f for f in report.findings if f.code == "IDESC-N-SHAPE").allowed == "16..256 step 16"
         with pytest.raises(EncodeError) as err:
-            encode_idesc(kind, 256, 136, k=96, **ctx)
+            encode_idesc(kind, m, 136, k=96, **ctx)
         assert "IDESC-N-SHAPE" in {f.code for f in err.value.findings}, ctx
     assert "IDESC-N-SHAPE" in {f.code for f in decode_idesc(word, kind).findings}
 

@@ -276,6 +276,7 @@ def test_table39_matches_spec_model_row_for_row():
     assert got == want
     for r in loader.shapes().rows:
         assert r.source.startswith("Table 39")
+        assert ("E41" in r.source) == (r.k == 96 and r.cta_group == 1)
 
 
 def test_table39_f16_cta1_dense():
@@ -321,11 +322,12 @@ def test_table39_ws_rows_only_cta_group_1_and_not_for_mx_kinds():
         assert r.n == ((64, 128) if r.sparse else (64, 128, 256))
 
 
-def test_table39_k96_only_mxf4_kinds_cta2_dense_m256():
+def test_table39_k96_only_mxf4_kinds_dense_m256_cta2_or_m128_cta1():
     k96 = [r for r in loader.shapes().rows if r.k == 96]
-    assert sorted(r.kind for r in k96) == ["mxf4", "mxf4nvf4"]
+    assert sorted(r.kind for r in k96) == ["mxf4", "mxf4", "mxf4nvf4", "mxf4nvf4"]
     for r in k96:
-        assert (r.ws, r.cta_group, r.sparse, r.m, r.n) == (False, 2, False, (256,), N16)
+        want = (False, 2, False, (256,), N16) if r.cta_group == 2 else (False, 1, False, (128,), N16)  # E41
+        assert (r.ws, r.cta_group, r.sparse, r.m, r.n) == want
         assert "sm_103a" in r.note
 
 

@@ -35,17 +35,19 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping
 
-from .engine import KnownBits, hex_word
-from .errors import DescgenError, Finding, HasFindings
-from .loader import KINDS
-from .ptx_dataflow import Function, Value, kb_ext, parse_int, split_operands
-from .catalog import catalog, constraints
-from .context import normalize_arch
-from .identify import key_fields, show_value
-from .instruction import check_mma
-from .report import Report
-from .smem import validate_smem
-from .types import Arch, Kind
+from ..engine import KnownBits, hex_word
+from ..errors import DescgenError, Finding, HasFindings
+from ..loader import KINDS
+from ..catalog import catalog, constraints
+from ..context import normalize_arch
+from ..identify import key_fields, show_value
+from ..instruction import check_mma
+from ..report import Report
+from ..smem import validate_smem
+from ..types import Arch, Kind
+from .dataflow import Function, Value
+from .knownbits import kb_ext
+from .lexer import Operand, events, parse_int, split_operands
 
 __all__ = ["scan_ptx", "scan_file", "scan_stream", "ScanStream", "ScanChunk", "ScanTally", "ScanResult",
            "ScanInstruction", "ScanOperand", "ScanFinding", "SCAN_CODES", "parse_int", "not_ptx", "ptx_files"]
@@ -433,124 +435,6 @@ def severity_word(severity: str) -> str:
 
 
 # --------------------------------------------------------------------------------------------
-# Lexing: statements, labels and scope braces, line by line (regexes and str methods).
-
-_IDENT = re.compile(r"[A-Za-z_$%][A-Za-z0-9_$]*")
-_LEX = re.compile(r'[;{}"]|//|/\*')
-_LABEL = re.compile(r"\s*([A-Za-z_$%][\w$]*)\s*:(?!:)")
-#: Directives that end at the end of their line rather than at a ';' (PTX ISA §11).
-_LINE_DIRECTIVES = (".version", ".target", ".address_size", ".file", ".loc")
-
-
-def _events(lines: Iterable[str]) -> Iterator[tuple[str, int, str]]:
-    """``(kind, line, text)``: ``stmt`` (``;``-terminated, possibly over several lines, whitespace
-    collapsed; the line directives end at the newline), ``label``, ``open`` and ``close`` (scope
-    braces), with the line each starts on. Comments are dropped; strings are kept whole."""
-    parts: list[str] = []
-    start = 0
-    depth = 0  # braces inside the current statement (vector operands, initializers)
-    in_comment = False
-
-    def flush() -> str:
-        stmt = " ".join("".join(parts).split())
-        parts.clear()
-        return stmt
-
-    n = 0
-    for n, line in enumerate(lines, 1):
-        pos = 0
-        if in_comment:
-            k = line.find("*/")
-            if k < 0:
-                continue
-            pos, in_comment = k + 2, False
-        colon = ":" in line
-        while True:
-            if not parts and colon and depth == 0:
-                m = _LABEL.match(line, pos)
-                if m:
-                    yield ("label", n, m.group(1))
-                    pos = m.end()
-                    continue
-            m = _LEX.search(line, pos)
-            seg = line[pos:] if m is None else line[pos:m.start()]
-            if parts:
-                parts.append(seg)
-            elif seg and not seg.isspace():
-                start = n
-                parts.append(seg)
-            if m is None:
-                break
-            ch = m.group()
-            pos = m.end()
-            if ch == ";":
-                if depth:
-                    parts.append(";")
-                    continue
-                stmt = flush()
-                if stmt:
-                    yield ("stmt", start, stmt)
-            elif ch == "{":
-                pending = "".join(parts).strip()
-                if depth == 0 and (not pending or (pending[0] == "." and "=" not in pending)):
-                    parts.clear()
-                    if pending:
-                        yield ("stmt", start, " ".join(pending.split()))
-                    yield ("open", n, "{")
-                else:
-                    if not parts:
-                        start = n
-                    depth += 1
-                    parts.append("{")
-            elif ch == "}":
-                if depth == 0:
-                    stmt = flush()
-                    if stmt:
-                        yield ("stmt", start, stmt)
-                    yield ("close", n, "}")
-                else:
-                    depth -= 1
-                    parts.append("}")
-            elif ch == '"':
-                k = pos
-                while True:
-                    k = line.find('"', k)
-                    if k < 0 or line[k - 1] != "\\":
-                        break
-                    k += 1
-                if not parts:
-                    start = n
-                end = len(line) if k < 0 else k + 1
-                parts.append(line[m.start():end])
-                pos = end
-            elif ch == "//":
-                break
-            else:  # /* ... */
-                k = line.find("*/", pos)
-                if k < 0:
-                    in_comment = True
-                    break
-                if parts:
-                    parts.append(" ")
-                pos = k + 2
-        if parts:
-            if depth == 0 and parts[0].lstrip().startswith(_LINE_DIRECTIVES):
-                stmt = flush()
-                if stmt:
-                    yield ("stmt", start, stmt)
-            else:
-                parts.append(" ")
-    stmt = flush()
-    if stmt:
-        yield ("stmt", start, stmt)
-
-
-def _split_operands(text: str) -> list[str]:
-    """Top-level comma-separated operands (commas inside ``[]``, ``{}``, ``()`` do not split)."""
-    return split_operands(text)
-
-
-# --------------------------------------------------------------------------------------------
 # Scanning (E38).
 
 
@@ -573,11 +457,12 @@ class _Pending:
     """A tcgen05 instruction whose operands are resolved when its function ends."""
 
     line: int
+    index: int  # the statement's index in its Function
     opcode: str  # tcgen05.mma / tcgen05.cp
     text: str
     name: str
     q: dict[str, Any]
-    ops: list[tuple[str, str, str | None]]  # role, operand text, register key (None: not a register)
+    ops: list[tuple[str, str, Operand]]  # role, operand text, operand resolved in scope
 
 
 @dataclass(frozen=True)
@@ -606,10 +491,8 @@ class _Scan:
         self.shared: dict[str, int] = {}  # .shared symbol -> alignment (bytes), module-wide
         self.fn = Function(self.shared)
         self.pending: list[_Pending] = []
-        self.scopes: list[list[tuple[str, str | None]]] = []  # per open brace: shadowed names to restore
         self.body_depth: int | None = None  # scope depth of the current function's body
         self.header = False  # a function header was the last statement: its '{' opens the body
-        self.scope_id = 0
         self.statements = 0
         self.seen_instruction = False
 
@@ -655,28 +538,14 @@ class _Scan:
                 self.header = True
 
     def _reg(self, text: str) -> None:
-        """``.reg .b32 %r<40>;``, ``.reg .pred p, q;``: names without ``%`` become registers; a
-        declaration inside an inner scope shadows the outer register (a new key)."""
-        names = [t for t in split_operands(re.sub(r"^\.reg\s+(?:\.\w+\s+)*", "", text))]
-        inner = self.body_depth is not None and len(self.scopes) > self.body_depth or \
-            (self.body_depth is None and self.scopes)
-        for t in names:
+        """``.reg .b32 %r<40>;``, ``.reg .pred p, q;``: declared in the current scope (an inner
+        declaration shadows an outer register of the same name until its brace closes)."""
+        names = []
+        for t in split_operands(re.sub(r"^\.reg\s+(?:\.\w+\s+)*", "", text)):
             m = _REG_DECL.fullmatch(t)
-            if not m:
-                continue
-            name, count = m.group(1), m.group(2)
-            if not inner:
-                if name[0] != "%":
-                    if count is None:
-                        self.fn.plain.add(name)
-                    else:
-                        self.fn.plain_ranges[name] = max(int(count), self.fn.plain_ranges.get(name, 0))
-                continue
-            expanded = [name] if count is None else [f"{name}{i}" for i in range(min(int(count), 4096))]
-            self.scope_id += 1
-            for n in expanded:
-                self.scopes[-1].append((n, self.fn.resolve.get(n)))
-                self.fn.resolve[n] = f"{n}'{self.scope_id}"
+            if m:
+                names.append((m.group(1), None if m.group(2) is None else int(m.group(2))))
+        self.fn.declare(names, self.body_depth or 0)
 
     def _shared(self, text: str) -> None:
         head = text.split("=", 1)[0]
@@ -688,21 +557,17 @@ class _Scan:
         self.shared[m.group(1)] = int(align.group(1)) if align else (int(size.group(1)) // 8 if size else 1)
 
     def open(self) -> None:
-        self.scopes.append([])
+        self.fn.open_scope()
         if self.header and self.body_depth is None:
-            self.body_depth = len(self.scopes)
+            self.body_depth = self.fn.depth
         self.header = False
 
     def close(self) -> None:
         self.header = False
-        if not self.scopes:
+        if self.fn.depth == 0:
             return
-        for name, old in reversed(self.scopes.pop()):
-            if old is None:
-                self.fn.resolve.pop(name, None)
-            else:
-                self.fn.resolve[name] = old
-        if self.body_depth is not None and len(self.scopes) < self.body_depth:
+        self.fn.close_scope()
+        if self.body_depth is not None and self.fn.depth < self.body_depth:
             self.finish_function()
 
     def _target(self, line: int, spec: str) -> None:
@@ -731,44 +596,22 @@ class _Scan:
             self.directive(line, text)
             return
         self.header = False
-        guarded = False
+        guard = None
         if text[0] == "@":
             guard, _, text = text.partition(" ")
-            guarded = True
             if not text:
                 return
         opcode, _, rest = text.partition(" ")
         while rest.startswith("."):  # qualifiers may be spaced out: "tcgen05.mma.cta_group::1 .kind::f16"
             more, _, rest = rest.partition(" ")
             opcode += more
+        index = self.fn.statement(line, guard, opcode, rest)
         if opcode.startswith("tcgen05."):
             self._cta_group(line, opcode)
             if opcode.startswith("tcgen05.mma"):
-                self.mma(line, f"{opcode} {rest}".strip(), opcode, split_operands(rest))
+                self.mma(line, index, f"{opcode} {rest}".strip(), opcode, split_operands(rest))
             elif opcode.startswith("tcgen05.cp"):
-                self.cp(line, f"{opcode} {rest}".strip(), opcode, split_operands(rest))
-            return
-        if not rest:
-            return
-        c = rest[0]
-        if c == "[" or c == "(" and not opcode.startswith("call"):
-            return
-        if c == "{":
-            first = rest[1:rest.find("}")] if "}" in rest else rest[1:]
-            dests = [t.strip() for t in first.split(",")]
-        else:
-            first = rest.split(",", 1)[0]
-            if c == "(":
-                first = first.strip("() ")
-            dests = first.split("|") if "|" in first else [first]
-        fn = self.fn
-        keys = []
-        for t in dests:
-            t = t.strip()
-            if t and (t[0] == "%" or fn.is_register(t)):
-                keys.append(fn.resolve.get(t, t) if fn.resolve else t)
-        if keys:
-            fn.define(line, guarded, opcode, rest, keys)
+                self.cp(line, index, f"{opcode} {rest}".strip(), opcode, split_operands(rest))
 
     def _cta_group(self, line: int, opcode: str) -> None:
         m = re.search(r"\.cta_group::(\d)", opcode)
@@ -784,13 +627,6 @@ class _Scan:
         self.cta_groups.setdefault(g, line)
 
 
-    def _key(self, text: str) -> str | None:
-        """The register key an operand names (None: an immediate or not a register)."""
-        t = text.strip()
-        if t and (t[0] == "%" or self.fn.is_register(t)) and _IDENT.fullmatch(t):
-            return self.fn.key(t)
-        return None
-
     def malformed(self, line: int, opcode: str, what: str) -> None:
         self.rule("PTX-MALFORMED", line, opcode, "instruction", opcode, "a form of the instruction's syntax", what)
 
@@ -802,7 +638,7 @@ class _Scan:
             self.rule("PTX-TARGET-MISSING", line, "file", "arch", None, ", ".join(constraints().targets),
                       "no .target directive before the first tcgen05 instruction and no --arch; the rules that need the target are not checked")
 
-    def mma(self, line: int, text: str, opcode: str, operands: list[str]) -> None:
+    def mma(self, line: int, index: int, text: str, opcode: str, operands: list[str]) -> None:
         self._first_instruction(line)
         q = self._mma_qualifiers(line, opcode, "tcgen05.mma")
         if q is None:
@@ -814,8 +650,8 @@ class _Scan:
         ops, extra = layout
         q["a_tmem"] = extra["a_tmem"]
         self._mma_syntax(line, name, q, extra)
-        self.pending.append(_Pending(line, "tcgen05.mma", text + ";", name, q,
-                                     [(role, t, self._key(t)) for role, t in ops]))
+        self.pending.append(_Pending(line, index, "tcgen05.mma", text + ";", name, q,
+                                     [(role, t, self.fn.operand_of(t)) for role, t in ops]))
 
     def _mma_qualifiers(self, line: int, opcode: str, name: str) -> dict[str, Any] | None:
         q: dict[str, Any] = {"kind": None, "cta_group": None, "ws": False, "sp": False, "block_scale": False,
@@ -914,7 +750,7 @@ class _Scan:
             self.malformed(line, name, "; ".join(problems))
             return None
         if extra["lanes"] is not None:
-            n = len(_split_operands(extra["lanes"][1:-1]))
+            n = len(split_operands(extra["lanes"][1:-1]))
             want = _LANE_VECTOR[q["cta_group"]]
             if n != want:
                 self.malformed(line, name, f"disable-output-lane has {n} elements; .cta_group::{q['cta_group']} takes {want}")
@@ -978,7 +814,7 @@ class _Scan:
         return {"cta_group": q["cta_group"], "ws": q["ws"], "sp": q["sp"], "scale_vec": q["scale_vec_used"],
                 "a_tmem": q["a_tmem"], "arch": self.arch}
 
-    def cp(self, line: int, text: str, opcode: str, operands: list[str]) -> None:
+    def cp(self, line: int, index: int, text: str, opcode: str, operands: list[str]) -> None:
         self._first_instruction(line)
         name = "tcgen05.cp"
         self._needs_version(line, name, (name,))
@@ -1015,24 +851,25 @@ class _Scan:
         if (q["dst_fmt"] is None) != (q["src_fmt"] is None):
             self.rule("PTX-CP-SHAPE", line, subject, "dst_fmt" if q["dst_fmt"] is None else "src_fmt", None,
                       ".b8x16 with .b6x16_p32 or .b4x16_p64", "decompression names .dst_fmt and .src_fmt together")
-        self.pending.append(_Pending(line, "tcgen05.cp", text + ";", name, q,
-                                     [("s_desc", operands[1], self._key(operands[1]))]))
+        self.pending.append(_Pending(line, index, "tcgen05.cp", text + ";", name, q,
+                                     [("s_desc", operands[1], self.fn.operand_of(operands[1]))]))
 
     # resolution and checks, once per function ------------------------------------------------
 
-    def _operand_bits(self, role: str, text: str, key: str | None, vals: Mapping[str, Value]
+    def _operand_bits(self, role: str, text: str, op: Operand, v: Value | None
                       ) -> tuple[KnownBits, str | None, int | None, str | None]:
-        """(known bits, origin, origin line, why unknown) of one descriptor operand."""
+        """(known bits, origin, origin line, why unknown) of one descriptor operand; ``v`` its
+        value from the dataflow (None for an immediate)."""
         width = WIDTHS[role]
-        n = parse_int(text)
-        if n is not None:
+        if op[0] == "imm":
+            n = op[1]
+            assert isinstance(n, int)
             word = _fits(n, width)
             if word is None:
                 return KnownBits(0, 0), None, None, f"the immediate {text} does not fit {width} bits"
             return KnownBits(word, (1 << width) - 1), "immediate", None, None
-        if key is None:
+        if op[0] != "reg" or v is None:
             return KnownBits(0, 0), None, None, "not a register or an integer immediate"
-        v = vals[key]
         bits = kb_ext(v.bits, v.width, width) if v.width >= width else KnownBits(v.bits.value, v.bits.mask)
         why = ", ".join(sorted(v.why)) or None
         if v.width < width:
@@ -1043,17 +880,17 @@ class _Scan:
         """Resolve and check the tcgen05 instructions of the function just read, then forget it."""
         pending, self.pending = self.pending, []
         if pending:
-            vals = self.fn.solve({k for p in pending for _, _, k in p.ops if k is not None})
+            uses = [(p.index, op, WIDTHS[role]) for p in pending for role, _, op in p.ops if op[0] == "reg"]
+            vals = iter(self.fn.solve(uses))
             for p in pending:
-                self._check(p, vals)
+                self._check(p, {role: next(vals) for role, _, op in p.ops if op[0] == "reg"})
         self.fn = Function(self.shared)
-        self.scopes = []
         self.body_depth = None
 
     def _check(self, p: _Pending, vals: Mapping[str, Value]) -> None:
         line, q = p.line, p.q
         bits: dict[str, tuple[KnownBits, str | None, int | None, str | None]] = {
-            role: self._operand_bits(role, t, k, vals) for role, t, k in p.ops}
+            role: self._operand_bits(role, t, op, vals.get(role)) for role, t, op in p.ops}
         words: dict[str, int | KnownBits] = {}
         for role, (kb, _, _, _) in bits.items():
             words[role] = kb.value if kb.full(WIDTHS[role]) else kb
@@ -1099,7 +936,7 @@ class _Scan:
 
     def chunks(self, lines: Iterable[str]) -> Iterator[ScanChunk]:
         """Scan ``lines``; one :class:`ScanChunk` per function (and one for what is outside)."""
-        for kind, line, text in _events(lines):
+        for kind, line, text in events(lines):
             if kind == "stmt":
                 self.statement(line, text)
             elif kind == "open":
@@ -1108,6 +945,7 @@ class _Scan:
                 self.close()
             else:
                 self.header = False
+                self.fn.label(text)
             if self.instructions or (self.findings and not self.pending):
                 yield self._chunk()
         self.finish_function()

@@ -1,0 +1,1021 @@
+"""What a function's registers hold at each instruction: a control-flow graph per PTX function,
+the definitions that reach each use, and two abstract domains (known bits and value ranges)
+iterated to a fixed point (E38, E42).
+
+A :class:`Function` is filled statement by statement by the scanner (:meth:`Function.statement`,
+:meth:`Function.label`, :meth:`Function.open_scope` / :meth:`Function.close_scope`,
+:meth:`Function.declare`), then asked for the values of some operands (:meth:`Function.solve`).
+
+- **Names in scope.** A register is resolved when its statement is read, to the innermost
+  declaration in scope (``{ .reg .b64 d<8>; ... }`` declares ``d0``..``d7`` there; an inner
+  declaration shadows an outer one of the same name and ends with its braces). ``%``-names not
+  declared in an inner scope are the function's. Labels resolve the same way (inline-asm blocks
+  repeat ``DONE:`` in every scope). ``_`` is PTX's sink: it names no register.
+- **Control flow.** Basic blocks end at a label or after ``bra``, ``brx.idx``, ``ret``, ``exit``,
+  ``trap``; a predicated branch also falls through; ``brx.idx`` may reach every label.
+- **Reaching definitions.** Each statement that writes a register is a definition; a
+  predicated one may not run, so it does not kill the definitions before it. A use gets the
+  definitions that reach it along some path (a register read before any definition on some path
+  is unknown there).
+- **Values.** A definition's :class:`Value` is its opcode's transfer function over its operands'
+  values; an operand's value is the join of the values of the definitions reaching it. Known bits
+  (:mod:`descgen.ptx.knownbits`) have finite height and need no widening; ranges
+  (:mod:`descgen.ptx.ranges`) are widened to what the known bits allow after a few changes. The
+  two refine each other after every step.
+- **Leaves** (unknown, with why): kernel parameters, loads, special registers (with their
+  architectural bounds: ``%laneid`` < 32, ``%tid.x`` < 1024...), shared memory symbols (aligned
+  as declared, below 2**18: E38), every instruction not modelled.
+- **Refinement.** ``selp a, b, p`` where ``p`` is set by a ``setp`` comparing ``a`` or ``b`` in the
+  same block, with no redefinition between: each side gets the range the comparison allows
+  (``selp 0, s + 1, (s + 1 == 8)``: the counter stays in ``[0, 7]``).
+- **Uniform values.** ``shfl.sync`` with the full member mask returns another lane's value of the
+  same register at the same instruction (every lane must execute it, PTX ISA §9.7.9.6): what is
+  known on every lane is known of the result.
+
+Soundness: every known bit and every range holds on every execution that reaches the use
+(``tests/test_scan_soundness.py`` runs a concrete interpreter over the corpus with random leaves).
+Nothing here prints or raises on odd PTX: an operand that cannot be read is unknown.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+from ..engine import KnownBits
+from . import ranges as R
+from .knownbits import (kb_add, kb_and, kb_bfe, kb_bfi, kb_concat, kb_const, kb_ext, kb_meet, kb_mul, kb_not, kb_or,
+                        kb_prmt, kb_shl, kb_shr, kb_slice, kb_sub, kb_xor, mask_of)
+from .lexer import Operand, parse_int, parse_operand, split_operands
+
+__all__ = ["Value", "Function", "Instr", "SHARED_LIMIT_BITS", "SPECIAL_RANGES", "is_special"]
+
+#: E38: a shared memory symbol's address is below 2**18 (sm_100 has 228 KB of shared memory per
+#: SM; shared-window addresses of a CTA are offsets into it), so its bits 18 and up are known 0.
+SHARED_LIMIT_BITS = 18
+
+#: Special registers with architectural bounds (PTX ISA §10; CUDA's limits: 1024 threads per
+#: CTA, (1024, 1024, 64) per dimension, 2**31 - 1 / 65535 CTAs per grid dimension, 32 lanes, at
+#: most 64 warps per SM, at most 16 CTAs per cluster). Inclusive (lo, hi).
+SPECIAL_RANGES: dict[str, tuple[int, int]] = {
+    "%laneid": (0, 31), "%warpid": (0, 63), "%nwarpid": (1, 64),
+    "%tid.x": (0, 1023), "%tid.y": (0, 1023), "%tid.z": (0, 63),
+    "%ntid.x": (1, 1024), "%ntid.y": (1, 1024), "%ntid.z": (1, 64),
+    "%ctaid.x": (0, (1 << 31) - 2), "%ctaid.y": (0, 65534), "%ctaid.z": (0, 65534),
+    "%nctaid.x": (1, (1 << 31) - 1), "%nctaid.y": (1, 65535), "%nctaid.z": (1, 65535),
+    "%cluster_ctarank": (0, 15), "%cluster_nctarank": (1, 16),
+    "%cluster_ctaid.x": (0, 15), "%cluster_ctaid.y": (0, 15), "%cluster_ctaid.z": (0, 15),
+    "%cluster_nctaid.x": (1, 16), "%cluster_nctaid.y": (1, 16), "%cluster_nctaid.z": (1, 16),
+}
+_SPECIAL = ("%tid", "%ntid", "%ctaid", "%nctaid", "%laneid", "%warpid", "%nwarpid", "%smid", "%nsmid", "%gridid",
+            "%lanemask", "%clock", "%globaltimer", "%cluster", "%is_explicit_cluster", "%dynamic_smem_size",
+            "%total_smem_size", "%aggr_smem_size", "%envreg", "%pm", "%reserved_smem", "%current_graph_exec")
+
+
+def is_special(name: str) -> bool:
+    """True for a special register (``%tid.x``, ``%laneid``, ``%clock64``...)."""
+    return name[:1] == "%" and name.startswith(_SPECIAL)
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """What is known about a register or operand at one point.
+
+    Attributes:
+        bits: the known bits (:class:`KnownBits`), ``width`` bits wide.
+        width: the width in bits (1..64).
+        range: the unsigned interval ``(lo, hi)`` every value lies in (inclusive).
+        why: why the unknown bits are unknown (empty when every bit is known): short phrases such
+            as ``"shared memory address"``, ``"kernel parameter"``, ``"loaded from memory"``,
+            ``"loop-carried"``, ``"several definitions"``, ``"special register %tid.x"``.
+        line: the line of the one definition that reaches (else None).
+        origin: that definition's opcode (``mov.b32``), ``"immediate"``, or None.
+    """
+
+    bits: KnownBits
+    width: int
+    range: tuple[int, int]
+    why: frozenset[str] = frozenset()
+    line: int | None = None
+    origin: str | None = None
+
+    @property
+    def full(self) -> bool:
+        return self.bits.mask & mask_of(self.width) == mask_of(self.width)
+
+
+def _value(bits: KnownBits, width: int, rng: tuple[int, int] | None, why: frozenset[str] | set[str],
+           line: int | None = None, origin: str | None = None) -> Value:
+    """A value with its two domains refined by each other (the reduced product)."""
+    m = mask_of(width)
+    bits = KnownBits(bits.value & bits.mask & m, bits.mask & m)
+    if rng is None:
+        rng = R.full(width)
+    rng = (min(rng[0], m), min(rng[1], m))
+    by_range = R.bits_of(rng, width)
+    mask = bits.mask | by_range.mask
+    bits = KnownBits((bits.value & bits.mask) | (by_range.value & by_range.mask & ~bits.mask), mask)
+    narrowed = R.meet(rng, R.of_bits(bits, width))
+    if narrowed is not None:
+        rng = narrowed
+    why = frozenset(why)
+    if bits.mask == m:
+        why = frozenset()
+    return Value(bits, width, rng, why, line, origin)
+
+
+def _unknown(width: int, why: str, line: int | None = None, origin: str | None = None) -> Value:
+    return Value(KnownBits(0, 0), width, R.full(width), frozenset((why,)), line, origin)
+
+
+def _const(n: int, width: int, origin: str | None = "immediate") -> Value:
+    return Value(kb_const(n, width), width, R.const(n, width), frozenset(), None, origin)
+
+
+def _join(a: Value, b: Value) -> Value:
+    width = max(a.width, b.width)
+    return Value(kb_meet(a.bits, b.bits), width, R.join(a.range, b.range), a.why | b.why)
+
+
+_TYPE = re.compile(r"^(?:b|s|u|f|bf|e4m3|e5m2)(\d+)(?:x\d+)?$")
+
+
+def _types(opcode: str) -> list[tuple[str, int]]:
+    """The opcode's type qualifiers in order: ``cvt.u64.u32`` -> [("u", 64), ("u", 32)]."""
+    out = []
+    for p in opcode.split(".")[1:]:
+        if p == "pred":
+            out.append(("pred", 1))
+            continue
+        m = _TYPE.match(p)
+        if m:
+            out.append((p.rstrip("0123456789x")[:1] if not p.startswith("bf") else "f", int(m.group(1))))
+    return out
+
+
+#: Opcodes whose first operand, when a register, is read, never written (``bar.sync %r``,
+#: ``brx.idx %r, tbl``, ``nanosleep.u32 %r``); every other statement's first operand is its
+#: destination when it is a register, a vector, a ``|`` pair or ``_`` (an address ``[...]`` is not).
+_NO_DEST = frozenset(("bar", "barrier", "bra", "brx", "ret", "exit", "trap", "st", "red", "prefetch", "prefetchu",
+                      "nanosleep", "fence", "membar", "griddepcontrol", "setmaxnreg", "pmevent", "stmatrix",
+                      "discard", "applypriority"))
+_CONTROL = {"bra": "jump", "brx": "any", "ret": "stop", "exit": "stop", "trap": "stop"}
+_NEGATE = {"eq": "ne", "ne": "eq", "lt": "ge", "ge": "lt", "le": "gt", "gt": "le", "lo": "hs", "hs": "lo",
+           "ls": "hi", "hi": "ls"}
+_SWAP = {"eq": "eq", "ne": "ne", "lt": "gt", "gt": "lt", "le": "ge", "ge": "le", "lo": "hi", "hi": "lo",
+         "ls": "hs", "hs": "ls"}
+
+
+@dataclass(slots=True)
+class Instr:
+    """One statement of a function, names resolved.
+
+    Attributes:
+        line: its first line in the file.
+        guard: the key of its guard predicate (``@%p`` / ``@!%p``), or None.
+        opcode: with every qualifier (``add.s32``, ``mov.b64``).
+        dests: the register keys it writes, None for ``_`` (empty for none).
+        srcs: its source operands, registers resolved to ``("reg", key)``.
+        flow: ``"fall"``, ``"jump"`` (``bra``), ``"any"`` (``brx.idx``), ``"stop"`` (``ret``...).
+        target: a ``bra``'s label and the scope chain it was written in.
+    """
+
+    line: int
+    guard: str | None
+    opcode: str
+    dests: tuple[str | None, ...]
+    srcs: tuple[Operand, ...]
+    flow: str = "fall"
+    target: tuple[str, tuple[int, ...]] | None = None
+
+
+class _Scope:
+    __slots__ = ("id", "names", "ranges", "labels")
+
+    def __init__(self, sid: int) -> None:
+        self.id = sid
+        self.names: dict[str, str] = {}
+        self.ranges: list[tuple[str, int, str]] = []  # prefix, count, key suffix
+        self.labels: set[str] = set()
+
+
+@dataclass
+class Function:
+    """The statements of one function (or of a fragment outside any), with their registers.
+
+    ``shared`` maps a module's ``.shared`` symbol to its declared alignment in bytes (module-wide,
+    shared with the scanner).
+    """
+
+    shared: dict[str, int] = field(default_factory=dict)
+    instrs: list[Instr] = field(default_factory=list)
+    labels: dict[tuple[int, str], int] = field(default_factory=dict)  # (scope id, label) -> instr index
+    _scopes: list[_Scope] = field(default_factory=lambda: [_Scope(0)])
+    _next_scope: int = 1
+
+    # -- building ----------------------------------------------------------------------------
+
+    def open_scope(self) -> None:
+        """``{``: a new register and label scope."""
+        self._scopes.append(_Scope(self._next_scope))
+        self._next_scope += 1
+
+    def close_scope(self) -> None:
+        """``}``: its declarations end."""
+        if len(self._scopes) > 1:
+            self._scopes.pop()
+
+    @property
+    def depth(self) -> int:
+        """Open scopes inside the function's own (0 in the body)."""
+        return len(self._scopes) - 1
+
+    def declare(self, names: Iterable[tuple[str, int | None]], body_depth: int) -> None:
+        """``.reg``: each ``(name, count)`` (``count`` for ``name<count>``). Declarations at depth
+        ``body_depth`` (the function body) are the function's own registers; deeper ones are keyed
+        by their scope and shadow outer ones."""
+        scope = self._scopes[-1]
+        inner = self.depth > body_depth
+        suffix = f"'{scope.id}" if inner else ""
+        for name, count in names:
+            if count is None:
+                scope.names[name] = name + suffix
+            else:
+                scope.ranges.append((name, count, suffix))
+
+    def resolve(self, name: str) -> str | None:
+        """The key of a register name in scope, or None when it names no register (a label, a
+        symbol). ``%``-names nobody declared are the function's own."""
+        for scope in reversed(self._scopes):
+            key = scope.names.get(name)
+            if key is not None:
+                return key
+            for prefix, count, suffix in scope.ranges:
+                if name.startswith(prefix):
+                    digits = name[len(prefix):]
+                    if digits.isdigit() and (digits == "0" or digits[0] != "0") and int(digits) < count:
+                        return name + suffix
+        if name[:1] == "%" and not is_special(name):
+            return name
+        return None
+
+    def _resolve_op(self, op: Operand) -> Operand:
+        kind = op[0]
+        if kind == "name":
+            name = op[1]
+            assert isinstance(name, str)
+            if is_special(name):
+                return ("special", name)
+            key = self.resolve(name)
+            if key is not None:
+                return ("reg", key)
+            return ("sym", name, 0)
+        if kind in ("vec", "pair"):
+            return (kind, tuple(self._resolve_op(o) for o in op[1]))
+        return op
+
+    def label(self, name: str) -> None:
+        """A label before the next statement, in the current scope."""
+        scope = self._scopes[-1]
+        scope.labels.add(name)
+        self.labels[(scope.id, name)] = len(self.instrs)
+
+    def statement(self, line: int, guard: str | None, opcode: str, rest: str) -> int:
+        """Record ``[@guard] opcode rest``; returns its index. ``guard`` as written (``%p``,
+        ``!%p``)."""
+        base = opcode.split(".", 1)[0]
+        ops = [parse_operand(t) for t in split_operands(rest)] if rest else []
+        gkey = None
+        if guard is not None:
+            g = guard.lstrip("@").lstrip("!")
+            gkey = self.resolve(g) or g
+        dests: tuple[str | None, ...] = ()
+        srcs = ops
+        flow = _CONTROL.get(base, "fall")
+        target = None
+        if flow == "jump" and ops and ops[0][0] == "name":
+            target = (str(ops[0][1]), tuple(s.id for s in reversed(self._scopes)))
+            srcs = []
+        elif ops and base not in _NO_DEST and (base != "tcgen05" or opcode.startswith("tcgen05.ld")):
+            first = ops[0]
+            if first[0] in ("name", "vec", "pair", "sink"):
+                dests = tuple(self._dests(first))
+                srcs = ops[1:]
+        if base == "call":
+            dests, srcs = self._call(rest)
+        instr = Instr(line, gkey, opcode, dests, tuple(self._resolve_op(o) for o in srcs), flow, target)
+        self.instrs.append(instr)
+        return len(self.instrs) - 1
+
+    def _dests(self, op: Operand) -> list[str | None]:
+        kind = op[0]
+        if kind == "sink":
+            return [None]
+        if kind in ("vec", "pair"):
+            out: list[str | None] = []
+            for o in op[1]:
+                out += self._dests(o)
+            return out
+        if kind == "name":
+            key = self.resolve(str(op[1]))
+            return [key]
+        return [None]
+
+    def _call(self, rest: str) -> tuple[tuple[str | None, ...], list[Operand]]:
+        """``call (%r1, %r2), f, (args);``: the return registers are written (unknown)."""
+        m = re.match(r"\s*\(([^)]*)\)\s*,", rest)
+        if not m:
+            return (), []
+        return tuple(self.resolve(t.strip()) for t in m.group(1).split(",") if t.strip()), []
+
+    def operand_of(self, text: str) -> Operand:
+        """A source operand of a statement about to be recorded, resolved in the current scope."""
+        return self._resolve_op(parse_operand(text))
+
+    # -- solving -----------------------------------------------------------------------------
+
+    def solve(self, uses: Sequence[tuple[int, Operand, int]]) -> list[Value]:
+        """The value of each ``(instruction index, operand, width)`` at that instruction."""
+        return _Solver(self).run(uses)
+
+
+class _Solver:
+    """Blocks, reaching definitions and the fixed point for one :meth:`Function.solve`."""
+
+    #: threshold jumps of one definition's range before it is widened to the whole range
+    WIDEN_AFTER = 16
+
+    def __init__(self, fn: Function) -> None:
+        self.fn = fn
+        self.instrs = fn.instrs
+        self.shared = fn.shared
+        n = len(self.instrs)
+        # blocks: leaders at 0, at labels, after control flow
+        leaders = {0, n}
+        for pos in fn.labels.values():
+            leaders.add(pos)
+        for i, ins in enumerate(self.instrs):
+            if ins.flow != "fall":
+                leaders.add(i + 1)
+        starts = sorted(p for p in leaders if p <= n)
+        self.block_of = [0] * (n + 1)
+        self.blocks: list[tuple[int, int]] = []
+        for b, s in enumerate(starts):
+            e = starts[b + 1] if b + 1 < len(starts) else n + 1
+            self.blocks.append((s, min(e, n)))
+            for i in range(s, min(e, n + 1)):
+                self.block_of[i] = b
+        self.succ: list[list[int]] = [[] for _ in self.blocks]
+        scope_labels: dict[str, list[tuple[int, int]]] = {}
+        for (sid, name), pos in fn.labels.items():
+            scope_labels.setdefault(name, []).append((sid, pos))
+        for b, (s, e) in enumerate(self.blocks):
+            last = self.instrs[e - 1] if e > s else None
+            fall = b + 1 < len(self.blocks)
+            if last is not None:
+                if last.flow == "jump":
+                    tgt = self._target(last, scope_labels)
+                    if tgt is None:  # an unknown label: anywhere
+                        self.succ[b] = list(range(len(self.blocks)))
+                        continue
+                    self.succ[b].append(self.block_of[tgt])
+                    fall = last.guard is not None and fall
+                elif last.flow == "any":
+                    self.succ[b] = sorted({self.block_of[p] for p in fn.labels.values()} | ({b + 1} if fall else set()))
+                    continue
+                elif last.flow == "stop":
+                    fall = last.guard is not None and fall
+            if fall:
+                self.succ[b].append(b + 1)
+
+    def _target(self, ins: Instr, scope_labels: dict[str, list[tuple[int, int]]]) -> int | None:
+        assert ins.target is not None
+        name, chain = ins.target
+        found = dict(scope_labels.get(name, ()))
+        for sid in chain:
+            if sid in found:
+                return found[sid]
+        return None
+
+    # -- the slice and its reaching definitions ----------------------------------------------
+
+    def run(self, uses: Sequence[tuple[int, Operand, int]]) -> list[Value]:
+        instrs = self.instrs
+        # definitions per key, and the slice: keys the uses depend on (flow-insensitively)
+        defs_of: dict[str, list[tuple[int, int]]] = {}
+        for i, ins in enumerate(instrs):
+            for j, d in enumerate(ins.dests):
+                if d is not None:
+                    defs_of.setdefault(d, []).append((i, j))
+        want: list[str] = []
+        seen: set[str] = set()
+        for _, op, _ in uses:
+            for k in _regs(op):
+                if k not in seen:
+                    seen.add(k)
+                    want.append(k)
+        k_i = 0
+        while k_i < len(want):
+            key = want[k_i]
+            k_i += 1
+            for i, _ in defs_of.get(key, ()):
+                for op in instrs[i].srcs:
+                    for k in _regs(op):
+                        if k not in seen:
+                            seen.add(k)
+                            want.append(k)
+        self.defs_of = {k: defs_of.get(k, []) for k in want}
+        # def ids: 0..K-1 entry pseudo-definitions (one per key), then the real ones
+        self.def_list: list[tuple[int, int, str]] = [(-1, -1, k) for k in want]
+        self.entry_id = {k: n for n, k in enumerate(want)}
+        key_mask: dict[str, int] = {}
+        for k in want:
+            bits = 1 << self.entry_id[k]
+            for i, j in self.defs_of[k]:
+                self.def_list.append((i, j, k))
+                bits |= 1 << (len(self.def_list) - 1)
+            key_mask[k] = bits
+        self.key_mask = key_mask
+        self.def_id = {(i, j): n for n, (i, j, _) in enumerate(self.def_list) if i >= 0}
+        # per block: gen / kill; per instruction position: the defs in its block, for local lookups
+        nb = len(self.blocks)
+        gen = [0] * nb
+        kill = [0] * nb
+        self.block_defs: list[dict[str, list[int]]] = [{} for _ in range(nb)]
+        for n, (i, j, k) in enumerate(self.def_list):
+            if i < 0:
+                continue
+            b = self.block_of[i]
+            self.block_defs[b].setdefault(k, []).append(n)
+        for b in range(nb):
+            g = kl = 0
+            for k, ids in self.block_defs[b].items():
+                ids.sort(key=lambda n: self.def_list[n][0])
+                last_kill = None
+                for n in ids:
+                    if instrs[self.def_list[n][0]].guard is None:
+                        last_kill = n
+                if last_kill is not None:
+                    kl |= key_mask[k]
+                    g |= 1 << last_kill
+                    pos = self.def_list[last_kill][0]
+                    for n in ids:
+                        if self.def_list[n][0] > pos or (self.def_list[n][0] == pos and n > last_kill):
+                            g |= 1 << n
+                else:
+                    for n in ids:
+                        g |= 1 << n
+            gen[b], kill[b] = g, kl
+        entry_bits = (1 << len(want)) - 1
+        rd_in = [0] * nb
+        rd_out = [0] * nb
+        order = self._rpo()
+        preds: list[list[int]] = [[] for _ in range(nb)]
+        for b, ss in enumerate(self.succ):
+            for s in ss:
+                preds[s].append(b)
+        changed = True
+        while changed:
+            changed = False
+            for b in order:
+                x = entry_bits if b == 0 else 0
+                for p in preds[b]:
+                    x |= rd_out[p]
+                out = gen[b] | (x & ~kill[b])
+                if x != rd_in[b] or out != rd_out[b]:
+                    rd_in[b], rd_out[b] = x, out
+                    changed = True
+        self.rd_in = rd_in
+        limits = {0} | {(1 << k) - 1 for k in range(1, 65)}
+        for ins in instrs:
+            if ins.opcode.startswith("setp."):
+                for op in ins.srcs:
+                    if op[0] == "imm" and isinstance(op[1], int) and op[1] >= 0:
+                        limits.update((max(0, op[1] - 1), op[1], op[1] + 1))
+        self.thresholds = sorted(limits)
+        self.reach_memo: dict[tuple[int, str], tuple[int, ...]] = {}
+        self.cyclic: set[int] = set()
+        return self._fixpoint(uses)
+
+    def _rpo(self) -> list[int]:
+        seen = [False] * len(self.blocks)
+        post: list[int] = []
+        stack: list[tuple[int, int]] = [(0, 0)] if self.blocks else []
+        if self.blocks:
+            seen[0] = True
+        while stack:
+            b, k = stack[-1]
+            if k < len(self.succ[b]):
+                stack[-1] = (b, k + 1)
+                s = self.succ[b][k]
+                if not seen[s]:
+                    seen[s] = True
+                    stack.append((s, 0))
+            else:
+                stack.pop()
+                post.append(b)
+        order = post[::-1]
+        # Code no path reaches never runs: any value is sound there. It is read as if it followed
+        # the statement before it, so a dead MMA is still checked with what precedes it.
+        for b in range(1, len(self.blocks)):
+            if not seen[b]:
+                seen[b] = True
+                self.succ[b - 1].append(b)
+                order.append(b)
+        return order
+
+    def reaching(self, i: int, key: str) -> tuple[int, ...]:
+        """The definition ids of ``key`` that reach instruction ``i`` (before it runs)."""
+        memo = self.reach_memo.get((i, key))
+        if memo is not None:
+            return memo
+        b = self.block_of[i]
+        local = [n for n in self.block_defs[b].get(key, ()) if self.def_list[n][0] < i]
+        out: list[int] = []
+        for n in reversed(local):
+            out.append(n)
+            if self.instrs[self.def_list[n][0]].guard is None:
+                break
+        else:
+            x = self.rd_in[b] & self.key_mask.get(key, 0)
+            while x:
+                low = x & -x
+                out.append(low.bit_length() - 1)
+                x ^= low
+        res = tuple(out)
+        self.reach_memo[(i, key)] = res
+        return res
+
+    # -- the fixed point -----------------------------------------------------------------------
+
+    def _fixpoint(self, uses: Sequence[tuple[int, Operand, int]]) -> list[Value]:
+        nd = len(self.def_list)
+        vals: list[Value | None] = [None] * nd
+        changes = [0] * nd
+        users: list[set[int]] = [set() for _ in range(nd)]
+        self.vals = vals
+        # entry pseudo-definitions: unknown
+        for k, n in self.entry_id.items():
+            vals[n] = _unknown(64, "no definition in the function" if not self.defs_of[k] else
+                               "not defined on every path")
+        work = deque(range(len(self.entry_id), nd))
+        queued = [True] * nd
+        budget = 64 * max(1, nd) + 10000
+        cur = -1
+
+        def note_use(n: int) -> None:
+            users[n].add(cur)
+
+        self._note_use = note_use
+        while work:
+            budget -= 1
+            if budget < 0:  # never reached on real code: give up soundly
+                return [_unknown(w, "analysis limit") for _, _, w in uses]
+            cur = work.popleft()
+            queued[cur] = False
+            i, j, _ = self.def_list[cur]
+            new = self._eval(i, j)
+            if new is None:
+                continue
+            old = vals[cur]
+            if old is not None:
+                joined = _join(old, new)
+                rng = joined.range
+                if rng != old.range:  # a loop grows it: widen, to the next threshold or fully
+                    changes[cur] += 1
+                    rng = self._widen(old.range, rng, joined.width, changes[cur])
+                joined = _value(joined.bits, joined.width, rng, joined.why | new.why, new.line, new.origin)
+                if joined.bits == old.bits and joined.range == old.range and joined.why == old.why:
+                    continue
+                new = joined
+            vals[cur] = new
+            for u in users[cur]:
+                if not queued[u]:
+                    queued[u] = True
+                    work.append(u)
+        self._find_cycles(users)
+        self._note_use = lambda n: None
+        out = []
+        for i, op, w in uses:
+            v = self.operand(i, op, w)
+            out.append(v if v is not None else _unknown(w, "no value reaches it"))
+        return out
+
+    def _widen(self, old: tuple[int, int], rng: tuple[int, int], width: int, changes: int) -> tuple[int, int]:
+        """Widening with thresholds: a bound that moves jumps to the next constant a comparison in
+        the function uses (``c - 1``, ``c``, ``c + 1``) or the next ``2**k - 1``; after
+        :attr:`WIDEN_AFTER` moves, the whole range. Terminates: each bound moves through finitely
+        many thresholds."""
+        if changes > self.WIDEN_AFTER:
+            return R.full(width)
+        m = mask_of(width)
+        t = self.thresholds
+        lo, hi = rng
+        if hi > old[1]:
+            k = bisect.bisect_left(t, hi)
+            hi = min(t[k] if k < len(t) else m, m)
+        if lo < old[0]:
+            k = bisect.bisect_right(t, lo) - 1
+            lo = t[k] if k >= 0 else 0
+        return (lo, hi)
+
+    def _find_cycles(self, users: list[set[int]]) -> None:
+        """Definitions on a cycle of the def-use graph (loop-carried), Tarjan's SCCs."""
+        index: dict[int, int] = {}
+        low: dict[int, int] = {}
+        on: set[int] = set()
+        stack: list[int] = []
+        counter = 0
+        for root in range(len(users)):
+            if root in index:
+                continue
+            work = [(root, iter(users[root]))]
+            index[root] = low[root] = counter
+            counter += 1
+            stack.append(root)
+            on.add(root)
+            while work:
+                v, it = work[-1]
+                w = next(it, None)
+                if w is not None:
+                    if w not in index:
+                        index[w] = low[w] = counter
+                        counter += 1
+                        stack.append(w)
+                        on.add(w)
+                        work.append((w, iter(users[w])))
+                    elif w in on:
+                        low[v] = min(low[v], index[w])
+                    continue
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    comp = []
+                    while True:
+                        x = stack.pop()
+                        on.discard(x)
+                        comp.append(x)
+                        if x == v:
+                            break
+                    if len(comp) > 1 or v in users[v]:
+                        self.cyclic.update(comp)
+
+    def reg(self, i: int, key: str, width: int) -> Value | None:
+        """The value of register ``key`` read by instruction ``i``, as ``width`` bits (None: no
+        value yet)."""
+        ids = self.reaching(i, key)
+        if not ids:
+            return _unknown(width, "no definition reaches it")
+        vals = self.vals
+        acc: Value | None = None
+        for n in ids:
+            self._note_use(n)
+            v = vals[n]
+            if v is None:
+                continue
+            acc = v if acc is None else _join(acc, v)
+        if acc is None:
+            return None
+        if len(ids) == 1:
+            single = vals[ids[0]]
+            assert single is not None
+            acc = single
+        elif any(n < len(self.entry_id) for n in ids):  # undefined on some path
+            real = [n for n in ids if n >= len(self.entry_id)]
+            if real and all(self.instrs[self.def_list[n][0]].guard is not None for n in real):
+                acc = Value(acc.bits, acc.width, acc.range,
+                            (acc.why - {"not defined on every path"}) | {"predicated definition"})
+        elif not acc.full and any(v is not None and v.bits != acc.bits for v in (vals[n] for n in ids)):
+            why = "loop-carried" if any(n in self.cyclic for n in ids) else "several definitions"
+            acc = Value(acc.bits, acc.width, acc.range, acc.why | {why})
+        if acc.width == width:
+            return acc
+        if acc.width > width:
+            return _value(kb_ext(acc.bits, acc.width, width), width, R.ext(acc.range, acc.width, width), acc.why,
+                          acc.line, acc.origin)
+        return Value(acc.bits, width, acc.range, acc.why | {"narrower register"}, acc.line, acc.origin)
+
+    def operand(self, i: int, op: Operand, width: int) -> Value | None:
+        """The value of a source operand of instruction ``i`` as a ``width``-bit word."""
+        kind = op[0]
+        if kind == "imm":
+            n = op[1]
+            assert isinstance(n, int)
+            if not -(1 << (width - 1)) <= n < 1 << width:
+                return _unknown(width, f"the immediate {hex(n)} does not fit {width} bits")
+            return _const(n, width)
+        if kind == "reg":
+            return self.reg(i, str(op[1]), width)
+        if kind == "special":
+            name = str(op[1])
+            bounds = SPECIAL_RANGES.get(name)
+            if bounds is not None and bounds[1] < 1 << width:
+                return _value(KnownBits(0, 0), width, bounds, {f"special register {name}"})
+            return _unknown(width, f"special register {name}")
+        if kind == "sym":
+            name, off = str(op[1]), op[2]
+            assert isinstance(off, int)
+            if name in self.shared:
+                align = max(1, self.shared[name])
+                low = mask_of(align.bit_length() - 1)
+                high = mask_of(width) & ~mask_of(SHARED_LIMIT_BITS)
+                sym = _value(KnownBits(0, low | high), width, (0, (1 << SHARED_LIMIT_BITS) - 1),
+                             {"shared memory address"})
+                if off:
+                    return _value(kb_add(sym.bits, kb_const(off, width), width), width,
+                                  R.add(sym.range, R.const(off, width), width), sym.why)
+                return sym
+            return _unknown(width, f"address of {name}")
+        return _unknown(width, "operand " + _show(op))
+
+    def _eval(self, i: int, j: int) -> Value | None:
+        ins = self.instrs[i]
+        v = _transfer(self, i, ins, j)
+        if v is None:
+            return None
+        return Value(v.bits, v.width, v.range, v.why, ins.line, ins.opcode)
+
+
+def _regs(op: Operand) -> list[str]:
+    kind = op[0]
+    if kind == "reg":
+        return [str(op[1])]
+    if kind in ("vec", "pair"):
+        out: list[str] = []
+        for o in op[1]:
+            out += _regs(o)
+        return out
+    return []
+
+
+def _show(op: Operand) -> str:
+    kind = op[0]
+    if kind in ("vec", "pair"):
+        inner = ", ".join(_show(o) for o in op[1])
+        return "{" + inner + "}" if kind == "vec" else inner.replace(", ", "|")
+    if kind == "sink":
+        return "_"
+    if kind == "sym":
+        return f"{op[1]}+{op[2]}" if op[2] else str(op[1])
+    return str(op[1])
+
+
+_BINARY_KB = {"and": kb_and, "or": kb_or, "xor": kb_xor, "add": kb_add, "sub": kb_sub}
+_BINARY_R = {"and": R.and_, "or": R.or_, "xor": R.xor, "add": R.add, "sub": R.sub, "min": R.min_, "max": R.max_}
+
+
+def _transfer(s: _Solver, i: int, ins: Instr, index: int) -> Value | None:
+    """The value instruction ``i`` writes to its ``index``-th destination (None: an operand has
+    no value yet)."""
+    opcode = ins.opcode
+    base = opcode.split(".", 1)[0]
+    types = _types(opcode)
+    width = types[0][1] if types else 32
+    srcs = ins.srcs
+    count = len(ins.dests)
+
+    def op(k: int, w: int | None = None) -> Value | None:
+        if k >= len(srcs):
+            return _unknown(w or width, "missing operand")
+        return s.operand(i, srcs[k], w or width)
+
+    def const(k: int) -> int | None:
+        if k < len(srcs) and srcs[k][0] == "imm":
+            n = srcs[k][1]
+            return n if isinstance(n, int) else None
+        return None
+
+    def leaf(why: str, w: int = width, rng: tuple[int, int] | None = None) -> Value:
+        return _value(KnownBits(0, 0), w, rng, {why})
+
+    if base == "mov" and srcs:
+        src = srcs[0]
+        if count > 1:  # unpacking: {%r1, %r2} = %rd (a "_" keeps its place)
+            w = width // count
+            v = op(0)
+            if v is None:
+                return None
+            bits = kb_slice(v.bits, index, w)
+            return _value(bits, w, None, v.why)
+        if src[0] == "vec":  # packing
+            parts = src[1]
+            w = width // max(1, len(parts))
+            vs = [s.operand(i, p, w) for p in parts]
+            if any(v is None for v in vs):
+                return None
+            why = frozenset().union(*(v.why for v in vs if v is not None))
+            bits = kb_concat([v.bits for v in vs if v is not None], w)
+            rng = None
+            if len(vs) >= 1 and all(v is not None and v.full for v in vs[1:]):
+                lo = vs[0]
+                assert lo is not None
+                high = bits.value & ~mask_of(w)
+                rng = (high + lo.range[0], high + lo.range[1])
+            return _value(bits, width, rng, why)
+        v = op(0)
+        return None if v is None else _value(v.bits, width, v.range, v.why)
+    if base in ("ld", "ldu"):
+        return leaf("kernel parameter" if ".param" in opcode else "loaded from memory")
+    if base == "shfl":
+        # shfl.sync.mode.b32 d|p, a, b, c, membermask: d is lane j's a; with every lane in the
+        # mask, every lane runs this instruction, so what all lanes know of a holds for d.
+        if index != 0:
+            return leaf("set by shfl.sync")
+        mask = op(3, 32)
+        a = op(0, 32)
+        if mask is None or a is None:
+            return None
+        if mask.full and mask.bits.value & 0xFFFFFFFF == 0xFFFFFFFF:
+            return _value(a.bits, 32, a.range, a.why)
+        return leaf("shfl.sync without the full member mask", 32)
+    if count != 1:
+        return leaf(f"set by {base}")
+    if base == "cvt":
+        if len(types) < 2 or any(t[0] in ("f", "pred") for t in types) or ".rn" in opcode or ".sat" in opcode:
+            return leaf(f"set by {opcode}")
+        src_w, signed = types[1][1], types[1][0] == "s"
+        v = op(0, src_w)
+        if v is None:
+            return None
+        return _value(kb_ext(v.bits, src_w, width, signed), width, R.ext(v.range, src_w, width, signed), v.why)
+    if types and types[0][0] in ("f", "pred") and base != "selp":
+        if base == "setp":
+            return leaf("a comparison", 1, (0, 1))
+        return leaf(f"set by {base}")
+    if base in ("and", "or", "xor", "add", "sub", "min", "max"):
+        if ".cc" in opcode or (base in ("min", "max") and (types and types[0][0] == "s" or ".relu" in opcode)):
+            if base in ("min", "max") and ".cc" not in opcode:
+                return _signed_minmax(op(0), op(1), base, width)
+            return leaf(f"set by {opcode}")
+        a, b = op(0), op(1)
+        if a is None or b is None:
+            return None
+        fn = _BINARY_KB.get(base)
+        if fn is None:
+            bits = KnownBits(0, 0)
+        else:
+            bits = fn(a.bits, b.bits, width)
+        return _value(bits, width, _BINARY_R[base](a.range, b.range, width), a.why | b.why)
+    if base == "selp":
+        a, b = op(0), op(1)
+        if a is None or b is None:
+            return None
+        a, b = _refine_selp(s, i, ins, a, b, width)
+        if a is None and b is None:
+            return None
+        if a is None or b is None:
+            v = a or b
+            assert v is not None
+            return v
+        return _value(kb_meet(a.bits, b.bits), width, R.join(a.range, b.range), a.why | b.why)
+    if base in ("not", "neg"):
+        a = op(0)
+        if a is None:
+            return None
+        if base == "not":
+            return _value(kb_not(a.bits, width), width, (mask_of(width) - a.range[1], mask_of(width) - a.range[0]), a.why)
+        return _value(kb_sub(kb_const(0, width), a.bits, width), width, R.sub(R.const(0, width), a.range, width), a.why)
+    if base in ("shl", "shr"):
+        a, n = op(0), const(1)
+        if a is None:
+            return None
+        if n is None:
+            amount = op(1, 32)
+            if amount is None:
+                return None
+            return leaf("shift by a run-time amount") if base == "shl" else \
+                _value(KnownBits(0, 0), width, (0, a.range[1]) if types[0][0] != "s" else None, a.why | {"shift by a run-time amount"})
+        n &= 0xFFFFFFFF
+        signed = types[0][0] == "s" if types else False
+        if base == "shl":
+            return _value(kb_shl(a.bits, n, width), width, R.shl(a.range, n, width), a.why)
+        return _value(kb_shr(a.bits, n, width, signed), width, R.shr(a.range, n, width, signed), a.why)
+    if base == "bfe":
+        a, pos, ln = op(0), const(1), const(2)
+        if a is None:
+            return None
+        if pos is None or ln is None:
+            return leaf("bit field at a run-time position")
+        signed = types[0][0] == "s"
+        rng = None if signed else R.bfe(a.range, pos & 0xFF, ln & 0xFF, width)
+        return _value(kb_bfe(a.bits, pos & 0xFF, ln & 0xFF, width, signed), width, rng, a.why)
+    if base == "bfi":
+        a, b, pos, ln = op(0), op(1), const(2), const(3)
+        if a is None or b is None:
+            return None
+        if pos is None or ln is None:
+            return leaf("bit field at a run-time position")
+        return _value(kb_bfi(a.bits, b.bits, pos & 0xFF, ln & 0xFF, width), width, None, a.why | b.why)
+    if base in ("mul", "mad"):
+        wide = ".wide" in opcode
+        hi = ".hi" in opcode
+        if not (".lo" in opcode or wide or hi):
+            return leaf(f"set by {opcode}")
+        signed = types[0][0] == "s"
+        w_out = width * 2 if wide else width
+        a, b = op(0), op(1)
+        if a is None or b is None:
+            return None
+        why = a.why | b.why
+        if hi:
+            if signed or base == "mad":
+                return leaf(f"set by {opcode}")
+            return _value(KnownBits(0, 0), width, R.mul_hi(a.range, b.range, width), why)
+        ab, bb = kb_ext(a.bits, width, w_out, signed), kb_ext(b.bits, width, w_out, signed)
+        bits = kb_mul(ab, bb, w_out)
+        ra, rb = R.ext(a.range, width, w_out, signed), R.ext(b.range, width, w_out, signed)
+        rng = R.mul(ra, rb, w_out) if not signed or (a.range[1] >> (width - 1) == 0 and b.range[1] >> (width - 1) == 0) \
+            else R.full(w_out)
+        if base == "mad":
+            c = op(2, w_out)
+            if c is None:
+                return None
+            bits, why = kb_add(bits, c.bits, w_out), why | c.why
+            rng = R.add(rng, c.range, w_out)
+        return _value(bits, w_out, rng, why)
+    if base in ("rem", "div"):
+        a, b = op(0), op(1)
+        if a is None or b is None:
+            return None
+        if types and types[0][0] == "u":
+            r = (R.rem if base == "rem" else R.div)(a.range, b.range, width)
+            if r is not None:
+                return _value(KnownBits(0, 0), width, r, a.why | b.why)
+        return leaf(f"set by {opcode}")
+    if base == "prmt" and opcode.count(".") == 1:
+        a, b, sel = op(0), op(1), const(2)
+        if a is None or b is None:
+            return None
+        if sel is None:
+            return leaf("prmt with a run-time selector", 32)
+        return _value(kb_prmt(a.bits, b.bits, sel), 32, None, a.why | b.why)
+    if base == "cvta":
+        return leaf("address conversion (cvta)")
+    return leaf(f"set by {base}")
+
+
+def _signed_minmax(a: Value | None, b: Value | None, base: str, width: int) -> Value | None:
+    if a is None or b is None:
+        return None
+    sa, sb = R.to_signed(a.range, width), R.to_signed(b.range, width)
+    if sa is None or sb is None or (sa[0] < 0) != (sb[0] < 0):
+        return _value(KnownBits(0, 0), width, None, a.why | b.why | {f"set by {base}"})
+    fn = R.min_ if base == "min" else R.max_
+    return _value(KnownBits(0, 0), width, fn(a.range, b.range, width), a.why | b.why)
+
+
+def _refine_selp(s: _Solver, i: int, ins: Instr, a: Value, b: Value, width: int) -> tuple[Value | None, Value | None]:
+    """``selp a, b, p``: narrow each side by what ``p`` says when it is chosen (the ``setp`` that
+    wrote ``p`` in the same block, comparing that same register, none redefined between). A side
+    that can never be chosen is None."""
+    if len(ins.srcs) < 3 or ins.srcs[2][0] != "reg":
+        return a, b
+    pkey = str(ins.srcs[2][1])
+    ids = s.reaching(i, pkey)
+    if len(ids) != 1:
+        return a, b
+    k, j, _ = s.def_list[ids[0]]
+    if k < 0 or s.block_of[k] != s.block_of[i]:
+        return a, b
+    setp = s.instrs[k]
+    parts = setp.opcode.split(".")
+    if parts[0] != "setp" or len(parts) < 3 or setp.guard is not None or len(setp.srcs) != 2:
+        return a, b
+    cmp, ty = parts[1], _types(setp.opcode)
+    if cmp not in _NEGATE or not ty or ty[0][0] not in ("s", "u", "b") or ty[0][1] != width:
+        return a, b
+    if j == 1:  # setp p|q: q is the negation
+        cmp = _NEGATE[cmp]
+    signed = ty[0][0] == "s"
+    out: list[Value | None] = []
+    for side, val, c in ((0, a, cmp), (1, b, _NEGATE[cmp])):
+        src = ins.srcs[side]
+        if src[0] != "reg":
+            out.append(val)
+            continue
+        key = str(src[1])
+        # the compared register must hold the same value here as at the setp
+        if any(key in [d for d in s.instrs[x].dests if d is not None] for x in range(k, i)) or \
+                pkey in [d for x in range(k + 1, i) for d in s.instrs[x].dests]:
+            out.append(val)
+            continue
+        x, y = setp.srcs
+        if x == src:
+            other = s.operand(k, y, width)
+            how = c
+        elif y == src:
+            other = s.operand(k, x, width)
+            how = _SWAP[c]
+        else:
+            out.append(val)
+            continue
+        if other is None:
+            out.append(val)
+            continue
+        r = R.refine(val.range, how, other.range, width, signed)
+        out.append(None if r is None else _value(val.bits, width, r, val.why, val.line, val.origin))
+    return out[0], out[1]

@@ -1,0 +1,209 @@
+"""PTX text to statements and operands: the first layer of :mod:`descgen.ptx`.
+
+- :func:`events`: PTX lines -> ``stmt`` (``;``-terminated, possibly over several lines, whitespace
+  collapsed), ``label``, and ``open`` / ``close`` scope braces, each with its first line; comments
+  dropped, strings kept whole (PTX ISA §4: a statement ends at ``;``; §11 line directives end at
+  the newline).
+- :func:`split_operands`: top-level comma-separated operands.
+- :func:`parse_int`: a PTX integer literal (§4.5.1).
+- :func:`parse_operand`: one operand as a small tree (:data:`Operand`): an immediate, a register
+  name, a vector ``{a, _, b}`` (``_`` is PTX's sink, §9.7.1: "a bit bucket"), a ``|``-pair of
+  destinations (``%r|%p``), an address ``[...]``, a symbol with an offset, or other text.
+  Register names are left as written; :mod:`descgen.ptx.dataflow` resolves them in scope.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable, Iterator
+
+__all__ = ["events", "split_operands", "parse_int", "parse_operand", "Operand", "IDENT"]
+
+_LEX = re.compile(r'[;{}"]|//|/\*')
+_LABEL = re.compile(r"\s*([A-Za-z_$%][\w$]*)\s*:(?!:)")
+#: Directives that end at the end of their line rather than at a ';' (PTX ISA §11).
+_LINE_DIRECTIVES = (".version", ".target", ".address_size", ".file", ".loc")
+
+
+def events(lines: Iterable[str]) -> Iterator[tuple[str, int, str]]:
+    """``(kind, line, text)``: ``stmt`` (``;``-terminated, possibly over several lines, whitespace
+    collapsed; the line directives end at the newline), ``label``, ``open`` and ``close`` (scope
+    braces), with the line each starts on. Comments are dropped; strings are kept whole."""
+    parts: list[str] = []
+    start = 0
+    depth = 0  # braces inside the current statement (vector operands, initializers)
+    in_comment = False
+
+    def flush() -> str:
+        stmt = " ".join("".join(parts).split())
+        parts.clear()
+        return stmt
+
+    n = 0
+    for n, line in enumerate(lines, 1):
+        pos = 0
+        if in_comment:
+            k = line.find("*/")
+            if k < 0:
+                continue
+            pos, in_comment = k + 2, False
+        colon = ":" in line
+        while True:
+            if not parts and colon and depth == 0:
+                m = _LABEL.match(line, pos)
+                if m:
+                    yield ("label", n, m.group(1))
+                    pos = m.end()
+                    continue
+            m = _LEX.search(line, pos)
+            seg = line[pos:] if m is None else line[pos:m.start()]
+            if parts:
+                parts.append(seg)
+            elif seg and not seg.isspace():
+                start = n
+                parts.append(seg)
+            if m is None:
+                break
+            ch = m.group()
+            pos = m.end()
+            if ch == ";":
+                if depth:
+                    parts.append(";")
+                    continue
+                stmt = flush()
+                if stmt:
+                    yield ("stmt", start, stmt)
+            elif ch == "{":
+                pending = "".join(parts).strip()
+                if depth == 0 and (not pending or (pending[0] == "." and "=" not in pending)):
+                    parts.clear()
+                    if pending:
+                        yield ("stmt", start, " ".join(pending.split()))
+                    yield ("open", n, "{")
+                else:
+                    if not parts:
+                        start = n
+                    depth += 1
+                    parts.append("{")
+            elif ch == "}":
+                if depth == 0:
+                    stmt = flush()
+                    if stmt:
+                        yield ("stmt", start, stmt)
+                    yield ("close", n, "}")
+                else:
+                    depth -= 1
+                    parts.append("}")
+            elif ch == '"':
+                k = pos
+                while True:
+                    k = line.find('"', k)
+                    if k < 0 or line[k - 1] != "\\":
+                        break
+                    k += 1
+                if not parts:
+                    start = n
+                end = len(line) if k < 0 else k + 1
+                parts.append(line[m.start():end])
+                pos = end
+            elif ch == "//":
+                break
+            else:  # /* ... */
+                k = line.find("*/", pos)
+                if k < 0:
+                    in_comment = True
+                    break
+                if parts:
+                    parts.append(" ")
+                pos = k + 2
+        if parts:
+            if depth == 0 and parts[0].lstrip().startswith(_LINE_DIRECTIVES):
+                stmt = flush()
+                if stmt:
+                    yield ("stmt", start, stmt)
+            else:
+                parts.append(" ")
+    stmt = flush()
+    if stmt:
+        yield ("stmt", start, stmt)
+
+
+
+def split_operands(text: str) -> list[str]:
+    """Top-level comma-separated operands (commas inside ``[]``, ``{}``, ``()`` do not split)."""
+    if "{" not in text and "[" not in text and "(" not in text:
+        return [t.strip() for t in text.split(",") if t.strip()]
+    out: list[str] = []
+    depth = 0
+    start = 0
+    for i, ch in enumerate(text):
+        if ch in "[{(":
+            depth += 1
+        elif ch in "]})":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append(text[start:i].strip())
+            start = i + 1
+    last = text[start:].strip()
+    if last:
+        out.append(last)
+    return out
+
+
+_INT = re.compile(r"(-)?(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)[uU]?")
+
+
+def parse_int(text: str) -> int | None:
+    """A PTX integer literal (``0x1F``, ``0b101``, ``017`` octal, ``42``, ``42U``, ``-1``) as a
+    Python int, or None if ``text`` is not one (PTX ISA §4.5.1 integer constants)."""
+    m = _INT.fullmatch(text.strip())
+    if not m:
+        return None
+    digits = m.group(2)
+    if digits[:2].lower() == "0x":
+        v = int(digits[2:], 16)
+    elif digits[:2].lower() == "0b":
+        v = int(digits[2:], 2)
+    elif digits[0] == "0" and len(digits) > 1:
+        v = int(digits[1:], 8)
+    else:
+        v = int(digits)
+    return -v if m.group(1) else v
+
+
+#: An operand: ``("imm", int)``, ``("name", text)`` (a register, symbol or label as written,
+#: ``%tid.x`` included), ``("sink",)`` (``_``), ``("vec", (Operand, ...))``, ``("pair",
+#: (Operand, Operand))`` (``a|b``), ``("sym", name, offset)`` (``name+8``), ``("addr", text)``
+#: (``[...]``), ``("other", text)`` (float literals, anything else).
+Operand = tuple[Any, ...]
+
+IDENT = re.compile(r"[%$]?[A-Za-z_$][\w$]*(?:\.[xyzw])?")
+_SYM_OFF = re.compile(r"([A-Za-z_$][\w$]*)\s*\+\s*(\S+)")
+
+
+def parse_operand(text: str) -> Operand:
+    """One operand as written (see :data:`Operand`). Never raises."""
+    t = text.strip()
+    if not t:
+        return ("other", t)
+    c = t[0]
+    if c == "{" and t.endswith("}"):
+        return ("vec", tuple(parse_operand(p) for p in split_operands(t[1:-1])))
+    if c == "[":
+        return ("addr", t)
+    if "|" in t and c != "(":
+        a, _, b = t.partition("|")
+        return ("pair", (parse_operand(a), parse_operand(b)))
+    if t == "_":
+        return ("sink",)
+    if c.isdigit() or c == "-":
+        n = parse_int(t)
+        return ("imm", n) if n is not None else ("other", t)
+    if IDENT.fullmatch(t):
+        return ("name", t)
+    m = _SYM_OFF.fullmatch(t)
+    if m:
+        off = parse_int(m.group(2))
+        if off is not None:
+            return ("sym", m.group(1), off)
+    return ("other", t)
