@@ -561,6 +561,7 @@ class _Solver:
         for k, n in self.entry_id.items():
             vals[n] = _unknown(64, "no definition in the function" if not self.defs_of[k] else
                                "not defined on every path")
+        self.loops = self._loop_defs()
         work = deque(range(len(self.entry_id), nd))
         queued = [True] * nd
         budget = 64 * max(1, nd) + 10000
@@ -584,7 +585,7 @@ class _Solver:
             if old is not None:
                 joined = _join(old, new)
                 rng = joined.range
-                if rng != old.range:  # a loop grows it: widen, to the next threshold or fully
+                if rng != old.range and cur in self.loops:  # a loop grows it: widen
                     changes[cur] += 1
                     rng = self._widen(old.range, rng, joined.width, changes[cur])
                 joined = _value(joined.bits, joined.width, rng, joined.why | new.why, new.line, new.origin)
@@ -603,6 +604,30 @@ class _Solver:
             v = self.operand(i, op, w)
             out.append(v if v is not None else _unknown(w, "no value reaches it"))
         return out
+
+    def _loop_defs(self) -> set[int]:
+        """The definitions on a cycle of the static def-use graph (a definition depends on those
+        reaching its operands, and a ``selp`` on those reaching its ``setp``'s): only their
+        ranges are widened; the others follow their inputs exactly."""
+        nd = len(self.def_list)
+        users: list[set[int]] = [set() for _ in range(nd)]
+        for n in range(len(self.entry_id), nd):
+            i = self.def_list[n][0]
+            ins = self.instrs[i]
+            reads = [(i, k) for op in ins.srcs for k in _regs(op)]
+            if ins.opcode.startswith("selp") and len(ins.srcs) > 2 and ins.srcs[2][0] == "reg":
+                for p in self.reaching(i, str(ins.srcs[2][1])):
+                    k = self.def_list[p][0]
+                    if k >= 0:
+                        reads += [(k, key) for op in self.instrs[k].srcs for key in _regs(op)]
+            for at, key in reads:
+                for m in self.reaching(at, key):
+                    users[m].add(n)
+        saved = self.cyclic
+        self.cyclic = set()
+        self._find_cycles(users)
+        loops, self.cyclic = self.cyclic, saved
+        return loops
 
     def _widen(self, old: tuple[int, int], rng: tuple[int, int], width: int, changes: int) -> tuple[int, int]:
         """Widening with thresholds: a bound that moves jumps to the next constant a comparison in
@@ -859,7 +884,12 @@ def _transfer(s: _Solver, i: int, ins: Instr, index: int) -> Value | None:
             bits = KnownBits(0, 0)
         else:
             bits = fn(a.bits, b.bits, width)
-        return _value(bits, width, _BINARY_R[base](a.range, b.range, width), a.why | b.why)
+        rng = _BINARY_R[base](a.range, b.range, width)
+        if base == "sub":
+            rem = _urem_idiom(s, i, ins, width)
+            if rem is not None:
+                rng = R.meet(rng, rem) or rem
+        return _value(bits, width, rng, a.why | b.why)
     if base == "selp":
         a, b = op(0), op(1)
         if a is None or b is None:
@@ -1019,3 +1049,59 @@ def _refine_selp(s: _Solver, i: int, ins: Instr, a: Value, b: Value, width: int)
         r = R.refine(val.range, how, other.range, width, signed)
         out.append(None if r is None else _value(val.bits, width, r, val.why, val.line, val.origin))
     return out[0], out[1]
+
+
+def _single_local_def(s: _Solver, i: int, op: Operand) -> int | None:
+    """The index of the one definition of register ``op`` that reaches instruction ``i``, when it
+    is in ``i``'s block and unpredicated (so its value is the one ``i`` reads); else None."""
+    if op[0] != "reg":
+        return None
+    ids = s.reaching(i, str(op[1]))
+    if len(ids) != 1:
+        return None
+    k = s.def_list[ids[0]][0]
+    if k < 0 or s.block_of[k] != s.block_of[i] or s.instrs[k].guard is not None:
+        return None
+    return k
+
+
+def _urem_idiom(s: _Solver, i: int, ins: Instr, width: int) -> tuple[int, int] | None:
+    """``x - ((mul.hi(x, M) >> sh) * d)``: LLVM's unsigned ``x % d`` by a constant, in one block.
+    When ``M`` and ``sh`` compute ``x / d`` exactly for every ``width``-bit ``x`` (``2**k <= M * d
+    <= 2**k + 2**sh`` with ``k = width + sh``, Granlund and Montgomery), the result is in
+    ``[0, d - 1]``. None when the statement is not that idiom."""
+    if len(ins.srcs) != 2:
+        return None
+    x, t = ins.srcs
+    k_mul = _single_local_def(s, i, t)
+    if k_mul is None:
+        return None
+    mul = s.instrs[k_mul]
+    if not mul.opcode.startswith("mul.lo.") or len(mul.srcs) != 2:
+        return None
+    q, d = mul.srcs if mul.srcs[1][0] == "imm" else mul.srcs[::-1]
+    if d[0] != "imm" or not isinstance(d[1], int) or d[1] <= 0:
+        return None
+    k_q = _single_local_def(s, k_mul, q)
+    if k_q is None:
+        return None
+    shift = 0
+    div = s.instrs[k_q]
+    if div.opcode == f"shr.u{width}" and len(div.srcs) == 2 and div.srcs[1][0] == "imm":
+        shift = div.srcs[1][1]
+        k_q = _single_local_def(s, k_q, div.srcs[0])
+        if k_q is None:
+            return None
+        div = s.instrs[k_q]
+    if div.opcode != f"mul.hi.u{width}" or len(div.srcs) != 2 or x not in div.srcs:
+        return None
+    magic = div.srcs[1] if div.srcs[0] == x else div.srcs[0]
+    if magic[0] != "imm" or not isinstance(magic[1], int):
+        return None
+    # the x read by the sub is the x read by the mul.hi: no definition of it between them
+    if any(x[1] in s.instrs[j].dests for j in range(k_q, i)):
+        return None
+    m, k = magic[1] & mask_of(width), width + shift
+    if not (1 << k) <= m * d[1] <= (1 << k) + (1 << shift):
+        return None
+    return (0, d[1] - 1)

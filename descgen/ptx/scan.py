@@ -111,6 +111,8 @@ class ScanOperand:
         known: the known bits (:class:`descgen.engine.KnownBits`; ``mask`` = bits fixed at compile
             time), ``width`` bits.
         unknown: the descriptor fields with an unknown bit (``("start_address",)``), after decoding.
+        range: the unsigned interval ``(lo, hi)`` every value of the operand lies in (E42), or None
+            for a word every bit of which is known.
     """
 
     role: str
@@ -122,6 +124,7 @@ class ScanOperand:
     reason: str | None = None
     known: KnownBits | None = None
     unknown: tuple[str, ...] = ()
+    range: tuple[int, int] | None = None
 
     @property
     def name(self) -> str:
@@ -173,7 +176,8 @@ class ScanOperand:
         return {"role": self.role, "name": self.name, "text": self.text, "resolved": self.resolved, "value": self.hex,
                 "width": self.width, "status": self.status, "known_mask": hex_word(b.mask, self.width),
                 "known_value": hex_word(b.value & b.mask, self.width), "unknown_fields": list(self.unknown),
-                "origin": self.origin, "origin_line": self.origin_line, "reason": self.reason}
+                "origin": self.origin, "origin_line": self.origin_line, "reason": self.reason,
+                "range": None if self.range is None else [hex_word(r, self.width) for r in self.range]}
 
 
 @dataclass(frozen=True, slots=True)
@@ -910,9 +914,11 @@ class _Scan:
             d = decoded.get(role)
             unknown = tuple(d.unknown) if d is not None and not kb.full(width) else ()
             full = kb.full(width)
+            v = vals.get(role)
+            rng = None if full or v is None or v.width != width else v.range
             ops.append(ScanOperand(role, t, kb.value if full else None, width, origin if full else None,
                                    (oline if origin != "immediate" else line) if full else oline,
-                                   None if full else (why or "run-time value"), kb, unknown))
+                                   None if full else (why or "run-time value"), kb, unknown, rng))
         by = {o.role: o for o in ops}
         for o in ops:
             if not o.resolved:
