@@ -111,3 +111,45 @@ def test_e39_cp_base_offset_without_swizzle_is_a_note():
     r = scan_ptx(f".target sm_100a\ntcgen05.cp.cta_group::1.warpx4.32x128b [%r0], {word:#x};")
     assert [(f.code, f.severity) for f in r.findings] == [("SMEM-BASE-OFFSET-IGNORED", "info")]
     assert r.ok
+
+
+# ---------------------------------------------------------------------------------------------
+# Value ranges (E42): every concrete result of concrete inputs inside the input intervals lies in
+# the result's interval.
+
+from descgen.ptx import ranges as R  # noqa: E402
+
+
+@st.composite
+def _interval(draw, w):
+    a, b = draw(st.integers(0, (1 << w) - 1)), draw(st.integers(0, (1 << w) - 1))
+    lo, hi = min(a, b), max(a, b)
+    return (lo, hi), draw(st.integers(lo, hi))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.data(), WIDTHS)
+def test_ranges_hold_for_concrete_values(data, w):
+    (ra, a), (rb, b) = data.draw(_interval(w)), data.draw(_interval(w))
+    m = (1 << w) - 1
+    n = data.draw(st.integers(0, w + 2))
+    cases = [(R.add(ra, rb, w), (a + b) & m), (R.sub(ra, rb, w), (a - b) & m), (R.mul(ra, rb, w), (a * b) & m),
+             (R.mul_hi(ra, rb, w), (a * b) >> w), (R.and_(ra, rb, w), a & b), (R.or_(ra, rb, w), a | b),
+             (R.xor(ra, rb, w), a ^ b), (R.min_(ra, rb, w), min(a, b)), (R.max_(ra, rb, w), max(a, b)),
+             (R.shl(ra, n, w), (a << n) & m if n < w else 0), (R.shr(ra, n, w), a >> min(n, w)),
+             (R.ext(ra, w, 64), a), (R.ext(ra, w, 64, signed=True), (a - (1 << w) if a >> (w - 1) else a) & (2**64 - 1)),
+             (R.bfe(ra, n, 5, w), (a >> n) & 31 if n < w else 0)]
+    if rb[0] > 0:
+        cases += [(R.rem(ra, rb, w), a % b), (R.div(ra, rb, w), a // b)]
+    for rng, value in cases:
+        assert rng[0] <= value <= rng[1], (rng, value)
+    # the two domains agree: the bits every value of an interval shares hold for the value
+    k = R.bits_of(ra, w)
+    assert a & k.mask == k.value & k.mask
+    lo, hi = R.of_bits(k, w)
+    assert lo <= a <= hi
+    # refinement keeps every value that satisfies the comparison
+    for cmp in ("eq", "ne", "lt", "le", "gt", "ge"):
+        got = R.refine(ra, cmp, rb, w, signed=False)
+        if {"eq": a == b, "ne": a != b, "lt": a < b, "le": a <= b, "gt": a > b, "ge": a >= b}[cmp]:
+            assert got is not None and got[0] <= a <= got[1], (cmp, ra, rb, a, b, got)

@@ -542,7 +542,7 @@ def test_cli_json_lines_are_streamed():
     assert mma["operands"][0] == {
         "role": "idesc", "name": "idesc", "text": "%r1", "resolved": True, "value": "0x04200010", "width": 32,
         "status": "known", "known_mask": "0xffffffff", "known_value": "0x04200010", "unknown_fields": [],
-        "origin": "mov.b32", "origin_line": 3, "reason": None}
+        "origin": "mov.b32", "origin_line": 3, "reason": None, "range": None}
     assert mma["decoded"]["idesc"]["kind"] == "f16" and "m" in mma["fields_checked"]["idesc"]
     op = cp["operands"][0]
     assert op["status"] == "unknown" and op["known_mask"] == "0x0000000000000000"

@@ -193,13 +193,12 @@ class Instr:
 
 
 class _Scope:
-    __slots__ = ("id", "names", "ranges", "labels")
+    __slots__ = ("id", "shadowed", "ranges")
 
     def __init__(self, sid: int) -> None:
         self.id = sid
-        self.names: dict[str, str] = {}
-        self.ranges: list[tuple[str, int, str]] = []  # prefix, count, key suffix
-        self.labels: set[str] = set()
+        self.shadowed: list[tuple[str, str | None]] = []  # names declared here, with what they hid
+        self.ranges = 0  # how many entries of Function._ranges this scope added
 
 
 @dataclass
@@ -215,6 +214,8 @@ class Function:
     labels: dict[tuple[int, str], int] = field(default_factory=dict)  # (scope id, label) -> instr index
     _scopes: list[_Scope] = field(default_factory=lambda: [_Scope(0)])
     _next_scope: int = 1
+    _names: dict[str, str] = field(default_factory=dict)  # a declared name in scope -> its key
+    _ranges: list[tuple[str, int, str]] = field(default_factory=list)  # name<count> in scope: prefix, count, suffix
 
     # -- building ----------------------------------------------------------------------------
 
@@ -224,9 +225,16 @@ class Function:
         self._next_scope += 1
 
     def close_scope(self) -> None:
-        """``}``: its declarations end."""
+        """``}``: its declarations end (the names they hid are visible again)."""
         if len(self._scopes) > 1:
-            self._scopes.pop()
+            scope = self._scopes.pop()
+            for name, old in reversed(scope.shadowed):
+                if old is None:
+                    self._names.pop(name, None)
+                else:
+                    self._names[name] = old
+            if scope.ranges:
+                del self._ranges[len(self._ranges) - scope.ranges:]
 
     @property
     def depth(self) -> int:
@@ -241,24 +249,27 @@ class Function:
         inner = self.depth > body_depth
         suffix = f"'{scope.id}" if inner else ""
         for name, count in names:
+            if not inner and name[:1] == "%":
+                continue  # the function's own %-registers are their names
             if count is None:
-                scope.names[name] = name + suffix
+                scope.shadowed.append((name, self._names.get(name)))
+                self._names[name] = name + suffix
             else:
-                scope.ranges.append((name, count, suffix))
+                self._ranges.append((name, count, suffix))
+                scope.ranges += 1
 
     def resolve(self, name: str) -> str | None:
         """The key of a register name in scope, or None when it names no register (a label, a
         symbol). ``%``-names nobody declared are the function's own."""
-        for scope in reversed(self._scopes):
-            key = scope.names.get(name)
-            if key is not None:
-                return key
-            for prefix, count, suffix in scope.ranges:
-                if name.startswith(prefix):
-                    digits = name[len(prefix):]
-                    if digits.isdigit() and (digits == "0" or digits[0] != "0") and int(digits) < count:
-                        return name + suffix
-        if name[:1] == "%" and not is_special(name):
+        key = self._names.get(name)
+        if key is not None:
+            return key
+        for prefix, count, suffix in reversed(self._ranges):
+            if name.startswith(prefix):
+                digits = name[len(prefix):]
+                if digits.isdigit() and (digits == "0" or digits[0] != "0") and int(digits) < count:
+                    return name + suffix
+        if name[:1] == "%" and not name.startswith(_SPECIAL):
             return name
         return None
 
@@ -280,7 +291,6 @@ class Function:
     def label(self, name: str) -> None:
         """A label before the next statement, in the current scope."""
         scope = self._scopes[-1]
-        scope.labels.add(name)
         self.labels[(scope.id, name)] = len(self.instrs)
 
     def statement(self, line: int, guard: str | None, opcode: str, rest: str) -> int:
