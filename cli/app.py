@@ -62,9 +62,10 @@ Data goes to stdout, diagnostics to stderr.
 \b
 Integers (words, addresses, sizes, counts): decimal, 0x hex or 0b binary, '_' separators
 and C suffixes u, l, ul, ull (any case) allowed (0x0840_0010, 0x08400010u). A word pasted as
-hex without 0x: 08400a10 or c000401000010800 (not decimal) is read as hex, and a decimal that
-looks like hex (08400010: a leading zero, or 8 or 16 digits) as decimal, each with a note on
-stderr. Negative numbers and numbers over 64 bits are usage errors.
+hex without 0x is read as hex: digits that are no decimal (08400a10, c000401000010800) and a
+zero-padded 8- or 16-digit token (08400010, 0840001000000000, as printf("%08x") and debuggers
+print it); other decimals that could be hex (0400, 12345678) are decimal; each reading with a
+note on stderr. Negative numbers and numbers over 64 bits are usage errors.
 
 \b
 Exit status:
@@ -205,9 +206,10 @@ def output_options(f: Callable[..., Any] | None = None, *, code: bool = False) -
 
     @functools.wraps(f)
     def wrapper(*args: Any, as_json: bool, table: bool, plain: bool, fmt: str | None = None, name: str | None = None,
-                **kwargs: Any) -> Any:
+                quiet: bool = False, **kwargs: Any) -> Any:
         ctx = click.get_current_context()
         out = Output.resolve(ctx.info_name or f.__name__, as_json, table, plain, fmt, name)
+        out.quiet = quiet
         try:
             return f(out, *args, **kwargs)
         except descgen.DescgenError as e:
@@ -228,6 +230,8 @@ def output_options(f: Callable[..., Any] | None = None, *, code: bool = False) -
                               "(mov.b32 %name, ...;), python (NAME = 0x...)."),
             click.option("--name", metavar="IDENT", help="With --format c|cpp|ptx|python: the constant's or register's "
                                                          "name. Default: the descriptor's (IDESC, smem_desc, %zcm_desc...)."),
+            click.option("-q", "--quiet", is_flag=True, help="Plain output: the word only, without its warnings and notes "
+                                                             "on stderr."),
         ]
     for option in reversed(options):
         wrapper = option(wrapper)
@@ -307,7 +311,7 @@ def idesc(out: Output, kind: str, m: int, n: int, atype: str | None, btype: str 
     out.input = {"kind": kind, **args, **context}
     word = descgen.encode_idesc(kind, **args, **context)
     if not (out.json or out.table or out.code):
-        click.echo(hex_word(word, 32))
+        out.word(word, 32)
         return
     report = descgen.validate_idesc(word, kind, **context)
     if out.code:
@@ -405,7 +409,7 @@ def smem(out: Output, start_address: int, swizzle: str, lbo: int | None, sbo: in
 
 def _show_smem(out: Output, word: int, context: dict[str, Any], **extra: Any) -> None:
     if not (out.json or out.table or out.code):
-        click.echo(hex_word(word, 64))
+        out.word(word, 64, lambda: descgen.validate_smem(word, **context).findings)
         return
     report = descgen.validate_smem(word, **context)
     if out.code:
@@ -449,7 +453,7 @@ def zcm(out: Output, skip_span: int, use_span: int, start_count: tuple[int, ...]
     word = descgen.encode_zcm(**args, **ctx)  # M breaks a rule: exit 1
     mask = mask_info(word, mask_m, mask_n) if mask_m is not None else None  # N does not split: exit 2
     if not (out.json or out.table or out.code):
-        click.echo(hex_word(word, 64))
+        out.word(word, 64)
         return
     report = descgen.validate_zcm(word, **ctx)
     if out.code:

@@ -19,7 +19,7 @@ import contextlib
 import io
 import os
 import sys
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import click
 
@@ -136,6 +136,7 @@ class Output:
         self.format = fmt
         self.name = name
         self.input: dict[str, Any] = {}
+        self.quiet = False  # --quiet: no warnings or notes on stderr in the plain form
 
     @classmethod
     def resolve(cls, command: str, as_json: bool, table: bool, plain: bool, fmt: str | None = None,
@@ -184,6 +185,16 @@ class Output:
 
     def emit_json(self, **parts: Any) -> None:
         write_json(self.envelope(**parts))
+
+    def word(self, word: int, width: int, findings: Callable[[], Sequence[Any]] | None = None) -> None:
+        """The plain form of an encode: the word on stdout, and its warnings and notes on stderr
+        (``severity: CODE: ...``, the form the table and the emitted comment show), unless
+        ``--quiet``. ``findings`` computes them when the word does not carry them (a tile's)."""
+        click.echo(hex_word(word, width))
+        if self.quiet:
+            return
+        for f in getattr(word, "findings", None) or (findings() if findings else ()):
+            click.echo(f"{f.severity}: {str(f).partition(' ')[2]}", err=True)
 
     def lines(self, lines: Iterable[str]) -> None:
         for line in lines:

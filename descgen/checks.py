@@ -61,7 +61,9 @@ def implemented() -> frozenset[str]:
 @functools.cache
 def _plan(applies: str, given: frozenset[str], kind: str | None) -> tuple[tuple[tuple[Rule, _Impl], ...], tuple[NotChecked, ...]]:
     """For one kind of word, the context names given and the MMA kind: the rules that can run
-    (catalog order) and those that cannot (their context is missing), or only partly (``uses``)."""
+    (catalog order) and those that cannot (their context is missing). A rule that runs is checked:
+    one whose narrowing context (``uses``) is missing is checked against every case of it, and is
+    not also listed as not checked. A rule of other kinds (``kinds``) is neither."""
     runnable, skipped = [], []
     for rule in catalog().values():
         if rule.applies != applies:
@@ -71,10 +73,7 @@ def _plan(applies: str, given: frozenset[str], kind: str | None) -> tuple[tuple[
             if not rule.kinds or kind in rule.kinds:
                 skipped.append(NotChecked(rule.code, missing, rule.rule, rule.source))
             continue
-        runnable.append((rule, _IMPLS[rule.code]))
-        partial = tuple(n for n in rule.uses if n not in given)
-        if partial and (not rule.kinds or kind in rule.kinds):
-            skipped.append(NotChecked(rule.code, partial, "checked against every case; " + rule.rule, rule.source))
+        runnable.append((rule, _IMPLS[rule.code]))  # (context it only ``uses`` and was not given: every case allowed)
     return tuple(runnable), tuple(skipped)
 
 
