@@ -106,3 +106,75 @@ def test_explain_says_what_context_a_rule_needs_from_the_catalog() -> None:
     assert "--ws: without it the rule is not checked" in ws and "mxf8f6f4, mxf4, mxf4nvf4" in ws
     plain = run("explain", "IDESC-M-SHAPE").stdout.splitlines()
     assert "needs=" in plain and "uses=cta_group,ws" in plain
+
+
+# --------------------------------------------------------------------------------------------
+# 5. No silent wrong answers at the edges.
+
+
+def test_diff_refuses_an_idesc_against_an_smem_descriptor() -> None:
+    result = run("diff", "0x08400010", "0x4000404000010100", code=2)
+    assert "DIFF-DESCRIPTOR" in result.stderr and "0x4000404000010100 reads as smem" in result.stderr
+    assert result.stdout == ""
+    assert "descriptor=smem" in run("diff", "0x08400010", "0x4000404000010100", "--as", "smem", code=1).stdout
+    runtime = run("diff", "0x08400010", "0x0820001000000000", code=1).stdout.splitlines()  # CUTLASS's form: fine
+    assert "changed.n=256 columns -> 128 columns (bits 17-22: 0x20 -> 0x10)" in runtime
+
+
+def test_diff_refuses_words_of_different_kinds() -> None:
+    mx = run("idesc", "--kind", "mxf8f6f4", "--m", "128", "--n", "128").stdout.strip()
+    result = run("diff", "0x08400010", mx, code=2)
+    assert f"{mx} is consistent with .kind::mxf8f6f4" in result.stderr and "no kind reads both" in result.stderr
+    assert "kind=f16" in run("diff", "0x08400010", mx, "--kind", "f16", code=1).stdout.splitlines()
+
+
+def test_check_takes_cutlass_runtime_idesc() -> None:
+    args = ["--kind", "f16", "--adesc", "0x4000404000010040", "--bdesc", "0x4000404000010440", "--cta-group", "1"]
+    runtime = run("check", "--idesc", "0x0841049000000000", *args)
+    assert runtime.stdout == "" and "the idesc is the upper 32 bits, 0x08410490" in runtime.stderr
+    as_json = json.loads(run("check", "--idesc", "0x0841049000000000", *args, "--json").stdout)
+    plain = json.loads(run("check", "--idesc", "0x08410490", *args, "--json").stdout)
+    assert as_json["runtime"]["idesc"] == "0x08410490" and as_json["result"] == plain["result"]
+
+
+def test_scan_of_a_directory_without_ptx_is_a_usage_error(tmp_path) -> None:
+    (tmp_path / "notes.txt").write_text("no PTX here\n")
+    result = run("scan", str(tmp_path), code=2)
+    assert f"no .ptx file under {tmp_path}" in result.stderr and result.stdout == ""
+
+
+_MMA = ("mov.b32 %r1, 0x08400010; mov.b64 %rd1, 0x4000404000010040; mov.b64 %rd2, 0x4000404000010440;\n"
+        "tcgen05.mma.cta_group::1.kind::f16 [%r0], %rd1, %rd2, {idesc}, 1;\n")
+
+
+@pytest.mark.parametrize("target", ["sm_90a", "sm_100", "sm_120a", "compute_100"])
+def test_a_target_without_tcgen05_is_an_error_naming_those_with_it(tmp_path, target: str) -> None:
+    ptx = tmp_path / "k.ptx"
+    ptx.write_text(f".version 8.8\n.target {target}\n" + _MMA.format(idesc="%r1"))
+    result = run("scan", str(ptx), code=1)
+    (line,) = [line for line in result.stdout.splitlines() if "PTX-TARGET" in line]
+    assert line.startswith(f"{ptx}:4: error: PTX-TARGET-TCGEN05 .target: .target {target} (line 2) has no tcgen05")
+    assert "(allowed: sm_100a, sm_100f, sm_103a, sm_103f, sm_110a, sm_110f)" in line
+
+
+def test_a_later_unknown_target_is_still_only_unknown(tmp_path) -> None:
+    ptx = tmp_path / "k.ptx"
+    ptx.write_text(".version 8.8\n.target sm_130a\n" + _MMA.format(idesc="%r1"))
+    result = run("scan", str(ptx))
+    assert "warning: PTX-TARGET-UNKNOWN" in result.stdout
+
+
+def test_an_idesc_immediate_wider_than_32_bits_is_an_error(tmp_path) -> None:
+    ptx = tmp_path / "k.ptx"
+    ptx.write_text(".version 8.8\n.target sm_100a\n" + _MMA.format(idesc="0x108400010"))
+    result = run("scan", str(ptx), code=1)
+    assert result.stdout.startswith(f"{ptx}:4: error: PTX-MALFORMED idesc 0x108400010: the immediate 0x108400010 does "
+                                    "not fit the 32-bit idesc operand: ptxas rejects it (allowed: an immediate of at most "
+                                    "32 bits)")
+    assert "PTX-MALFORMED" not in run("scan", str(_write(tmp_path, "0x08400010"))).stdout
+
+
+def _write(tmp_path, idesc: str):
+    ptx = tmp_path / "ok.ptx"
+    ptx.write_text(".version 8.8\n.target sm_100a\n" + _MMA.format(idesc=idesc))
+    return ptx
