@@ -222,15 +222,29 @@ def explain(out: Output, code: str, no_pager: bool) -> None:
 
     For a catalog rule, also a legal and an illegal example: the command that shows each, and
     what validating it reports. For a field's own check (IDESC-N-RANGE, SMEM-RESERVED-14...),
-    where the field sits and its domain. descgen rules lists every code.
+    where the field sits and its domain. descgen rules lists every code. An erratum (E1...),
+    as sources cite them ("Table 39 (E11)"): the PTX text, the conflict and descgen's decision.
 
     \b
       descgen explain IDESC-N-SHAPE
       descgen explain smem-reserved-14
+      descgen explain E19
     """
     codes = all_codes()
     key = code.strip().upper()
     out.input = {"code": key}
+    from descgen.errata import ERRATUM_CODE, errata
+
+    if ERRATUM_CODE.fullmatch(key):  # a spec erratum, as sources cite them: Table 39 (E11)
+        found = errata().get(key)
+        if found is None:
+            raise click.UsageError(f"unknown erratum {code.strip()!r}; the errata are E1-E{len(errata())}")
+        with paged(not no_pager):
+            if out.json:
+                out.emit_json(result=found.as_dict())
+            else:
+                click.echo(f"{found.code}: {found.title}\n\n{found.text}")
+        return
     if key not in codes:
         import difflib
 

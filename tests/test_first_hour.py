@@ -178,3 +178,37 @@ def _write(tmp_path, idesc: str):
     ptx = tmp_path / "ok.ptx"
     ptx.write_text(".version 8.8\n.target sm_100a\n" + _MMA.format(idesc=idesc))
     return ptx
+
+
+# --------------------------------------------------------------------------------------------
+# 6. Every citation resolves inside the installed package.
+
+
+def test_explain_shows_an_erratum() -> None:
+    text = run("explain", "E19").stdout
+    assert text.startswith("E19: Table 39's dtype x atype/btype rows, and mixed A/B types")
+    assert "**Decision**" in text
+    doc = json.loads(run("explain", "e11", "--json").stdout)
+    assert doc["result"]["code"] == "E11" and "cta_group::2" in doc["result"]["title"]
+    assert "the errata are E1-E" in run("explain", "E999", code=2).stderr
+
+
+def test_every_erratum_cited_by_a_code_resolves() -> None:
+    import re
+
+    from descgen.codes import all_codes
+    from descgen.errata import errata
+
+    cited = {m for rule in all_codes().values() for text in (rule.rule, rule.source)
+             for m in re.findall(r"\bE[1-9][0-9]*\b", text)}
+    assert cited and cited <= set(errata()), sorted(cited - set(errata()))
+    assert {"E11", "E19", "E34"} <= cited
+
+
+def test_no_message_cites_a_file_outside_the_project() -> None:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    for path in [*root.joinpath("descgen").glob("*.py"), *root.joinpath("cli").glob("*.py"),
+                 *root.joinpath("tables").glob("*.toml"), root / "docs" / "spec-errata.md", root / "README.md"]:
+        assert "spec README" not in path.read_text(encoding="utf-8"), path
