@@ -220,14 +220,15 @@ def output_options(f: Callable[..., Any] | None = None, *, code: bool = False) -
     options = [
         click.option("--json", "as_json", is_flag=True, help="Print a versioned JSON envelope."),
         click.option("--table", is_flag=True, help="Print the rich table even when stdout is not a terminal."),
-        click.option("--plain", is_flag=True, help="Print the plain form even when stdout is not a terminal."),
+        click.option("--plain", is_flag=True, help="Print the plain form (the piped default) even on a terminal."),
     ]
     if code:
         options += [
             click.option("--format", "fmt", type=LazyChoice(lambda: descgen.FORMATS), metavar="FORMAT",
                          help="hex (the piped default), json (= --json), or source code with the decoded fields as a "
-                              "comment: c (#define NAME UINT32_C(...)), cpp (constexpr std::uint32_t), ptx "
-                              "(mov.b32 %name, ...;), python (NAME = 0x...)."),
+                              "comment: c (#define NAME UINT32_C(...) / UINT64_C), cpp (constexpr std::uint32_t / "
+                              "std::uint64_t), ptx (mov.b32 / mov.b64 %name, ...;), python (NAME = 0x...); the type "
+                              "is the word's width."),
             click.option("--name", metavar="IDENT", help="With --format c|cpp|ptx|python: the constant's or register's "
                                                          "name. Default: the descriptor's (IDESC, smem_desc, %zcm_desc...)."),
             click.option("-q", "--quiet", is_flag=True, help="Plain output: the word only, without its warnings and notes "

@@ -733,7 +733,8 @@ def _swizzle_t52(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
         allowed = c.swizzles_for(c.type_bits[t], major)
         if allowed and desc["swizzle"] not in allowed:  # none allowed: IDESC-MAJOR-TYPE-SIZE says so
             out.append(rule.finding(f"{op}_desc.swizzle", desc["swizzle"], ", ".join(allowed),
-                                    f"{op.upper()} is {t} ({c.type_bits[t]}-bit), {major.upper()}-major"))
+                                    f"{op.upper()} is {t}, {major.upper()}-major: needs {' or '.join(allowed)}, "
+                                    f"got {desc['swizzle']}"))
     return out
 
 

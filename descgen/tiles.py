@@ -809,14 +809,14 @@ def _address_findings(table: tuple[tuple[int, ...], ...], atom: SwizzleAtom,
     if clashes:
         (a, other_ij, where) = clashes[0]
         found.append(layout_finding(
-            "LAYOUT-OVERLAP", "(i, j)", len(clashes), "every element at its own address",
+            "LAYOUT-OVERLAP", "(i, j)", other_ij, "every element at its own address",
             f"{len(clashes)} element(s) read from an address another element also uses, first {other_ij} and {a} at "
             f"{_where(where)}: the strides or the K/MN extent do not fit this layout"))
     if outside:
         (ij, where) = outside[0]
         assert buffer is not None
         found.append(layout_finding(
-            "LAYOUT-OUTSIDE-BUFFER", "(i, j)", len(outside),
+            "LAYOUT-OUTSIDE-BUFFER", "(i, j)", ij,
             f"{buffer[0]:#x}..{buffer[0] + buffer[1] - 1:#x} (the declared buffer)",
             f"{len(outside)} element(s) read outside the buffer, first {ij} at {_where(where)}"))
     return found

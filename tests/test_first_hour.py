@@ -212,3 +212,36 @@ def test_no_message_cites_a_file_outside_the_project() -> None:
     for path in [*root.joinpath("descgen").glob("*.py"), *root.joinpath("cli").glob("*.py"),
                  *root.joinpath("tables").glob("*.toml"), root / "docs" / "spec-errata.md", root / "README.md"]:
         assert "spec README" not in path.read_text(encoding="utf-8"), path
+
+
+# --------------------------------------------------------------------------------------------
+# 7. Messages in "what, got, needs" form; help texts that say what the option does.
+
+
+def test_table52_message_says_what_it_needs_and_got() -> None:
+    result = run("check", "--idesc", "0x08210910", "--kind", "tf32", "--adesc", "0x4000404000010040",
+                 "--bdesc", "0x4000404000010440", "--cta-group", "1", code=1)
+    (line,) = [line for line in result.stdout.splitlines() if "MMA-SWIZZLE-TABLE52" in line]
+    assert "B is tf32, MN-major: needs 128B_base32B, got 128B [Table 52" in line
+
+
+def test_layout_outside_buffer_names_the_first_element() -> None:
+    result = run("layout", "0x4000404000010040", "--dtype", "bf16", "--major", "k", "--tile", "128x16",
+                 "--buffer-start", "0x400", "--buffer-size", "0x400", code=1)
+    (line,) = [line for line in result.stdout.splitlines() if "LAYOUT-OUTSIDE-BUFFER" in line]
+    assert line.startswith("finding=error LAYOUT-OUTSIDE-BUFFER: (i, j) = (8, 0): ")
+    assert "1920 element(s) read outside the buffer, first (8, 0) at 0x800" in line
+
+
+def test_a_missing_kind_is_not_given_not_none() -> None:
+    result = run("layout", "0x4000404000010040", "--dtype", "e2m1", "--major", "k", "--tile", "8x32", code=2)
+    assert result.stderr.startswith("Error: kind = (not given): ") and "None" not in result.stderr
+
+
+def test_layout_grid_column_and_help_texts() -> None:
+    grid = run("layout", "0x4000404000010040", "--dtype", "bf16", "--major", "k", "--tile", "8x16", "--table",
+               env={"COLUMNS": "160", "NO_COLOR": "1"}).stdout
+    assert "whole row" in grid and " shared " not in grid
+    assert "(the piped default) even on a terminal" in " ".join(run("decode", "--help").stdout.split())
+    smem_help = " ".join(run("smem", "--help").stdout.split())
+    assert "std::uint64_t" in smem_help and "UINT64_C" in smem_help
