@@ -30,10 +30,12 @@ from .output import (
     write_json,
 )
 from .context import APPLIES, check_applies, context_options
-from .params import TILE, UINT, WORD, KindType, LazyChoice, UIntList, descriptor_names
+from .params import TILE, UINT, WORD, KindType, LazyChoice, TypeChoice, UIntList, descriptor_names
 
 # Encoder fields: the CLI checks the name (exit 2, completion); the library reads it case-insensitively.
 FieldChoice = functools.partial(LazyChoice, as_typed=True)
+#: An encoder's type field: PTX's names, or Triton's, PyTorch's, CUTLASS's, JAX's (a note names PTX's).
+TypeFieldChoice = functools.partial(TypeChoice, as_typed=True)
 
 __all__ = ["cli", "main"]
 
@@ -267,10 +269,10 @@ _TYPE_HELP = "Default: the kind's ({})."
 @click.option("--kind", required=True, type=KindType(), help="MMA kind (kind::f16 and .kind::f16 accepted).")
 @click.option("--m", "m", required=True, type=UINT, metavar="M", help="M: rows of A and D (the pair's M for cta_group::2).")
 @click.option("--n", "n", required=True, type=UINT, metavar="N", help="N: columns of B and D.")
-@click.option("--atype", type=FieldChoice(lambda: descgen.type_names("atype")),
+@click.option("--atype", type=TypeFieldChoice(lambda: descgen.type_names("atype")),
               help="A element type. " + _TYPE_HELP.format("f16: f16, tf32: tf32, f8f6f4/mxf8f6f4: e4m3, i8: s8, mxf4*: e2m1"))
-@click.option("--btype", type=FieldChoice(lambda: descgen.type_names("btype")), help="B element type. Default: the kind's (as for --atype).")
-@click.option("--dtype", type=FieldChoice(lambda: descgen.type_names("dtype")),
+@click.option("--btype", type=TypeFieldChoice(lambda: descgen.type_names("btype")), help="B element type. Default: the kind's (as for --atype).")
+@click.option("--dtype", type=TypeFieldChoice(lambda: descgen.type_names("dtype")),
               help="D type. " + _TYPE_HELP.format("f32; s32 for i8; block-scaled kinds: f32 only"))
 @click.option("--a-major", type=FieldChoice(lambda: descgen.MAJORS), default="k", show_default=True, help="A major-ness (mn = transpose A).")
 @click.option("--b-major", type=FieldChoice(lambda: descgen.MAJORS), default="k", show_default=True, help="B major-ness (mn = transpose B).")
@@ -281,7 +283,7 @@ _TYPE_HELP = "Default: the kind's ({})."
 @click.option("--sparsity-selector", type=UINT, default=0, show_default=True, metavar="N", help="Sparsity selector 0-3 (Table 42 kinds).")
 @click.option("--max-shift", type=LazyChoice(lambda: tuple(map(str, descgen.type_names("max_shift"))), cast=int), default="0", show_default=True,
               help=".ws B-reuse maximum shift (Table 42 kinds).")
-@click.option("--scale-type", type=FieldChoice(lambda: descgen.type_names("scale_type")),
+@click.option("--scale-type", type=TypeFieldChoice(lambda: descgen.type_names("scale_type")),
               help="Scale factor type (mx kinds). " + _TYPE_HELP.format("ue8m0; ue4m3 for mxf4nvf4"))
 @click.option("--a-sf-id", type=UINT, default=0, show_default=True, metavar="N", help="Scale factor A ID 0-3 (mx kinds).")
 @click.option("--b-sf-id", type=UINT, default=0, show_default=True, metavar="N", help="Scale factor B ID 0-3 (mx kinds).")
@@ -333,7 +335,7 @@ def _element_types() -> tuple[str, ...]:
 
 
 #: A/B element types (tables/smem_atoms.toml) and major-ness, for the layout options.
-DTYPE = LazyChoice(_element_types)
+DTYPE = TypeChoice(_element_types)
 MAJOR = LazyChoice(lambda: descgen.MAJORS)
 _TILE_ONLY = ("dtype", "major", "atom_order", "kind")
 
@@ -471,8 +473,8 @@ def zcm(out: Output, skip_span: int, use_span: int, start_count: tuple[int, ...]
 # Decoder.
 
 
-@cli.command(short_help="Decode and check a descriptor word.")
-@click.argument("word", type=WORD)
+@cli.command(short_help="Decode and check descriptor words.")
+@click.argument("words", nargs=-1, required=True, metavar="WORD...")
 @click.option("--as", "as_", type=LazyChoice(descriptor_names),
               help="Descriptor type (taddr: a tensor memory address). Default: idesc below 2**32, else smem and zcm.")
 @click.option("--kind", type=KindType(), help="MMA kind for an idesc (implies --as idesc). Default: every kind.")
@@ -481,10 +483,16 @@ def zcm(out: Output, skip_span: int, use_span: int, start_count: tuple[int, ...]
 @click.option("-v", "--verbose", is_flag=True, help="Also list the rules not checked because their context was not given.")
 @click.option("--all", "show_all", is_flag=True, help="When several readings are consistent: show each in full (the table "
                                                       "shows one line per reading, then the best in full).")
+@click.option("--short", is_flag=True, help="One line per word: its reading(s), key fields and findings.")
 @output_options
-def decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: int | None, mask_n: int | None,
-           context: dict[str, Any], verbose: bool, show_all: bool) -> None:
-    """Decode WORD and check it against the PTX tables.
+def decode(out: Output, words: tuple[str, ...], as_: str | None, kind: str | None, mask_m: int | None, mask_n: int | None,
+           context: dict[str, Any], verbose: bool, show_all: bool, short: bool) -> None:
+    """Decode each WORD and check it against the PTX tables.
+
+    Several words (a debugger's dump of the idesc, A and B: decode 0x... 0x... 0x...) are
+    decoded one after another, each read on its own; - reads the words from standard input
+    (separated by spaces, commas or lines; a token ending in ':', a dump's address, is skipped).
+    The exit status is the worst of them.
 
     \b
     Which layout:
@@ -525,6 +533,63 @@ def decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: in
     Exits 1 (after printing) when the decode has an error finding, or when no kind /
     descriptor is consistent.
     """
+    values = _words(words)
+    status = 0
+    for i, word in enumerate(values):
+        if i and not (out.json or short):
+            click.echo()
+        try:
+            if short:
+                _decode_short(word, as_, kind, context)
+            else:
+                _decode(out, word, as_, kind, mask_m, mask_n, context, verbose, show_all)
+        except click.exceptions.Exit as e:
+            status = max(status, e.exit_code)
+    if status:
+        click.get_current_context().exit(status)
+
+
+def _words(given: tuple[str, ...]) -> list[int]:
+    """The words of ``descgen decode``'s arguments, ``-`` read from standard input (usage errors
+    for a malformed one, as for any WORD)."""
+    tokens: list[str] = []
+    for arg in given:
+        if arg == "-":
+            text = sys.stdin.read()
+            tokens += [t for t in text.replace(",", " ").split() if not t.endswith(":")]
+        else:
+            tokens.append(arg)
+    if not tokens:
+        raise click.UsageError("no word to decode (standard input was empty)")
+    ctx = click.get_current_context()
+    param = next(p for p in ctx.command.params if p.name == "words")
+    return [WORD.convert(t, param, ctx) for t in tokens]
+
+
+def _decode_short(word: int, as_: str | None, kind: str | None, context: dict[str, Any]) -> None:
+    """``--short``: one line, ``WORD  READING(S)  key fields; findings``: the consistent readings
+    (several: the best one's fields, the others named) or, with none, the best one and its errors."""
+    from descgen.identify import identify, key_fields
+
+    if kind is not None:
+        as_ = "idesc"
+    found = identify(word, descriptor=as_, kind=kind,
+                     **{k: v for k, v in context.items() if v is not None and k in APPLIES.get(as_ or "idesc", APPLIES["idesc"])})
+    best = found.best
+    names = [r.name for r in found.consistent] or [best.name]
+    shown = names[0] + (f" (also {', '.join(names[1:])})" if len(names) > 1 else "")
+    d = best.decoded
+    findings = "; ".join(f"{f.severity} {f.code}" for f in d.findings) or "no findings"
+    runtime = f" [runtime form: idesc {best.runtime.idesc:#010x}]" if best.runtime else ""
+    width = 32 if word < 1 << 32 and best.descriptor in ("idesc", "taddr") else 64
+    click.echo(f"{hex_word(word, width)}  {shown}{runtime}: {key_fields(d)}; {findings}")
+    if not best.ok:
+        click.get_current_context().exit(EXIT_RULE)
+
+
+def _decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: int | None, mask_n: int | None,
+            context: dict[str, Any], verbose: bool, show_all: bool) -> None:
+    """One word of ``descgen decode``."""
     _check_mn(mask_m, mask_n)
     out.input = {"word": None, "as": as_, "kind": kind, "m": mask_m, "n": mask_n, **context}
     if kind is not None:

@@ -16,7 +16,7 @@ from descgen.catalog import SCALE_VECS, constraints
 from descgen.context import normalize_arch, normalize_scale_vec
 from descgen.numbers import parse_uint  # the one rule for pasted words
 
-__all__ = ["UInt", "UIntList", "LazyChoice", "KindType", "TileShape", "ScaleVecType", "ArchType", "UINT", "WORD", "TILE"]
+__all__ = ["UInt", "UIntList", "LazyChoice", "TypeChoice", "KindType", "TileShape", "ScaleVecType", "ArchType", "UINT", "WORD", "TILE"]
 
 
 def descriptor_names() -> tuple[str, ...]:
@@ -137,6 +137,22 @@ class LazyChoice(click.ParamType):
         from click.shell_completion import CompletionItem
 
         return [CompletionItem(c) for c in self.choices if c.lower().startswith(incomplete.lower())]
+
+
+class TypeChoice(LazyChoice):
+    """An element, accumulator or scale type: PTX's name (case-insensitive), or another framework's
+    (Triton ``fp8e4nv``, PyTorch ``float8_e4m3fn``/``bfloat16``, CUTLASS ``float_e2m1_t``, JAX...:
+    :func:`descgen.types.ptx_type_name`), read as PTX's with a note on stderr naming it."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from descgen.types import ptx_type_name
+
+        ptx = ptx_type_name(str(value))
+        if ptx is not None and ptx.lower() != str(value).strip().lower() and ptx in self.choices:
+            name = f"--{param.name.replace('_', '-')} " if param is not None and param.name else ""
+            click.echo(f"note: {name}{str(value).strip()} read as PTX's {ptx}", err=True)
+            value = ptx
+        return super().convert(value, param, ctx)
 
 
 class KindType(LazyChoice):

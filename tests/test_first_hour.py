@@ -245,3 +245,57 @@ def test_layout_grid_column_and_help_texts() -> None:
     assert "(the piped default) even on a terminal" in " ".join(run("decode", "--help").stdout.split())
     smem_help = " ".join(run("smem", "--help").stdout.split())
     assert "std::uint64_t" in smem_help and "UINT64_C" in smem_help
+
+
+# --------------------------------------------------------------------------------------------
+# 9. Habits: several words, '-', other frameworks' type names, a one-line answer.
+
+
+def test_decode_takes_a_debugger_dump_of_three_words() -> None:
+    result = run("decode", "0x08400010", "0x4000404000010040", "0x4000404000010440", "--short")
+    lines = result.stdout.splitlines()
+    assert lines == [
+        "0x08400010  f16 (also f8f6f4): kind f16, M 128, N 256, K 16, atype f16, btype f16, dtype f32, A k-major, "
+        "B k-major; no findings",
+        "0x4000404000010040  smem: start 0x400, LBO 16, SBO 1024, swizzle 128B, base offset 0, LBO mode relative; "
+        "no findings",
+        "0x4000404000010440  smem: start 0x4400, LBO 16, SBO 1024, swizzle 128B, base offset 0, LBO mode relative; "
+        "no findings",
+    ]
+    full = run("decode", "0x08400010", "0x4000404000010040").stdout.split("\n\n")
+    assert "f16.n=256" in full[0].splitlines() and "smem.start_address=1024" in full[1].splitlines()
+
+
+def test_decode_reads_words_from_stdin() -> None:
+    dump = "0x7fffd0:\t0x08400010\t0x4000404000010040,\n08400010\n"
+    result = run("decode", "-", "--short", input=dump)
+    assert [line.split()[0] for line in result.stdout.splitlines()] == ["0x08400010", "0x4000404000010040", "0x08400010"]
+    assert "read as hex 0x08400010" in result.stderr
+
+
+def test_decode_exit_status_is_the_worst_word() -> None:
+    result = run("decode", "0x08400010", "0x00400010", "--kind", "f16", "--short", code=1)
+    first, second = result.stdout.splitlines()
+    assert first.endswith("; no findings") and second.endswith("M 0, N 256, K 16, atype f16, btype f16, dtype f32, "
+                                                               "A k-major, B k-major; error IDESC-M-RANGE")
+
+
+@pytest.mark.parametrize("given, ptx", [("bfloat16", "bf16"), ("torch.bfloat16", "bf16"), ("half", "f16"),
+                                        ("fp8e4nv", "e4m3"), ("float8_e4m3fn", "e4m3"), ("float_e2m1_t", "e2m1"),
+                                        ("cutlass::float_e2m1_t", "e2m1"), ("jnp.float8_e5m2", "e5m2")])
+def test_other_frameworks_type_names_map_to_ptx_names(given: str, ptx: str) -> None:
+    result = run("idesc", "--kind", "f8f6f4" if ptx[0] == "e" else "f16", "--m", "128", "--n", "128",
+                 "--atype", given, "--btype", ptx)
+    expected = run("idesc", "--kind", "f8f6f4" if ptx[0] == "e" else "f16", "--m", "128", "--n", "128",
+                   "--atype", ptx, "--btype", ptx).stdout
+    assert result.stdout == expected and result.stderr == f"note: --atype {given} read as PTX's {ptx}\n"
+
+
+def test_type_aliases_name_only_table_types() -> None:
+    import descgen
+    from descgen.types import TYPE_ALIASES
+
+    names = {*descgen.type_names("atype"), *descgen.type_names("dtype"), *descgen.type_names("scale_type")}
+    assert set(TYPE_ALIASES.values()) <= names
+    assert run("smem", "--tile", "128x64", "--dtype", "half", "--major", "k", "--swizzle", "128B", "--addr", "0x400") \
+        .stdout == "0x4000404000010040\n"
