@@ -19,6 +19,7 @@ import descgen
 from .output import (
     ENVELOPE_VERSION,
     EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
     EXIT_RULE,
     Output,
     error_dict,
@@ -78,6 +79,7 @@ Exit status:
   2  usage error: unknown command, option, choice, kind, target or code, malformed
      integer, word too wide for its descriptor, context that does not apply
   3  internal error (a bug or a broken tables/ install; rerun with --traceback)
+  130  interrupted (Ctrl-C); batch has written the answers made so far
 """
 
 
@@ -127,6 +129,9 @@ class DescgenGroup(click.Group):
             return super().invoke(ctx)
         except (click.exceptions.Exit, click.Abort):
             raise
+        except KeyboardInterrupt:  # Ctrl-C: no traceback, no "Aborted!" with exit 1 (1 means a PTX rule)
+            click.echo("", err=True)
+            ctx.exit(EXIT_INTERRUPTED)
         except click.ClickException as e:
             if "--json" in tokens[1:]:
                 write_json({"descgen": ENVELOPE_VERSION, "command": tokens[0] if tokens else None, "error": error_dict(e)})

@@ -34,6 +34,7 @@ __all__ = [
     "EXIT_RULE",
     "EXIT_USAGE",
     "EXIT_INTERNAL",
+    "EXIT_INTERRUPTED",
     "Output",
     "ROLES",
     "binary_runs",
@@ -61,6 +62,7 @@ EXIT_OK = 0  #: success
 EXIT_RULE = 1  #: a value breaks a PTX rule (EncodeError; a decode with an error finding)
 EXIT_USAGE = 2  #: usage error (click, UsageError, WordError, malformed integer)
 EXIT_INTERNAL = 3  #: a bug (or broken tables/): rerun with --traceback
+EXIT_INTERRUPTED = 130  #: Ctrl-C (128 + SIGINT, as a shell reports it)
 
 
 def exit_code_for(error: BaseException) -> int:

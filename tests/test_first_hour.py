@@ -299,3 +299,32 @@ def test_type_aliases_name_only_table_types() -> None:
     assert set(TYPE_ALIASES.values()) <= names
     assert run("smem", "--tile", "128x64", "--dtype", "half", "--major", "k", "--swizzle", "128B", "--addr", "0x400") \
         .stdout == "0x4000404000010040\n"
+
+
+# --------------------------------------------------------------------------------------------
+# 8. Ctrl-C: exit 130, no worker traceback, the answers so far written, in input order.
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_ctrl_c_on_batch_writes_what_was_answered_and_exits_130(tmp_path, jobs: str) -> None:
+    import signal
+    import time
+
+    requests = tmp_path / "big.jsonl"
+    line = '{"op": "encode", "descriptor": "smem", "start_address": %d, "lbo": 16, "sbo": 1024, "swizzle": "128B"}\n'
+    requests.write_text("".join(line % (16 * (i % 8192)) for i in range(400_000)))
+    answers = tmp_path / "answers.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "descgen.cli", "batch", str(requests), "-o", str(answers), "--jobs",
+                             jobs, "--no-cache"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)  # its own process group: Ctrl-C reaches the workers too
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not answers.exists() or answers.stat().st_size < 100_000):
+        time.sleep(0.05)
+    assert proc.poll() is None, "finished before it could be interrupted"  # output streamed before the end
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "Aborted!" not in err and err.startswith("descgen batch: interrupted after ")
+    lines = answers.read_text().splitlines()
+    assert 0 < len(lines) < 400_000
+    assert [json.loads(a)["line"] for a in lines] == list(range(1, len(lines) + 1))  # in input order, none cut
