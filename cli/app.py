@@ -19,6 +19,7 @@ import descgen
 from .output import (
     ENVELOPE_VERSION,
     EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
     EXIT_RULE,
     Output,
     error_dict,
@@ -30,10 +31,12 @@ from .output import (
     write_json,
 )
 from .context import APPLIES, check_applies, context_options
-from .params import TILE, UINT, WORD, KindType, LazyChoice, UIntList, descriptor_names
+from .params import TILE, UINT, WORD, KindType, LazyChoice, TypeChoice, UIntList, descriptor_names
 
 # Encoder fields: the CLI checks the name (exit 2, completion); the library reads it case-insensitively.
 FieldChoice = functools.partial(LazyChoice, as_typed=True)
+#: An encoder's type field: PTX's names, or Triton's, PyTorch's, CUTLASS's, JAX's (a note names PTX's).
+TypeFieldChoice = functools.partial(TypeChoice, as_typed=True)
 
 __all__ = ["cli", "main"]
 
@@ -62,9 +65,10 @@ Data goes to stdout, diagnostics to stderr.
 \b
 Integers (words, addresses, sizes, counts): decimal, 0x hex or 0b binary, '_' separators
 and C suffixes u, l, ul, ull (any case) allowed (0x0840_0010, 0x08400010u). A word pasted as
-hex without 0x: 08400a10 or c000401000010800 (not decimal) is read as hex, and a decimal that
-looks like hex (08400010: a leading zero, or 8 or 16 digits) as decimal, each with a note on
-stderr. Negative numbers and numbers over 64 bits are usage errors.
+hex without 0x is read as hex: digits that are no decimal (08400a10, c000401000010800) and a
+zero-padded 8- or 16-digit token (08400010, 0840001000000000, as printf("%08x") and debuggers
+print it); other decimals that could be hex (0400, 12345678) are decimal; each reading with a
+note on stderr. Negative numbers and numbers over 64 bits are usage errors.
 
 \b
 Exit status:
@@ -75,6 +79,7 @@ Exit status:
   2  usage error: unknown command, option, choice, kind, target or code, malformed
      integer, word too wide for its descriptor, context that does not apply
   3  internal error (a bug or a broken tables/ install; rerun with --traceback)
+  130  interrupted (Ctrl-C); batch has written the answers made so far
 """
 
 
@@ -124,6 +129,9 @@ class DescgenGroup(click.Group):
             return super().invoke(ctx)
         except (click.exceptions.Exit, click.Abort):
             raise
+        except KeyboardInterrupt:  # Ctrl-C: no traceback, no "Aborted!" with exit 1 (1 means a PTX rule)
+            click.echo("", err=True)
+            ctx.exit(EXIT_INTERRUPTED)
         except click.ClickException as e:
             if "--json" in tokens[1:]:
                 write_json({"descgen": ENVELOPE_VERSION, "command": tokens[0] if tokens else None, "error": error_dict(e)})
@@ -205,9 +213,10 @@ def output_options(f: Callable[..., Any] | None = None, *, code: bool = False) -
 
     @functools.wraps(f)
     def wrapper(*args: Any, as_json: bool, table: bool, plain: bool, fmt: str | None = None, name: str | None = None,
-                **kwargs: Any) -> Any:
+                quiet: bool = False, **kwargs: Any) -> Any:
         ctx = click.get_current_context()
         out = Output.resolve(ctx.info_name or f.__name__, as_json, table, plain, fmt, name)
+        out.quiet = quiet
         try:
             return f(out, *args, **kwargs)
         except descgen.DescgenError as e:
@@ -218,16 +227,19 @@ def output_options(f: Callable[..., Any] | None = None, *, code: bool = False) -
     options = [
         click.option("--json", "as_json", is_flag=True, help="Print a versioned JSON envelope."),
         click.option("--table", is_flag=True, help="Print the rich table even when stdout is not a terminal."),
-        click.option("--plain", is_flag=True, help="Print the plain form even when stdout is not a terminal."),
+        click.option("--plain", is_flag=True, help="Print the plain form (the piped default) even on a terminal."),
     ]
     if code:
         options += [
             click.option("--format", "fmt", type=LazyChoice(lambda: descgen.FORMATS), metavar="FORMAT",
                          help="hex (the piped default), json (= --json), or source code with the decoded fields as a "
-                              "comment: c (#define NAME UINT32_C(...)), cpp (constexpr std::uint32_t), ptx "
-                              "(mov.b32 %name, ...;), python (NAME = 0x...)."),
+                              "comment: c (#define NAME UINT32_C(...) / UINT64_C), cpp (constexpr std::uint32_t / "
+                              "std::uint64_t), ptx (mov.b32 / mov.b64 %name, ...;), python (NAME = 0x...); the type "
+                              "is the word's width."),
             click.option("--name", metavar="IDENT", help="With --format c|cpp|ptx|python: the constant's or register's "
                                                          "name. Default: the descriptor's (IDESC, smem_desc, %zcm_desc...)."),
+            click.option("-q", "--quiet", is_flag=True, help="Plain output: the word only, without its warnings and notes "
+                                                             "on stderr."),
         ]
     for option in reversed(options):
         wrapper = option(wrapper)
@@ -262,10 +274,10 @@ _TYPE_HELP = "Default: the kind's ({})."
 @click.option("--kind", required=True, type=KindType(), help="MMA kind (kind::f16 and .kind::f16 accepted).")
 @click.option("--m", "m", required=True, type=UINT, metavar="M", help="M: rows of A and D (the pair's M for cta_group::2).")
 @click.option("--n", "n", required=True, type=UINT, metavar="N", help="N: columns of B and D.")
-@click.option("--atype", type=FieldChoice(lambda: descgen.type_names("atype")),
+@click.option("--atype", type=TypeFieldChoice(lambda: descgen.type_names("atype")),
               help="A element type. " + _TYPE_HELP.format("f16: f16, tf32: tf32, f8f6f4/mxf8f6f4: e4m3, i8: s8, mxf4*: e2m1"))
-@click.option("--btype", type=FieldChoice(lambda: descgen.type_names("btype")), help="B element type. Default: the kind's (as for --atype).")
-@click.option("--dtype", type=FieldChoice(lambda: descgen.type_names("dtype")),
+@click.option("--btype", type=TypeFieldChoice(lambda: descgen.type_names("btype")), help="B element type. Default: the kind's (as for --atype).")
+@click.option("--dtype", type=TypeFieldChoice(lambda: descgen.type_names("dtype")),
               help="D type. " + _TYPE_HELP.format("f32; s32 for i8; block-scaled kinds: f32 only"))
 @click.option("--a-major", type=FieldChoice(lambda: descgen.MAJORS), default="k", show_default=True, help="A major-ness (mn = transpose A).")
 @click.option("--b-major", type=FieldChoice(lambda: descgen.MAJORS), default="k", show_default=True, help="B major-ness (mn = transpose B).")
@@ -276,7 +288,7 @@ _TYPE_HELP = "Default: the kind's ({})."
 @click.option("--sparsity-selector", type=UINT, default=0, show_default=True, metavar="N", help="Sparsity selector 0-3 (Table 42 kinds).")
 @click.option("--max-shift", type=LazyChoice(lambda: tuple(map(str, descgen.type_names("max_shift"))), cast=int), default="0", show_default=True,
               help=".ws B-reuse maximum shift (Table 42 kinds).")
-@click.option("--scale-type", type=FieldChoice(lambda: descgen.type_names("scale_type")),
+@click.option("--scale-type", type=TypeFieldChoice(lambda: descgen.type_names("scale_type")),
               help="Scale factor type (mx kinds). " + _TYPE_HELP.format("ue8m0; ue4m3 for mxf4nvf4"))
 @click.option("--a-sf-id", type=UINT, default=0, show_default=True, metavar="N", help="Scale factor A ID 0-3 (mx kinds).")
 @click.option("--b-sf-id", type=UINT, default=0, show_default=True, metavar="N", help="Scale factor B ID 0-3 (mx kinds).")
@@ -307,7 +319,7 @@ def idesc(out: Output, kind: str, m: int, n: int, atype: str | None, btype: str 
     out.input = {"kind": kind, **args, **context}
     word = descgen.encode_idesc(kind, **args, **context)
     if not (out.json or out.table or out.code):
-        click.echo(hex_word(word, 32))
+        out.word(word, 32)
         return
     report = descgen.validate_idesc(word, kind, **context)
     if out.code:
@@ -328,7 +340,7 @@ def _element_types() -> tuple[str, ...]:
 
 
 #: A/B element types (tables/smem_atoms.toml) and major-ness, for the layout options.
-DTYPE = LazyChoice(_element_types)
+DTYPE = TypeChoice(_element_types)
 MAJOR = LazyChoice(lambda: descgen.MAJORS)
 _TILE_ONLY = ("dtype", "major", "atom_order", "kind")
 
@@ -405,7 +417,7 @@ def smem(out: Output, start_address: int, swizzle: str, lbo: int | None, sbo: in
 
 def _show_smem(out: Output, word: int, context: dict[str, Any], **extra: Any) -> None:
     if not (out.json or out.table or out.code):
-        click.echo(hex_word(word, 64))
+        out.word(word, 64, lambda: descgen.validate_smem(word, **context).findings)
         return
     report = descgen.validate_smem(word, **context)
     if out.code:
@@ -449,7 +461,7 @@ def zcm(out: Output, skip_span: int, use_span: int, start_count: tuple[int, ...]
     word = descgen.encode_zcm(**args, **ctx)  # M breaks a rule: exit 1
     mask = mask_info(word, mask_m, mask_n) if mask_m is not None else None  # N does not split: exit 2
     if not (out.json or out.table or out.code):
-        click.echo(hex_word(word, 64))
+        out.word(word, 64)
         return
     report = descgen.validate_zcm(word, **ctx)
     if out.code:
@@ -466,8 +478,8 @@ def zcm(out: Output, skip_span: int, use_span: int, start_count: tuple[int, ...]
 # Decoder.
 
 
-@cli.command(short_help="Decode and check a descriptor word.")
-@click.argument("word", type=WORD)
+@cli.command(short_help="Decode and check descriptor words.")
+@click.argument("words", nargs=-1, required=True, metavar="WORD...")
 @click.option("--as", "as_", type=LazyChoice(descriptor_names),
               help="Descriptor type (taddr: a tensor memory address). Default: idesc below 2**32, else smem and zcm.")
 @click.option("--kind", type=KindType(), help="MMA kind for an idesc (implies --as idesc). Default: every kind.")
@@ -476,10 +488,16 @@ def zcm(out: Output, skip_span: int, use_span: int, start_count: tuple[int, ...]
 @click.option("-v", "--verbose", is_flag=True, help="Also list the rules not checked because their context was not given.")
 @click.option("--all", "show_all", is_flag=True, help="When several readings are consistent: show each in full (the table "
                                                       "shows one line per reading, then the best in full).")
+@click.option("--short", is_flag=True, help="One line per word: its reading(s), key fields and findings.")
 @output_options
-def decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: int | None, mask_n: int | None,
-           context: dict[str, Any], verbose: bool, show_all: bool) -> None:
-    """Decode WORD and check it against the PTX tables.
+def decode(out: Output, words: tuple[str, ...], as_: str | None, kind: str | None, mask_m: int | None, mask_n: int | None,
+           context: dict[str, Any], verbose: bool, show_all: bool, short: bool) -> None:
+    """Decode each WORD and check it against the PTX tables.
+
+    Several words (a debugger's dump of the idesc, A and B: decode 0x... 0x... 0x...) are
+    decoded one after another, each read on its own; - reads the words from standard input
+    (separated by spaces, commas or lines; a token ending in ':', a dump's address, is skipped).
+    The exit status is the worst of them.
 
     \b
     Which layout:
@@ -520,6 +538,63 @@ def decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: in
     Exits 1 (after printing) when the decode has an error finding, or when no kind /
     descriptor is consistent.
     """
+    values = _words(words)
+    status = 0
+    for i, word in enumerate(values):
+        if i and not (out.json or short):
+            click.echo()
+        try:
+            if short:
+                _decode_short(word, as_, kind, context)
+            else:
+                _decode(out, word, as_, kind, mask_m, mask_n, context, verbose, show_all)
+        except click.exceptions.Exit as e:
+            status = max(status, e.exit_code)
+    if status:
+        click.get_current_context().exit(status)
+
+
+def _words(given: tuple[str, ...]) -> list[int]:
+    """The words of ``descgen decode``'s arguments, ``-`` read from standard input (usage errors
+    for a malformed one, as for any WORD)."""
+    tokens: list[str] = []
+    for arg in given:
+        if arg == "-":
+            text = sys.stdin.read()
+            tokens += [t for t in text.replace(",", " ").split() if not t.endswith(":")]
+        else:
+            tokens.append(arg)
+    if not tokens:
+        raise click.UsageError("no word to decode (standard input was empty)")
+    ctx = click.get_current_context()
+    param = next(p for p in ctx.command.params if p.name == "words")
+    return [WORD.convert(t, param, ctx) for t in tokens]
+
+
+def _decode_short(word: int, as_: str | None, kind: str | None, context: dict[str, Any]) -> None:
+    """``--short``: one line, ``WORD  READING(S)  key fields; findings``: the consistent readings
+    (several: the best one's fields, the others named) or, with none, the best one and its errors."""
+    from descgen.identify import identify, key_fields
+
+    if kind is not None:
+        as_ = "idesc"
+    found = identify(word, descriptor=as_, kind=kind,
+                     **{k: v for k, v in context.items() if v is not None and k in APPLIES.get(as_ or "idesc", APPLIES["idesc"])})
+    best = found.best
+    names = [r.name for r in found.consistent] or [best.name]
+    shown = names[0] + (f" (also {', '.join(names[1:])})" if len(names) > 1 else "")
+    d = best.decoded
+    findings = "; ".join(f"{f.severity} {f.code}" for f in d.findings) or "no findings"
+    runtime = f" [runtime form: idesc {best.runtime.idesc:#010x}]" if best.runtime else ""
+    width = 32 if word < 1 << 32 and best.descriptor in ("idesc", "taddr") else 64
+    click.echo(f"{hex_word(word, width)}  {shown}{runtime}: {key_fields(d)}; {findings}")
+    if not best.ok:
+        click.get_current_context().exit(EXIT_RULE)
+
+
+def _decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: int | None, mask_n: int | None,
+            context: dict[str, Any], verbose: bool, show_all: bool) -> None:
+    """One word of ``descgen decode``."""
     _check_mn(mask_m, mask_n)
     out.input = {"word": None, "as": as_, "kind": kind, "m": mask_m, "n": mask_n, **context}
     if kind is not None:

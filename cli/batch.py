@@ -15,7 +15,7 @@ from typing import Any, Iterable, Iterator, TextIO
 
 import click
 
-from .output import EXIT_INTERNAL, EXIT_RULE
+from .output import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_RULE
 
 __all__ = ["batch"]
 
@@ -136,6 +136,15 @@ def batch(file: str, output: str, fail_on_error: bool, verbose: bool, jobs: str,
     except BrokenPipeError:  # the reader went away (| head): stop quietly
         _quiet_stdout()
         sys.exit(EXIT_RULE)
+    except KeyboardInterrupt:  # Ctrl-C: what was answered so far is written (in input order), exit 130
+        try:
+            out.flush()
+            if output != "-":
+                out.close()
+        except (OSError, ValueError):  # pragma: no cover - the output is gone too
+            pass
+        click.echo(f"descgen batch: interrupted after {stats.requests} answers", err=True)
+        sys.exit(EXIT_INTERRUPTED)
     finally:
         if source is not sys.stdin:
             source.close()
@@ -232,15 +241,17 @@ def _serial(source: TextIO, out: TextIO, cache: bool, stats: Any, interactive: b
             out.flush()
         return
     buf: list[str] = []
-    for line in answers:
-        buf.append(line)
-        if len(buf) >= CHUNK:
+    try:
+        for line in answers:
+            buf.append(line)
+            if len(buf) >= CHUNK:
+                buf.append("")
+                out.write("\n".join(buf))
+                buf.clear()
+    finally:  # (also on Ctrl-C: the answers made so far)
+        if buf:
             buf.append("")
             out.write("\n".join(buf))
-            buf.clear()
-    if buf:
-        buf.append("")
-        out.write("\n".join(buf))
 
 
 def _chunks(source: Iterable[str]) -> Iterator[tuple[int, list[str]]]:
@@ -273,6 +284,14 @@ _CACHE: Any = True  # in a worker: its response cache (one per process), or Fals
 _FULL = False  # in a worker: answer with --full
 _FD = -1  # the input file (_parallel_file; read with os.pread: the workers share no file position)
 _TMP = ""  # the directory of the answer files (_parallel_file)
+
+
+def _ignore_interrupt() -> None:
+    """A worker's initializer: Ctrl-C is the parent's to handle (it writes what is answered and
+    ends the pool); a worker that took it too would print its own traceback."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _worker_cache() -> Any:
@@ -323,11 +342,12 @@ def _parallel_lines(source: TextIO, out: TextIO, jobs: int, stats: Any) -> None:
     # At most a few chunks per worker in flight (Pool.imap would read the whole input ahead:
     # a million lines held in memory), answers written in input order.
     pending: collections.deque[Any] = collections.deque()
-    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+    with multiprocessing.get_context("fork").Pool(jobs, _ignore_interrupt) as pool:
         for task in _chunks(source):
             pending.append(pool.apply_async(_work, (task,)))
-            if len(pending) >= AHEAD * jobs:
+            while pending and (len(pending) >= AHEAD * jobs or pending[0].ready()):  # stream: in order, when ready
                 write(pending.popleft().get())
+                out.flush()
         while pending:
             write(pending.popleft().get())
 
@@ -455,10 +475,10 @@ def _parallel_file(fd: int, out: TextIO, jobs: int, stats: Any) -> None:
 
     pending: collections.deque[Any] = collections.deque()
     try:
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        with multiprocessing.get_context("fork").Pool(jobs, _ignore_interrupt) as pool:
             for index, *task in _segments(fd, jobs):
                 pending.append((index, pool.apply_async(_answer_segment, ((index, *task),))))
-                if len(pending) >= AHEAD * jobs:
+                while pending and (len(pending) >= AHEAD * jobs or pending[0][1].ready()):  # stream, in order
                     write(pending.popleft())
             while pending:
                 write(pending.popleft())

@@ -170,9 +170,9 @@ def show_layout(lay: descgen.SmemLayout) -> None:
     atoms_mn = -(-lay.mn // lay.atom.mn)
     t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
               caption=f"row = {row_bytes(lay)} bytes; cell = a 16-byte chunk and its elements (i along MN, j along "
-                      f"K); shared = the i or j of the whole row; colour = {lay.atom.mn}x{lay.atom.k} atom", caption_justify="left")
+                      f"K); whole row = the i or j every element of the row has; colour = {lay.atom.mn}x{lay.atom.k} atom", caption_justify="left")
     t.add_column("address", justify="right", no_wrap=True, style="dim", min_width=7)
-    t.add_column("shared", no_wrap=True, style="bold")
+    t.add_column("whole row", no_wrap=True, style="bold")
     width = row_bytes(lay)
     for c in range(0, width, 16):
         t.add_column(f"+{c:#04x}", overflow="fold")

@@ -19,7 +19,7 @@ import contextlib
 import io
 import os
 import sys
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import click
 
@@ -34,6 +34,7 @@ __all__ = [
     "EXIT_RULE",
     "EXIT_USAGE",
     "EXIT_INTERNAL",
+    "EXIT_INTERRUPTED",
     "Output",
     "ROLES",
     "binary_runs",
@@ -61,6 +62,7 @@ EXIT_OK = 0  #: success
 EXIT_RULE = 1  #: a value breaks a PTX rule (EncodeError; a decode with an error finding)
 EXIT_USAGE = 2  #: usage error (click, UsageError, WordError, malformed integer)
 EXIT_INTERNAL = 3  #: a bug (or broken tables/): rerun with --traceback
+EXIT_INTERRUPTED = 130  #: Ctrl-C (128 + SIGINT, as a shell reports it)
 
 
 def exit_code_for(error: BaseException) -> int:
@@ -136,6 +138,7 @@ class Output:
         self.format = fmt
         self.name = name
         self.input: dict[str, Any] = {}
+        self.quiet = False  # --quiet: no warnings or notes on stderr in the plain form
 
     @classmethod
     def resolve(cls, command: str, as_json: bool, table: bool, plain: bool, fmt: str | None = None,
@@ -184,6 +187,16 @@ class Output:
 
     def emit_json(self, **parts: Any) -> None:
         write_json(self.envelope(**parts))
+
+    def word(self, word: int, width: int, findings: Callable[[], Sequence[Any]] | None = None) -> None:
+        """The plain form of an encode: the word on stdout, and its warnings and notes on stderr
+        (``severity: CODE: ...``, the form the table and the emitted comment show), unless
+        ``--quiet``. ``findings`` computes them when the word does not carry them (a tile's)."""
+        click.echo(hex_word(word, width))
+        if self.quiet:
+            return
+        for f in getattr(word, "findings", None) or (findings() if findings else ()):
+            click.echo(f"{f.severity}: {str(f).partition(' ')[2]}", err=True)
 
     def lines(self, lines: Iterable[str]) -> None:
         for line in lines:

@@ -14,15 +14,9 @@ import click
 import descgen
 from descgen.catalog import SCALE_VECS, constraints
 from descgen.context import normalize_arch, normalize_scale_vec
+from descgen.numbers import parse_uint  # the one rule for pasted words
 
-__all__ = ["UInt", "UIntList", "LazyChoice", "KindType", "TileShape", "ScaleVecType", "ArchType", "UINT", "WORD", "TILE"]
-
-_DIGITS = {"0x": ("0123456789abcdef", 16, "hex"), "0b": ("01", 2, "binary")}
-_FORMATS = "decimal, 0x hex or 0b binary, '_' separators and C suffixes u, l, ul, ull allowed"
-#: C integer suffixes, as descgen's own --format c/cpp writes them (0x08400010u, 0x...ull): any case.
-_C_SUFFIX = re.compile(r"(?<=[0-9a-f_])(?:u(?:ll|l)?|(?:ll|l)u?)$")
-#: Digit counts of a 32- or 64-bit word printed as hex without 0x (printf("%08x"), a debugger).
-_HEX_WORD_DIGITS = (8, 16)
+__all__ = ["UInt", "UIntList", "LazyChoice", "TypeChoice", "KindType", "TileShape", "ScaleVecType", "ArchType", "UINT", "WORD", "TILE"]
 
 
 def descriptor_names() -> tuple[str, ...]:
@@ -32,49 +26,14 @@ def descriptor_names() -> tuple[str, ...]:
     return DESCRIPTORS
 
 
-def parse_uint(text: str, *, words: bool = False) -> tuple[int, str | None]:
-    """Parse ``1234``, ``0x4d2``, ``0b1101_0010``, ``0x0840_0010``, ``0x08400010u``; return
-    ``(value, note)`` or raise ValueError with the reason (negative numbers say so).
-
-    With ``words`` (a descriptor word, likely pasted), a decimal that looks like hex copied
-    without ``0x`` (a leading zero, or exactly 8 or 16 digits) is read as decimal with a note
-    asking whether ``0x`` was meant, and hex digits that are not a decimal (``08400a10``) are
-    read as hex with a note saying so. ``note`` is None otherwise.
-    """
-    shown = text.strip()
-    s = _C_SUFFIX.sub("", shown.lower())
-    sign = s[:1] if s[:1] in "-+" else ""
-    body = s[len(sign):]
-    prefix = body[:2] if body[:2] in _DIGITS else ""
-    digits, base, _ = _DIGITS.get(prefix, ("0123456789", 10, "decimal"))
-    stripped = body[len(prefix):].replace("_", "")
-    hex_only = not prefix and bool(stripped) and all(c in _DIGITS["0x"][0] for c in stripped)
-    number = bool(stripped) and all(c in digits for c in stripped)
-    if sign:
-        if sign == "-" and (number or hex_only):
-            raise ValueError(f"{shown!r} is negative; descriptor values are unsigned")
-        raise ValueError(f"{shown!r} is not an unsigned integer ({_FORMATS})")
-    if not number:
-        if not hex_only:
-            raise ValueError(f"{shown!r} is not an integer ({_FORMATS})")
-        if not words:
-            raise ValueError(f"{shown!r} is not an integer ({_FORMATS}); did you mean 0x{stripped}?")
-        value = int(stripped, 16)
-        return value, f"{shown!r} is not a decimal number: read as hex 0x{stripped}"
-    value = int(stripped, base)
-    if words and base == 10 and ((len(stripped) > 1 and stripped[0] == "0") or len(stripped) in _HEX_WORD_DIGITS):
-        return value, f"{shown!r} read as decimal {value} ({value:#x}); did you mean 0x{stripped}?"
-    return value, None
-
-
 class UInt(click.ParamType):
     """An unsigned integer of at most ``bits`` bits, in decimal, ``0x`` hex or ``0b`` binary, with
     an optional C suffix (``u``, ``l``, ``ul``, ``ull``...).
 
     Non-numbers, negative numbers and numbers wider than ``bits`` are usage errors (exit 2).
     Whether the value is legal for its descriptor field is the library's call (exit 1). With
-    ``words`` (descriptor words, often pasted), hex without ``0x`` is read as :func:`parse_uint`
-    says, with a note on stderr.
+    ``words`` (descriptor words, often pasted), hex without ``0x`` is read as
+    :func:`descgen.numbers.parse_uint` says, with a note on stderr.
     """
 
     name = "integer"
@@ -178,6 +137,22 @@ class LazyChoice(click.ParamType):
         from click.shell_completion import CompletionItem
 
         return [CompletionItem(c) for c in self.choices if c.lower().startswith(incomplete.lower())]
+
+
+class TypeChoice(LazyChoice):
+    """An element, accumulator or scale type: PTX's name (case-insensitive), or another framework's
+    (Triton ``fp8e4nv``, PyTorch ``float8_e4m3fn``/``bfloat16``, CUTLASS ``float_e2m1_t``, JAX...:
+    :func:`descgen.types.ptx_type_name`), read as PTX's with a note on stderr naming it."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from descgen.types import ptx_type_name
+
+        ptx = ptx_type_name(str(value))
+        if ptx is not None and ptx.lower() != str(value).strip().lower() and ptx in self.choices:
+            name = f"--{param.name.replace('_', '-')} " if param is not None and param.name else ""
+            click.echo(f"note: {name}{str(value).strip()} read as PTX's {ptx}", err=True)
+            value = ptx
+        return super().convert(value, param, ctx)
 
 
 class KindType(LazyChoice):

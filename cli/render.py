@@ -552,11 +552,11 @@ def explained(info: dict[str, Any]) -> None:
     t.add_row("fields", ", ".join(info["fields"]))
     if info["origin"] == "catalog":
         t.add_row("kinds", ", ".join(info.get("kinds") or ()) or "every kind")
-        t.add_row("needs", ", ".join("--" + n.replace("_", "-") for n in info["needs"]) or
-                  "no context (always checked)")
-        if info["uses"]:
-            t.add_row("uses", ", ".join("--" + n.replace("_", "-") for n in info["uses"]) +
-                      " (narrows the rule; without it every case is allowed for)")
+        needs, uses = (", ".join("--" + n.replace("_", "-") for n in info[key]) for key in ("needs", "uses"))
+        t.add_row("needs", f"{needs}: without it the rule is not checked (-v lists it)" if needs else
+                  "no context: always checked" + (f" (without {uses}, against every case of them)" if uses else ""))
+        if uses:
+            t.add_row("uses", f"{uses}: narrow the rule when given")
     for where in info.get("layouts", ()):
         domains = "; ".join(f"{k}: {v}" if k else v for k, v in where["domains"].items())
         t.add_row("where", f"{where['source']} ({where['layout']}), bits {where['bits']}: {domains}")

@@ -53,7 +53,7 @@ def scan(out: Output, files: tuple[str, ...], arch: str | None, verbose: bool, e
 
     \b
     Exits 1 when a finding is an error (after printing), unless --exit-zero; 2 when a file
-    cannot be read (the others are still scanned).
+    cannot be read or a directory holds no .ptx file (the others are still scanned).
 
     \b
       descgen scan kernel.ptx
@@ -67,7 +67,14 @@ def scan(out: Output, files: tuple[str, ...], arch: str | None, verbose: bool, e
     nfiles = 0
     if out.json:
         _json({"descgen": 1, "command": "scan", "type": "run", "input": {"files": list(files), "arch": arch}})
-    for path in ptx_files(files):
+    paths = []
+    for given in files:
+        found = list(ptx_files([given]))
+        if not found:  # a directory without a .ptx file under it: a typo in a CI path must not look clean
+            click.echo(f"Error: no .ptx file under {given} (descgen scan reads *.ptx files in a directory)", err=True)
+            status = EXIT_USAGE
+        paths += found
+    for path in paths:
         name = "<stdin>" if path == "-" else path
         try:
             if path == "-":

@@ -16,7 +16,6 @@ from descgen.taddr import warps_per_warpgroup
 
 from .app import _render, output_options
 from .context import context_options
-from .output import hex_word
 from .params import UINT
 
 __all__ = ["taddr", "access_info"]
@@ -53,7 +52,7 @@ def taddr(out: Any, lane: int, column: int, context: dict[str, Any]) -> None:
     out.input = {"lane": lane, "column": column, **context}
     word = descgen.encode_taddr(lane, column, **context)
     if not (out.json or out.table or out.code):
-        click.echo(hex_word(word, 32))
+        out.word(word, 32)
         return
     report = descgen.validate_taddr(word, **context)
     d = report.decoded["taddr"]

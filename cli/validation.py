@@ -145,7 +145,8 @@ _ELSEWHERE = {"pattern_start": "per operand: --a-pattern-start / --b-pattern-sta
 
 
 @click.command(short_help="Check one tcgen05.mma instruction: its descriptor words together.")
-@click.option("--idesc", "idesc_word", required=True, type=WORD, metavar="WORD", help="The 32-bit instruction descriptor.")
+@click.option("--idesc", "idesc_word", required=True, type=WORD, metavar="WORD",
+              help="The 32-bit instruction descriptor, or CUTLASS's 64-bit runtime form (its upper half, E31).")
 @click.option("--kind", required=True, type=KindType(), help="The MMA kind (kind::f16 and .kind::f16 accepted).")
 @click.option("--adesc", "a_word", type=WORD, metavar="WORD", help="A's shared memory descriptor (or --a-tmem).")
 @click.option("--bdesc", "b_word", required=True, type=WORD, metavar="WORD", help="B's shared memory descriptor.")
@@ -186,12 +187,18 @@ def check(out: Output, idesc_word: int, kind: str, a_word: int | None, b_word: i
         "b_pattern_start": b_pattern_start,
         **context,
     }
+    runtime = None
+    if idesc_word >> 32:  # CUTLASS's 64-bit runtime form, as decode and validate read it (E31)
+        split = descgen.idesc_from_runtime(idesc_word)
+        runtime, idesc_word = split.as_dict(), split.idesc
+        if not out.json:
+            click.echo(f"note: {runtime['word']} {runtime['note']}", err=True)
     report = descgen.check_mma(idesc=idesc_word, kind=kind, a_desc=a_word, b_desc=b_word, zcm=zcm_word,
                                a_pattern_start=a_pattern_start, b_pattern_start=b_pattern_start, **context)
     roles = [r for r in ROLES if r in report.decoded or (r == "a_desc" and a_word is None)]
     groups: dict[str, list[Any]] = {r: [f for f in report.findings if role_of(f) == r] for r in roles}
     if out.json:
-        out.emit_json(result=report.as_dict())
+        out.emit_json(result=report.as_dict(), **({"runtime": runtime} if runtime else {}))
     elif out.table:
         _render().checked(report, kind, context, groups, verbose=verbose, elsewhere=_ELSEWHERE)
     else:
@@ -215,15 +222,29 @@ def explain(out: Output, code: str, no_pager: bool) -> None:
 
     For a catalog rule, also a legal and an illegal example: the command that shows each, and
     what validating it reports. For a field's own check (IDESC-N-RANGE, SMEM-RESERVED-14...),
-    where the field sits and its domain. descgen rules lists every code.
+    where the field sits and its domain. descgen rules lists every code. An erratum (E1...),
+    as sources cite them ("Table 39 (E11)"): the PTX text, the conflict and descgen's decision.
 
     \b
       descgen explain IDESC-N-SHAPE
       descgen explain smem-reserved-14
+      descgen explain E19
     """
     codes = all_codes()
     key = code.strip().upper()
     out.input = {"code": key}
+    from descgen.errata import ERRATUM_CODE, errata
+
+    if ERRATUM_CODE.fullmatch(key):  # a spec erratum, as sources cite them: Table 39 (E11)
+        found = errata().get(key)
+        if found is None:
+            raise click.UsageError(f"unknown erratum {code.strip()!r}; the errata are E1-E{len(errata())}")
+        with paged(not no_pager):
+            if out.json:
+                out.emit_json(result=found.as_dict())
+            else:
+                click.echo(f"{found.code}: {found.title}\n\n{found.text}")
+        return
     if key not in codes:
         import difflib
 

@@ -24,17 +24,6 @@ only; tables are read on first use.
 
 from __future__ import annotations
 
-import os as _os
-
-# In a source checkout, cli/ and tables/ sit beside this package rather than inside it (pyproject
-# maps them to descgen.cli and descgen.tables). When this copy is the one imported (running from
-# the repository root, where the current directory shadows an installed descgen), let
-# descgen.cli and descgen.tables resolve to those folders.
-_here = _os.path.dirname(__file__)
-_root = _os.path.dirname(_here)
-if not _os.path.isdir(_os.path.join(_here, "tables")) and _os.path.isfile(_os.path.join(_root, "tables", "shapes.toml")):
-    __path__.append(_root)
-
 from typing import TYPE_CHECKING
 
 from .catalog import SCALE_VECS, Rule

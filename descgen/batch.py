@@ -36,7 +36,9 @@ one word or instruction may add ``format`` (and ``name``): the answer then carri
 :func:`descgen.emit`'s text. Words come back as
 hex strings zero-padded to their width (``"0x08400010"``, 16 digits for 64-bit words; JSON
 consumers cannot all hold 64-bit integers); words may be given as JSON integers or as strings in
-decimal, ``0x`` hex or ``0b`` binary (``_`` separators allowed).
+decimal, ``0x`` hex or ``0b`` binary (``_`` separators allowed), or hex pasted without ``0x`` read
+as the command line reads it (:mod:`descgen.numbers`: ``"08400010"`` is 0x08400010), the answer's
+``notes`` saying which reading was taken.
 
 ``ok`` is what the CLI's exit status would say: true when the command would exit 0 (an encode
 that succeeded, a decode/validate/check with no error finding). A refused request carries
@@ -73,6 +75,7 @@ from .identify import identify
 from .idesc import encode_idesc, validate_idesc
 from .instruction import check_mma
 from .loader import KINDS
+from .numbers import parse_uint
 from .smem import encode_smem, validate_smem
 from .tiles import smem_for_tile
 from .zcm import encode_zcm, mask_info, validate_zcm, zcm_mask
@@ -221,13 +224,31 @@ def _word(req: Mapping[str, Any], key: str) -> int | None:
             return v
     elif v.__class__ is str:
         try:
-            n = int(v, 0)
+            return parse_uint(v, words=True)[0]  # the command line's rule (hex pasted without 0x: the note is _notes')
         except ValueError:
-            n = -1
-        if n >= 0 and not v.lstrip().startswith(("-", "+", "0o", "0O")):
-            return n
-    raise _usage("BATCH-WORD", key, v, "an unsigned integer: a JSON number, or a string in decimal, 0x hex or 0b binary",
-                 "a descriptor word is an unsigned 32- or 64-bit integer")
+            pass
+    raise _usage("BATCH-WORD", key, v, "an unsigned integer: a JSON number, or a string in decimal, 0x hex or 0b binary "
+                 "(hex without 0x read as descgen decode reads it)", "a descriptor word is an unsigned 32- or 64-bit integer")
+
+
+def _notes(req: Mapping[str, Any]) -> list[str]:
+    """The notes of the request's words written without ``0x``: which reading was taken
+    (:func:`descgen.numbers.parse_uint`), as the command line prints them on stderr."""
+    notes = []
+    for key in _WORD_KEYS:
+        v = req.get(key)
+        if v.__class__ is str and v.lstrip()[:2].lower() not in ("0x", "0b"):
+            try:
+                note = parse_uint(v, words=True)[1]
+            except ValueError:
+                continue
+            if note:
+                notes.append(f"{key}: {note}")
+    return notes
+
+
+#: The request keys that hold a descriptor word.
+_WORD_KEYS = ("word", "idesc", "a_desc", "b_desc", "zcm")
 
 
 def _check_keys(req: Mapping[str, Any], shape: _Shape, what: str) -> None:
@@ -486,6 +507,9 @@ def _process(req: Any, full: bool = False) -> tuple[bool, dict[str, Any], bool]:
                              "name names the constant of format; give format too")
         ok, parts = fn(req, full)
         source = parts.pop("_source", None)
+        notes = _notes(req)
+        if notes:  # after the answer's own parts, as the CLI prints them on stderr
+            parts["notes"] = notes
         if fmt is not None:
             if source is None:
                 raise _usage("BATCH-KEY", "format", fmt, "a request about one word or instruction",
@@ -497,7 +521,8 @@ def _process(req: Any, full: bool = False) -> tuple[bool, dict[str, Any], bool]:
         error, internal = _error(e)
     except Exception as e:  # errors are data; a bug is reported as one and the run goes on
         error, internal = _error(e)
-    return False, {"error": error}, internal
+    failed_notes = _notes(req) if req.__class__ is dict else None
+    return False, {"error": error, **({"notes": failed_notes} if failed_notes else {})}, internal
 
 
 def _shown(value: Any) -> Any:

@@ -61,7 +61,9 @@ def implemented() -> frozenset[str]:
 @functools.cache
 def _plan(applies: str, given: frozenset[str], kind: str | None) -> tuple[tuple[tuple[Rule, _Impl], ...], tuple[NotChecked, ...]]:
     """For one kind of word, the context names given and the MMA kind: the rules that can run
-    (catalog order) and those that cannot (their context is missing), or only partly (``uses``)."""
+    (catalog order) and those that cannot (their context is missing). A rule that runs is checked:
+    one whose narrowing context (``uses``) is missing is checked against every case of it, and is
+    not also listed as not checked. A rule of other kinds (``kinds``) is neither."""
     runnable, skipped = [], []
     for rule in catalog().values():
         if rule.applies != applies:
@@ -71,10 +73,7 @@ def _plan(applies: str, given: frozenset[str], kind: str | None) -> tuple[tuple[
             if not rule.kinds or kind in rule.kinds:
                 skipped.append(NotChecked(rule.code, missing, rule.rule, rule.source))
             continue
-        runnable.append((rule, _IMPLS[rule.code]))
-        partial = tuple(n for n in rule.uses if n not in given)
-        if partial and (not rule.kinds or kind in rule.kinds):
-            skipped.append(NotChecked(rule.code, partial, "checked against every case; " + rule.rule, rule.source))
+        runnable.append((rule, _IMPLS[rule.code]))  # (context it only ``uses`` and was not given: every case allowed)
     return tuple(runnable), tuple(skipped)
 
 
@@ -734,7 +733,8 @@ def _swizzle_t52(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
         allowed = c.swizzles_for(c.type_bits[t], major)
         if allowed and desc["swizzle"] not in allowed:  # none allowed: IDESC-MAJOR-TYPE-SIZE says so
             out.append(rule.finding(f"{op}_desc.swizzle", desc["swizzle"], ", ".join(allowed),
-                                    f"{op.upper()} is {t} ({c.type_bits[t]}-bit), {major.upper()}-major"))
+                                    f"{op.upper()} is {t}, {major.upper()}-major: needs {' or '.join(allowed)}, "
+                                    f"got {desc['swizzle']}"))
     return out
 
 

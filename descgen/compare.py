@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from .catalog import usage_error
-from .engine import Decoded, check_word
+from .engine import Decoded, check_word, hex_word
 from .errors import Finding, UsageError
 from .loader import KINDS
 from .identify import DESCRIPTORS, Reading, check_any_word, identify
@@ -112,9 +112,15 @@ def _idesc_pair(a: int, b: int, kind: Kind | None) -> tuple[Kind, Reading, Readi
     if kind is not None:
         (k, first), = ra.items()
         return first.kind, first, rb[k], "given"  # type: ignore[return-value]
+    kinds_a, kinds_b = ([k for k in KINDS if r[k].ok] for r in (ra, rb))
+    if kinds_a and kinds_b and not set(kinds_a) & set(kinds_b):
+        shown = [f"{hex_word(w, 64 if w >> 32 else 32)} is consistent with .kind::{', .kind::'.join(ks)}"
+                 for w, ks in ((a, kinds_a), (b, kinds_b))]
+        raise usage_error("DIFF-DESCRIPTOR", "kind", f"{'/'.join(kinds_a)} and {'/'.join(kinds_b)}", ", ".join(KINDS),
+                          f"{shown[0]}, {shown[1]}: no kind reads both; give --kind to compare them under one")
     tests: tuple[tuple[Callable[[Reading, Reading], bool], str], ...] = (
         (lambda x, y: x.ok and y.ok, "the first kind both words are consistent with"),
-        (lambda x, y: x.ok or y.ok, "the first kind one word is consistent with"))
+        (lambda x, y: x.ok or y.ok, "the first kind one word is consistent with (the other is consistent with none)"))
     for test, why in tests:
         for k in KINDS:
             if test(ra[k], rb[k]):
@@ -156,6 +162,8 @@ def diff(a: int, b: int, *, descriptor: Descriptor | None = None, kind: Kind | N
     chosen = "given"
     if descriptor is None:
         wide = [w >> 32 != 0 for w in (a, b)]
+        if any(wide) and not all(wide):
+            _one_idesc_one_runtime(a, b)
         if not any(wide) or not all(wide) or all(w & 0xFFFFFFFF == 0 for w in (a, b)) and _runtime_best(a, b):
             descriptor = "idesc"
             chosen = ("both words are below 2**32: instruction descriptors" if not any(wide) else
@@ -180,6 +188,21 @@ def diff(a: int, b: int, *, descriptor: Descriptor | None = None, kind: Kind | N
     return Diff(descriptor, kind, da, db, fields,
                 tuple(f for f in da.findings if _key(f) not in keys_b), tuple(f for f in db.findings if _key(f) not in keys_a),
                 runtime_a, runtime_b, chosen)
+
+
+def _one_idesc_one_runtime(a: int, b: int) -> None:
+    """A 32-bit and a 64-bit word compare only as an idesc and CUTLASS's runtime form of one (E31):
+    the 64-bit word's low half 0 and its upper half consistent with a kind. Anything else (an
+    idesc against an smem descriptor) is two descriptors: refused, naming what each word is."""
+    narrow, wide = (a, b) if b >> 32 else (b, a)
+    if not wide & 0xFFFFFFFF and any(r.ok for r in _readings(wide >> 32, "idesc").values()):
+        return
+    best = identify(wide).best
+    what = f".kind::{best.kind} idesc" if best.kind else best.descriptor
+    raise usage_error("DIFF-DESCRIPTOR", "descriptor", f"idesc and {best.name}", ", ".join(DESCRIPTORS),
+                      f"{hex_word(narrow, 32)} is an instruction descriptor (32-bit) and {hex_word(wide, 64)} reads as "
+                      f"{what}, not as CUTLASS's runtime form of one (low half 0): two descriptors; give --as to "
+                      "compare both under one layout")
 
 
 def _score(rs: tuple[Reading, Reading]) -> tuple[int, int]:

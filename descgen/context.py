@@ -13,7 +13,7 @@ from typing import Any, Callable, Mapping
 
 from .catalog import SCALE_VECS, constraints, contexts, usage_error
 from .errors import Finding, UsageError
-from .loader import layout
+from .loader import layout, shapes
 from .types import Arch, ScaleVec
 
 __all__ = ["context", "context_source", "normalize_arch", "normalize_scale_vec",
@@ -173,7 +173,17 @@ def _context(given: dict[str, Any]) -> dict[str, Any]:
         for name, c in names.items():
             _NORMALIZE[c.value](name, given.get(name))
         raise
+    if out.get("ws") is None and out.get("cta_group") is not None and out["cta_group"] not in ws_cta_groups():
+        out["ws"] = False  # implied: no tcgen05.mma.ws with this cta_group, so its rules check "not .ws"
     return out
+
+
+@functools.cache
+def ws_cta_groups() -> frozenset[int]:
+    """The CTA groups ``tcgen05.mma.ws`` exists with: those of Table 39's ``.ws`` rows (``{1}``).
+    Under another, ``ws`` not given is ``False``: the ``.ws`` rules are checked, not listed as
+    needing ``--ws`` (a rule is checked or not checked, never both, and never one that cannot apply)."""
+    return frozenset(r.cta_group for r in shapes().rows if r.ws)
 
 
 @functools.cache

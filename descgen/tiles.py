@@ -9,7 +9,7 @@ Two directions, one model:
   tensor core reads, with the checks that explain wrong reads (:class:`SmemLayout`);
 - :func:`advance_smem`: step a word's start address along K without wrapping.
 
-The address model (spec README item 9, measured on Hopper tensor cores with these canonical
+The address model (errata E9, measured on Hopper tensor cores with these canonical
 layouts): an element's byte address is ``a ^ ((((a >> (M+S)) - base_offset) & (2**B - 1)) << M)``
 with ``a`` = start address + the §9.7.16.3.3 canonical-layout offset of its 16-byte chunk and
 ``Swizzle<B,M,S>`` the mode's functor (M + S = 7 for every mode: the pattern row is address bits
@@ -264,7 +264,7 @@ def _ceil(a: int, b: int) -> int:
 
 
 def _read_address(atom: SwizzleAtom, a: int, base_offset: int) -> int:
-    """Spec README item 9: ``a ^ ((((a >> (M+S)) - base_offset) & (2**B - 1)) << M)``."""
+    """The address model of errata E9: ``a ^ ((((a >> (M+S)) - base_offset) & (2**B - 1)) << M)``."""
     b, m, s = atom.functor
     return a ^ ((((a >> (m + s)) - base_offset) & ((1 << b) - 1)) << m)
 
@@ -419,10 +419,10 @@ def _base_offset(atom: SwizzleAtom, pattern_start: Any) -> tuple[int, str]:
     """(base offset, the sentence that says why)."""
     if not atom.swizzled:
         extra = f" (pattern_start {pattern_start:#x} does not apply)" if isinstance(pattern_start, int) else ""
-        return 0, f"Base offset 0: without swizzling the base offset is not used{extra} (spec README item 9)."
+        return 0, f"Base offset 0: without swizzling the base offset is not used{extra} (errata E9)."
     if pattern_start is None:
         return 0, ("Base offset 0: no pattern_start given, so the swizzle pattern is on absolute address bits, as TMA "
-                   "and CuTe write it (Table 41; spec README item 9).")
+                   "and CuTe write it (Table 41; errata E9).")
     if isinstance(pattern_start, bool) or not isinstance(pattern_start, int) or not 0 <= pattern_start < ADDRESS_LIMIT \
             or pattern_start % 128:
         _raise(EncodeError, "LAYOUT-PATTERN-START-ALIGN", "pattern_start", pattern_start,
@@ -730,8 +730,8 @@ def smem_layout(
     ``word`` is decoded (:func:`descgen.decode_smem`); each element ``(i, j)`` of the ``mn`` x
     ``k`` operand (i along MN, j along K) is placed by the §9.7.16.3.3 canonical layout of the
     word's swizzle mode and ``major`` (LBO/SBO roles per §9.7.16.3.1-2; 128B with 32B atomicity:
-    errata E26), then swizzled on the absolute address with the word's base offset (spec README
-    item 9). It reports what makes a read wrong rather than refusing: see
+    errata E26), then swizzled on the absolute address with the word's base offset (errata
+    E9). It reports what makes a read wrong rather than refusing: see
     :attr:`SmemLayout.findings`.
 
     Args:
@@ -809,14 +809,14 @@ def _address_findings(table: tuple[tuple[int, ...], ...], atom: SwizzleAtom,
     if clashes:
         (a, other_ij, where) = clashes[0]
         found.append(layout_finding(
-            "LAYOUT-OVERLAP", "(i, j)", len(clashes), "every element at its own address",
+            "LAYOUT-OVERLAP", "(i, j)", other_ij, "every element at its own address",
             f"{len(clashes)} element(s) read from an address another element also uses, first {other_ij} and {a} at "
             f"{_where(where)}: the strides or the K/MN extent do not fit this layout"))
     if outside:
         (ij, where) = outside[0]
         assert buffer is not None
         found.append(layout_finding(
-            "LAYOUT-OUTSIDE-BUFFER", "(i, j)", len(outside),
+            "LAYOUT-OUTSIDE-BUFFER", "(i, j)", ij,
             f"{buffer[0]:#x}..{buffer[0] + buffer[1] - 1:#x} (the declared buffer)",
             f"{len(outside)} element(s) read outside the buffer, first {ij} at {_where(where)}"))
     return found
@@ -838,7 +838,7 @@ def advance_smem(word: int, nbytes: int) -> int:
     Unlike that raw add, this refuses when the 14-bit start address field would carry into
     reserved bits 14-15 and the LBO (or borrow below 0). Every other bit stays as it is; in
     particular the base offset: it says where the swizzle pattern starts, and the data does not
-    move when the start address does (spec README item 9: stepping along K inside an atom keeps
+    move when the start address does (errata E9: stepping along K inside an atom keeps
     base offset 0).
 
     Args:

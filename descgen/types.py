@@ -58,3 +58,37 @@ Format = Literal["hex", "json", "c", "cpp", "ptx", "python"]
 
 #: How a tile's swizzle atoms follow each other in memory: ``descgen.ATOM_ORDERS``.
 AtomOrder = Literal["mn_first", "k_first"]
+
+
+#: Other frameworks' names of PTX's element types (Triton, PyTorch, CUTLASS/CuTe, JAX/ml_dtypes),
+#: folded to lower case, a namespace prefix (``torch.``, ``tl.``, ``jnp.``, ``cutlass::``) dropped:
+#: what :func:`ptx_type_name` reads. Each maps to the PTX name descgen takes (tests check that
+#: every target is a name of the tables).
+TYPE_ALIASES: dict[str, str] = {
+    "half": "f16", "float16": "f16", "fp16": "f16", "half_t": "f16",
+    "bfloat16": "bf16", "bfloat16_t": "bf16",
+    "tfloat32": "tf32", "tfloat32_t": "tf32", "float_tf32_t": "tf32",
+    "fp8e4nv": "e4m3", "float8_e4m3fn": "e4m3", "float8_e4m3": "e4m3", "float_e4m3_t": "e4m3", "e4m3fn": "e4m3",
+    "fp8e5": "e5m2", "float8_e5m2": "e5m2", "float_e5m2_t": "e5m2",
+    "float6_e2m3fn": "e2m3", "float_e2m3_t": "e2m3", "fp6e2m3": "e2m3",
+    "float6_e3m2fn": "e3m2", "float_e3m2_t": "e3m2", "fp6e3m2": "e3m2",
+    "float4_e2m1fn": "e2m1", "float4_e2m1fn_x2": "e2m1", "float_e2m1_t": "e2m1", "fp4e2m1": "e2m1",
+    "int8": "s8", "int8_t": "s8", "uint8": "u8", "uint8_t": "u8",
+    "float32": "f32", "float": "f32", "fp32": "f32", "int32": "s32", "int32_t": "s32",
+    "float8_e8m0fnu": "ue8m0", "float_ue8m0_t": "ue8m0", "float_ue4m3_t": "ue4m3",
+}
+
+_TYPE_PREFIXES = ("torch.", "tl.", "triton.language.", "jnp.", "jax.numpy.", "np.", "numpy.", "ml_dtypes.",
+                  "cutlass::", "cute::", "cutlass.")
+
+
+def ptx_type_name(name: str) -> str | None:
+    """PTX's name for another framework's element type name (``"float8_e4m3fn"`` -> ``"e4m3"``,
+    ``"torch.bfloat16"`` -> ``"bf16"``, ``"cutlass::float_e2m1_t"`` -> ``"e2m1"``); None for a name
+    that is none of :data:`TYPE_ALIASES`."""
+    folded = name.strip().lower()
+    for prefix in _TYPE_PREFIXES:
+        if folded.startswith(prefix):
+            folded = folded[len(prefix):]
+            break
+    return TYPE_ALIASES.get(folded)

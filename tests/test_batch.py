@@ -569,3 +569,25 @@ def test_cli_forked_workers_edge_files(tmp_path, small_ranges, monkeypatch):
         raise RuntimeError("planted")
     monkeypatch.setattr(descgen.batch, "encode_zcm", broken)
     assert b"InternalError" in _same_as_serial(huge, code=3)
+
+
+def test_a_word_pasted_without_0x_is_read_as_the_command_line_reads_it():
+    """Issue 19: one rule (descgen.numbers) for the CLI and batch: "08400010" is the hex word, with a
+    note naming the reading; "0x..." strings and JSON numbers carry no note."""
+    pasted, prefixed, number, runtime = answers(
+        {"op": "decode", "word": "08400010", "kind": "f16"},
+        {"op": "decode", "word": "0x08400010", "kind": "f16"},
+        {"op": "decode", "word": 0x08400010, "kind": "f16"},
+        {"op": "decode", "word": "0840001000000000"}, full=False)
+    assert pasted["ok"] and pasted["word"] == "0x08400010" and pasted["fields"]["n"] == 256
+    assert pasted["notes"] == ["word: '08400010' read as hex 0x08400010 (a zero-padded 8-digit word, as printf and "
+                               "debuggers print one; the decimal 8400010 is written without leading zeros)"]
+    assert "notes" not in prefixed and "notes" not in number and prefixed["fields"] == pasted["fields"]
+    assert runtime["ok"] and runtime["runtime"]["idesc"] == "0x08400010"
+    assert runtime["notes"][0].startswith("word: '0840001000000000' read as hex 0x0840001000000000")
+    refused = one({"op": "decode", "word": "08400010", "descriptor": "taddr"}, full=False)
+    assert not refused["ok"] and refused["notes"] and refused["error"]
+    cli = cli_run("decode", "08400010", "--kind", "f16")
+    assert "word=0x08400010" in cli.stdout.splitlines()
+    decimal = one({"op": "decode", "word": "12345678", "descriptor": "smem"}, full=False)
+    assert decimal["word"] == f"{12345678:#018x}" and "read as decimal 12345678" in decimal["notes"][0]

@@ -56,12 +56,31 @@ def test_the_format_cpp_literal_decodes_back() -> None:
     assert "n=256" in run("decode", literal, "--kind", "f16").stdout.splitlines()
 
 
-@pytest.mark.parametrize("text, decimal", [("08400010", 8400010), ("12345678", 12345678),
-                                            ("1234567812345678", 1234567812345678), ("0400", 400)])
+@pytest.mark.parametrize("text, decimal", [("12345678", 12345678), ("1234567812345678", 1234567812345678),
+                                            ("0400", 400), ("084000100", 84000100)])
 def test_decimal_that_looks_like_pasted_hex_gets_a_note(text: str, decimal: int) -> None:
     result = run("decode", text, "--as", "smem", "--json", code=None)
     assert json.loads(result.stdout)["input"]["word"] == f"{decimal:#018x}"
     assert result.stderr.strip() == f"note: {text!r} read as decimal {decimal} ({decimal:#x}); did you mean 0x{text}?"
+
+
+@pytest.mark.parametrize("text, value", [("08400010", 0x08400010), ("0840001000000000", 0x0840001000000000),
+                                         ("00000000", 0), ("0840_0010", 0x08400010), ("08400010u", 0x08400010)])
+def test_zero_padded_8_or_16_digits_are_hex_with_a_note(text: str, value: int) -> None:
+    """Issue 19: what cuda-gdb and printf("%08x") print is hex, not the decimal 8400010."""
+    result = run("decode", text, "--as", "smem", "--json", code=None)
+    assert json.loads(result.stdout)["input"]["word"] == f"{value:#018x}"
+    digits = text.lower().removesuffix("u").replace("_", "")
+    assert result.stderr.strip() == (f"note: {text!r} read as hex 0x{digits} (a zero-padded {len(digits)}-digit word, "
+                                     f"as printf and debuggers print one; the decimal {int(digits)} is written "
+                                     "without leading zeros)")
+
+
+def test_pasted_idesc_and_runtime_words_decode_as_meant() -> None:
+    idesc = run("decode", "08400010", "--kind", "f16")
+    assert "word=0x08400010" in idesc.stdout.splitlines() and "n=256" in idesc.stdout.splitlines()
+    runtime = run("decode", "0840001000000000", "--as", "idesc", "--kind", "f16")
+    assert "runtime.idesc=0x08400010" in runtime.stdout.splitlines() and "n=256" in runtime.stdout.splitlines()
 
 
 def test_plain_decimal_words_get_no_note() -> None:
@@ -351,15 +370,18 @@ def test_decode_piped_is_unchanged_by_the_short_answer() -> None:
 
 
 def _in_a_terminal(args: list[str], env: dict[str, str]) -> tuple[int, str]:
-    """Run ``python -m descgen.cli ARGS`` with stdin and stdout on a pseudo-terminal."""
+    """Run ``python -m descgen.cli ARGS`` with stdin and stdout on a pseudo-terminal: a colour
+    terminal (``TERM=xterm-256color``, no ``NO_COLOR``) whatever the test run's own, unless ``env``
+    says otherwise (CI runners and Emacs shells have TERM=dumb)."""
     import os
     import select
     import subprocess
     import sys
 
     master, slave = os.openpty()
+    base = {k: v for k, v in os.environ.items() if k not in ("TERM", "NO_COLOR", "FORCE_COLOR")}
     proc = subprocess.Popen([sys.executable, "-m", "descgen.cli", *args], stdin=slave, stdout=slave, stderr=slave,
-                            env={**os.environ, "COLUMNS": "100", **env}, close_fds=True)
+                            env={**base, "TERM": "xterm-256color", "COLUMNS": "100", **env}, close_fds=True)
     os.close(slave)
     out = b""
     while select.select([master], [], [], 60)[0]:
@@ -390,6 +412,19 @@ def test_rules_on_a_terminal_goes_through_the_pager(tmp_path, variable: str) -> 
     assert code == 0 and "IDESC-N-SHAPE" not in shown  # the listing went to the pager, not the terminal
     text = paged.read_text(encoding="utf-8")
     assert "codes:" in text and "IDESC-N-SHAPE" in text and "\x1b[" in text  # with colour
+
+
+@pytest.mark.parametrize("env, escape", [({"TERM": "dumb"}, r"\x1b\["),  # no escape code at all
+                                         ({"NO_COLOR": "1"}, r"\x1b\[[0-9;]*\b(3[0-8]|9[0-7])\b")])  # bold, no colour
+def test_the_pager_gets_no_colour_where_the_terminal_has_none(tmp_path, env: dict[str, str], escape: str) -> None:
+    import re
+
+    paged = tmp_path / "paged.txt"
+    code, _ = _in_a_terminal(["rules"], {"DESCGEN_PAGER": _capture_pager(paged), **env})
+    text = paged.read_text(encoding="utf-8")
+    assert code == 0 and "IDESC-N-SHAPE" in text and not re.search(escape, text)
+    _in_a_terminal(["rules"], {"DESCGEN_PAGER": _capture_pager(paged)})
+    assert "\x1b[" in paged.read_text(encoding="utf-8")  # on a colour terminal: styled
 
 
 def test_descgen_pager_wins_over_pager(tmp_path) -> None:

@@ -33,6 +33,8 @@ def test_license_ships_in_wheel_and_sdist(tmp_path: Path) -> None:
     sdist_name = sdist.stdout.split()[-1]
     license_text = (ROOT / "LICENSE").read_bytes()
     with zipfile.ZipFile(tmp_path / wheel_name) as whl:
+        # the errata ship with the package (descgen explain E19), the same text as docs/
+        assert whl.read("descgen/spec-errata.md") == (ROOT / "docs" / "spec-errata.md").read_bytes()
         in_wheel = [n for n in whl.namelist() if n.endswith("/LICENSE")]
         assert in_wheel and whl.read(in_wheel[0]) == license_text
     with tarfile.open(tmp_path / sdist_name) as sdist:

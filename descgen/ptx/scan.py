@@ -57,6 +57,7 @@ SCAN_CODES = (
     "PTX-OPERAND-UNRESOLVED",
     "PTX-TARGET-MISSING",
     "PTX-TARGET-UNKNOWN",
+    "PTX-TARGET-TCGEN05",
     "PTX-VERSION",
     "PTX-MALFORMED",
     "PTX-BLOCK-SCALE",
@@ -479,6 +480,18 @@ class ScanChunk:
     findings: tuple[ScanFinding, ...]
 
 
+def _without_tcgen05(name: str) -> bool:
+    """Whether a ``.target`` descgen does not know is one ptxas rejects tcgen05 on: before sm_100
+    (``sm_90a``), without the arch- or family-specific suffix (``sm_100``, ``compute_100``), or of
+    the sm_120 family (``sm_120a``). An unknown later target (``sm_130a``) is only unknown
+    (PTX-TARGET-UNKNOWN)."""
+    m = re.fullmatch(r"(?:sm|compute)_(\d+)([af]?)", name.strip().lower())
+    if m is None:
+        return False
+    number, suffix = int(m.group(1)), m.group(2)
+    return number < 100 or not suffix or 120 <= number < 130
+
+
 class _Scan:
     def __init__(self, filename: str, arch: Arch | None) -> None:
         self.filename = filename
@@ -488,6 +501,7 @@ class _Scan:
         self.arch = normalize_arch(arch)
         self.arch_from = "option" if self.arch else None
         self.target: tuple[int, str] | None = None
+        self.no_tcgen05: str | None = None  # a .target known to lack tcgen05 (sm_90a, sm_100, sm_120a)
         self.version: tuple[int, str] | None = None
         self.version_reported: set[str] = set()  # features already reported by PTX-VERSION
         self.cta_groups: dict[int, int] = {}  # cta_group -> first line, in the current function
@@ -588,6 +602,9 @@ class _Scan:
             self.arch = normalize_arch(name)
             self.arch_from = "target"
         except DescgenError:
+            if _without_tcgen05(name):
+                self.no_tcgen05 = name  # reported at the first tcgen05 instruction (PTX-TARGET-TCGEN05)
+                return
             c = constraints()
             self.rule("PTX-TARGET-UNKNOWN", line, ".target", "arch", name, ", ".join(c.targets),
                       f".target {name}; the rules that need the target are not checked (--arch sets one)")
@@ -638,6 +655,11 @@ class _Scan:
         if self.seen_instruction:
             return
         self.seen_instruction = True
+        if self.no_tcgen05 is not None:
+            assert self.target is not None
+            self.rule("PTX-TARGET-TCGEN05", line, ".target", "arch", self.no_tcgen05, ", ".join(constraints().targets),
+                      f".target {self.no_tcgen05} (line {self.target[0]}) has no tcgen05: ptxas rejects the instruction "
+                      "there; tcgen05 needs one of the targets allowed")
         if self.arch is None and self.target is None:
             self.rule("PTX-TARGET-MISSING", line, "file", "arch", None, ", ".join(constraints().targets),
                       "no .target directive before the first tcgen05 instruction and no --arch; the rules that need the target are not checked")
@@ -921,7 +943,11 @@ class _Scan:
                                    None if full else (why or "run-time value"), kb, unknown, rng))
         by = {o.role: o for o in ops}
         for o in ops:
-            if not o.resolved:
+            if not o.resolved and parse_int(o.text) is not None:  # an immediate wider than the operand
+                self.rule("PTX-MALFORMED", line, f"{o.name} {o.text}", o.role, o.text,
+                          f"an immediate of at most {o.width} bits",
+                          f"the immediate {o.text} does not fit the {o.width}-bit {o.role} operand: ptxas rejects it", o.role)
+            elif not o.resolved:
                 self.rule("PTX-OPERAND-UNRESOLVED", line, f"{o.name} {o.text}", o.role, o.text, "", o.why_text(), o.role)
         for f in report.findings:
             if p.opcode == "tcgen05.cp":
