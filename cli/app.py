@@ -279,15 +279,17 @@ _TYPE_HELP = "Default: the kind's ({})."
 @click.option("--btype", type=TypeFieldChoice(lambda: descgen.type_names("btype")), help="B element type. Default: the kind's (as for --atype).")
 @click.option("--dtype", type=TypeFieldChoice(lambda: descgen.type_names("dtype")),
               help="D type. " + _TYPE_HELP.format("f32; s32 for i8; block-scaled kinds: f32 only"))
-@click.option("--a-major", type=FieldChoice(lambda: descgen.MAJORS), default="k", show_default=True, help="A major-ness (mn = transpose A).")
-@click.option("--b-major", type=FieldChoice(lambda: descgen.MAJORS), default="k", show_default=True, help="B major-ness (mn = transpose B).")
+# Defaults not given to click (shown only): click converts a default through its type, and these
+# types' choices come from the tables (descgen.MAJORS, every kind's max shifts: 20 ms of start-up).
+@click.option("--a-major", type=FieldChoice(lambda: descgen.MAJORS), help="A major-ness (mn = transpose A).  [default: k]")
+@click.option("--b-major", type=FieldChoice(lambda: descgen.MAJORS), help="B major-ness (mn = transpose B).  [default: k]")
 @click.option("--negate-a", is_flag=True, help="Negate A (not for i8).")
 @click.option("--negate-b", is_flag=True, help="Negate B (not for i8).")
 @click.option("--saturate", is_flag=True, help="Saturate (i8 only).")
 @click.option("--sparse", is_flag=True, help="Sparse MMA (tcgen05.mma.sp).")
 @click.option("--sparsity-selector", type=UINT, default=0, show_default=True, metavar="N", help="Sparsity selector 0-3 (Table 42 kinds).")
-@click.option("--max-shift", type=LazyChoice(lambda: tuple(map(str, descgen.type_names("max_shift"))), cast=int), default="0", show_default=True,
-              help=".ws B-reuse maximum shift (Table 42 kinds).")
+@click.option("--max-shift", type=LazyChoice(lambda: tuple(map(str, descgen.type_names("max_shift"))), cast=int),
+              help=".ws B-reuse maximum shift (Table 42 kinds).  [default: 0]")
 @click.option("--scale-type", type=TypeFieldChoice(lambda: descgen.type_names("scale_type")),
               help="Scale factor type (mx kinds). " + _TYPE_HELP.format("ue8m0; ue4m3 for mxf4nvf4"))
 @click.option("--a-sf-id", type=UINT, default=0, show_default=True, metavar="N", help="Scale factor A ID 0-3 (mx kinds).")
@@ -296,8 +298,8 @@ _TYPE_HELP = "Default: the kind's ({})."
 @context_options(*APPLIES["idesc"])
 @output_options(code=True)
 def idesc(out: Output, kind: str, m: int, n: int, atype: str | None, btype: str | None, dtype: str | None,
-          a_major: str, b_major: str, negate_a: bool, negate_b: bool, saturate: bool, sparse: bool,
-          sparsity_selector: int, max_shift: int, scale_type: str | None, a_sf_id: int, b_sf_id: int,
+          a_major: str | None, b_major: str | None, negate_a: bool, negate_b: bool, saturate: bool, sparse: bool,
+          sparsity_selector: int, max_shift: int | None, scale_type: str | None, a_sf_id: int, b_sf_id: int,
           k: int | None, context: dict[str, Any]) -> None:
     """Encode a 32-bit tcgen05.mma instruction descriptor (PTX §9.7.16.4.2, Tables 42-44).
 
@@ -311,9 +313,9 @@ def idesc(out: Output, kind: str, m: int, n: int, atype: str | None, btype: str 
       descgen idesc --kind f8f6f4 --m 128 --n 128 --atype e2m1 --btype e2m1
     """
     args: dict[str, Any] = dict(
-        m=m, n=n, atype=atype, btype=btype, dtype=dtype, a_major=a_major, b_major=b_major,
+        m=m, n=n, atype=atype, btype=btype, dtype=dtype, a_major=a_major or "k", b_major=b_major or "k",
         negate_a=negate_a, negate_b=negate_b, saturate=saturate, sparse=sparse,
-        sparsity_selector=sparsity_selector, max_shift=max_shift, scale_type=scale_type,
+        sparsity_selector=sparsity_selector, max_shift=max_shift or 0, scale_type=scale_type,
         a_sf_id=a_sf_id, b_sf_id=b_sf_id, k=k,
     )
     out.input = {"kind": kind, **args, **context}
