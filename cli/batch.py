@@ -438,6 +438,7 @@ def _parallel_file(fd: int, out: TextIO, jobs: int, stats: Any) -> None:
     numbers and counts, and memory stays bounded however large the input or its answers."""
     import multiprocessing
     import shutil
+    import signal
     import tempfile
 
     global _FD, _TMP
@@ -451,9 +452,18 @@ def _parallel_file(fd: int, out: TextIO, jobs: int, stats: Any) -> None:
     sendfile = target_fd >= 0 and hasattr(os, "sendfile")
 
     def write(task: tuple[int, Any]) -> None:
-        nonlocal sendfile
         index, result = task
         size, counts = result.get()
+        # Ctrl-C waits until the part is copied whole: what was written ends at a line's end
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            copy(index, size)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        stats.add(counts)
+
+    def copy(index: int, size: int) -> None:
+        nonlocal sendfile
         path = os.path.join(_TMP, str(index))
         with open(path, "rb") as f:
             sent = 0
@@ -470,8 +480,9 @@ def _parallel_file(fd: int, out: TextIO, jobs: int, stats: Any) -> None:
                     shutil.copyfileobj(f, target)
                 else:
                     shutil.copyfileobj(io.TextIOWrapper(f, encoding="utf-8"), out)
+            if target is not None:
+                target.flush()
         os.unlink(path)
-        stats.add(counts)
 
     pending: collections.deque[Any] = collections.deque()
     try:
