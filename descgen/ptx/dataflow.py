@@ -507,7 +507,6 @@ class _Solver:
                         limits.update((max(0, op[1] - 1), op[1], op[1] + 1))
         self.thresholds = sorted(limits)
         self.reach_memo: dict[tuple[int, str], tuple[int, ...]] = {}
-        self.cyclic: set[int] = set()
         return self._fixpoint(uses)
 
     def _rpo(self) -> list[int]:
@@ -565,22 +564,16 @@ class _Solver:
         nd = len(self.def_list)
         vals: list[Value | None] = [None] * nd
         changes = [0] * nd
-        users: list[set[int]] = [set() for _ in range(nd)]
         self.vals = vals
         # entry pseudo-definitions: unknown
         for k, n in self.entry_id.items():
             vals[n] = _unknown(64, "no definition in the function" if not self.defs_of[k] else
                                "not defined on every path")
-        self.loops = self._loop_defs()
+        users = self._users()
+        self.loops = _cycles(users)
         work = deque(range(len(self.entry_id), nd))
         queued = [True] * nd
         budget = 64 * max(1, nd) + 10000
-        cur = -1
-
-        def note_use(n: int) -> None:
-            users[n].add(cur)
-
-        self._note_use = note_use
         while work:
             budget -= 1
             if budget < 0:  # never reached on real code: give up soundly
@@ -607,18 +600,17 @@ class _Solver:
                 if not queued[u]:
                     queued[u] = True
                     work.append(u)
-        self._find_cycles(users)
-        self._note_use = lambda n: None
         out = []
         for i, op, w in uses:
             v = self.operand(i, op, w)
             out.append(v if v is not None else _unknown(w, "no value reaches it"))
         return out
 
-    def _loop_defs(self) -> set[int]:
-        """The definitions on a cycle of the static def-use graph (a definition depends on those
-        reaching its operands, and a ``selp`` on those reaching its ``setp``'s): only their
-        ranges are widened; the others follow their inputs exactly."""
+    def _users(self) -> list[set[int]]:
+        """Per definition, the definitions whose value reads it: those it reaches as an operand,
+        and a ``selp`` whose ``setp`` it reaches as an operand (what :func:`_transfer` reads). The
+        fixed point re-evaluates a definition's users when its value changes; the definitions on
+        a cycle of this graph are the loop-carried ones, whose ranges alone are widened."""
         nd = len(self.def_list)
         users: list[set[int]] = [set() for _ in range(nd)]
         for n in range(len(self.entry_id), nd):
@@ -633,11 +625,7 @@ class _Solver:
             for at, key in reads:
                 for m in self.reaching(at, key):
                     users[m].add(n)
-        saved = self.cyclic
-        self.cyclic = set()
-        self._find_cycles(users)
-        loops, self.cyclic = self.cyclic, saved
-        return loops
+        return users
 
     def _widen(self, old: tuple[int, int], rng: tuple[int, int], width: int, changes: int) -> tuple[int, int]:
         """Widening with thresholds: a bound that moves jumps to the next constant a comparison in
@@ -657,48 +645,6 @@ class _Solver:
             lo = t[k] if k >= 0 else 0
         return (lo, hi)
 
-    def _find_cycles(self, users: list[set[int]]) -> None:
-        """Definitions on a cycle of the def-use graph (loop-carried), Tarjan's SCCs."""
-        index: dict[int, int] = {}
-        low: dict[int, int] = {}
-        on: set[int] = set()
-        stack: list[int] = []
-        counter = 0
-        for root in range(len(users)):
-            if root in index:
-                continue
-            work = [(root, iter(users[root]))]
-            index[root] = low[root] = counter
-            counter += 1
-            stack.append(root)
-            on.add(root)
-            while work:
-                v, it = work[-1]
-                w = next(it, None)
-                if w is not None:
-                    if w not in index:
-                        index[w] = low[w] = counter
-                        counter += 1
-                        stack.append(w)
-                        on.add(w)
-                        work.append((w, iter(users[w])))
-                    elif w in on:
-                        low[v] = min(low[v], index[w])
-                    continue
-                work.pop()
-                if work:
-                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
-                if low[v] == index[v]:
-                    comp = []
-                    while True:
-                        x = stack.pop()
-                        on.discard(x)
-                        comp.append(x)
-                        if x == v:
-                            break
-                    if len(comp) > 1 or v in users[v]:
-                        self.cyclic.update(comp)
-
     def reg(self, i: int, key: str, width: int) -> Value | None:
         """The value of register ``key`` read by instruction ``i``, as ``width`` bits (None: no
         value yet)."""
@@ -708,7 +654,6 @@ class _Solver:
         vals = self.vals
         acc: Value | None = None
         for n in ids:
-            self._note_use(n)
             v = vals[n]
             if v is None:
                 continue
@@ -725,7 +670,7 @@ class _Solver:
                 acc = Value(acc.bits, acc.width, acc.range,
                             (acc.why - {"not defined on every path"}) | {"predicated definition"})
         elif not acc.full and any(v is not None and v.bits != acc.bits for v in (vals[n] for n in ids)):
-            why = "loop-carried" if any(n in self.cyclic for n in ids) else "several definitions"
+            why = "loop-carried" if any(n in self.loops for n in ids) else "several definitions"
             acc = Value(acc.bits, acc.width, acc.range, acc.why | {why})
         if acc.width == width:
             return acc
@@ -773,6 +718,51 @@ class _Solver:
         if v is None:
             return None
         return Value(v.bits, v.width, v.range, v.why, ins.line, ins.opcode)
+
+
+def _cycles(users: list[set[int]]) -> set[int]:
+    """The nodes on a cycle of the graph ``users`` (node -> successors): Tarjan's SCCs."""
+    cyclic: set[int] = set()
+    index: dict[int, int] = {}
+    low: dict[int, int] = {}
+    on: set[int] = set()
+    stack: list[int] = []
+    counter = 0
+    for root in range(len(users)):
+        if root in index:
+            continue
+        work = [(root, iter(users[root]))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(users[w])))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    x = stack.pop()
+                    on.discard(x)
+                    comp.append(x)
+                    if x == v:
+                        break
+                if len(comp) > 1 or v in users[v]:
+                    cyclic.update(comp)
+    return cyclic
 
 
 def _regs(op: Operand) -> list[str]:
