@@ -43,7 +43,7 @@ import bisect
 import re
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from ..engine import KnownBits
 from . import ranges as R
@@ -169,7 +169,6 @@ _SWAP = {"eq": "eq", "ne": "ne", "lt": "gt", "gt": "lt", "le": "ge", "ge": "le",
          "ls": "hs", "hs": "ls"}
 
 
-@dataclass(slots=True)
 class Instr:
     """One statement of a function, names resolved.
 
@@ -178,18 +177,49 @@ class Instr:
         guard: the key of its guard predicate (``@%p`` / ``@!%p``), or None.
         opcode: with every qualifier (``add.s32``, ``mov.b64``).
         dests: the register keys it writes, None for ``_`` (empty for none).
-        srcs: its source operands, registers resolved to ``("reg", key)``.
+        srcs: its source operands, registers resolved to ``("reg", key)``. Read when first asked
+            for: most statements are never in a descriptor's slice. A statement read where no
+            name is declared in a scope of its own resolves its names without that scope, so
+            parsing it later gives what parsing it at once would.
         flow: ``"fall"``, ``"jump"`` (``bra``), ``"any"`` (``brx.idx``), ``"stop"`` (``ret``...).
         target: a ``bra``'s label and the scope chain it was written in.
     """
 
-    line: int
-    guard: str | None
-    opcode: str
-    dests: tuple[str | None, ...]
-    srcs: tuple[Operand, ...]
-    flow: str = "fall"
-    target: tuple[str, tuple[int, ...]] | None = None
+    __slots__ = ("line", "guard", "opcode", "dests", "_srcs", "_rest", "_skip", "flow", "target")
+
+    def __init__(self, line: int, guard: str | None, opcode: str, dests: tuple[str | None, ...],
+                 srcs: tuple[Operand, ...] | None, rest: str = "", skip: int = 0, flow: str = "fall",
+                 target: tuple[str, tuple[int, ...]] | None = None) -> None:
+        self.line, self.guard, self.opcode, self.dests = line, guard, opcode, dests
+        self._srcs, self._rest, self._skip = srcs, rest, skip
+        self.flow, self.target = flow, target
+
+    @property
+    def srcs(self) -> tuple[Operand, ...]:
+        if self._srcs is None:
+            texts = split_operands(self._rest)[self._skip:]
+            self._srcs = tuple(_resolved(parse_operand(t), _own_register) for t in texts)
+        return self._srcs
+
+
+def _own_register(name: str) -> str | None:
+    """A name's key where no scope declares names: a ``%``-name is the function's register."""
+    return name if name[:1] == "%" and not name.startswith(_SPECIAL) else None
+
+
+def _resolved(op: Operand, resolve: Callable[[str], str | None]) -> Operand:
+    """``op`` with its names resolved: ``("reg", key)``, ``("special", name)`` or ``("sym",
+    name, 0)``."""
+    kind = op[0]
+    if kind == "name":
+        name = op[1]
+        if is_special(name):
+            return ("special", name)
+        key = resolve(name)
+        return ("reg", key) if key is not None else ("sym", name, 0)
+    if kind in ("vec", "pair"):
+        return (kind, tuple(_resolved(o, resolve) for o in op[1]))
+    return op
 
 
 class _Scope:
@@ -269,24 +299,7 @@ class Function:
                 digits = name[len(prefix):]
                 if digits.isdigit() and (digits == "0" or digits[0] != "0") and int(digits) < count:
                     return name + suffix
-        if name[:1] == "%" and not name.startswith(_SPECIAL):
-            return name
-        return None
-
-    def _resolve_op(self, op: Operand) -> Operand:
-        kind = op[0]
-        if kind == "name":
-            name = op[1]
-            assert isinstance(name, str)
-            if is_special(name):
-                return ("special", name)
-            key = self.resolve(name)
-            if key is not None:
-                return ("reg", key)
-            return ("sym", name, 0)
-        if kind in ("vec", "pair"):
-            return (kind, tuple(self._resolve_op(o) for o in op[1]))
-        return op
+        return _own_register(name)
 
     def label(self, name: str) -> None:
         """A label before the next statement, in the current scope."""
@@ -295,29 +308,31 @@ class Function:
 
     def statement(self, line: int, guard: str | None, opcode: str, rest: str) -> int:
         """Record ``[@guard] opcode rest``; returns its index. ``guard`` as written (``%p``,
-        ``!%p``)."""
+        ``!%p``). Only the destinations are read now, and the sources where a scope declares
+        names (see :class:`Instr`)."""
         base = opcode.split(".", 1)[0]
-        ops = [parse_operand(t) for t in split_operands(rest)] if rest else []
         gkey = None
         if guard is not None:
             g = guard.lstrip("@").lstrip("!")
             gkey = self.resolve(g) or g
+        first = parse_operand(_first_operand(rest)) if rest else None
         dests: tuple[str | None, ...] = ()
-        srcs = ops
+        skip = 0
         flow = _CONTROL.get(base, "fall")
         target = None
-        if flow == "jump" and ops and ops[0][0] == "name":
-            target = (str(ops[0][1]), tuple(s.id for s in reversed(self._scopes)))
-            srcs = []
-        elif ops and base not in _NO_DEST and (base != "tcgen05" or opcode.startswith("tcgen05.ld")):
-            first = ops[0]
-            if first[0] in ("name", "vec", "pair", "sink"):
-                dests = tuple(self._dests(first))
-                srcs = ops[1:]
+        srcs: tuple[Operand, ...] | None = None
         if base == "call":
-            dests, srcs = self._call(rest)
-        instr = Instr(line, gkey, opcode, dests, tuple(self._resolve_op(o) for o in srcs), flow, target)
-        self.instrs.append(instr)
+            dests, srcs = self._call(rest), ()
+        elif flow == "jump" and first is not None and first[0] == "name":
+            target = (str(first[1]), tuple(s.id for s in reversed(self._scopes)))
+            srcs = ()
+        elif first is not None and base not in _NO_DEST and (base != "tcgen05" or opcode.startswith("tcgen05.ld")) \
+                and first[0] in ("name", "vec", "pair", "sink"):
+            dests = tuple(self._dests(first))
+            skip = 1
+        if srcs is None and (self._names or self._ranges):  # names of this scope: resolve them now
+            srcs = tuple(_resolved(parse_operand(t), self.resolve) for t in split_operands(rest)[skip:])
+        self.instrs.append(Instr(line, gkey, opcode, dests, srcs, rest, skip, flow, target))
         return len(self.instrs) - 1
 
     def _dests(self, op: Operand) -> list[str | None]:
@@ -334,16 +349,16 @@ class Function:
             return [key]
         return [None]
 
-    def _call(self, rest: str) -> tuple[tuple[str | None, ...], list[Operand]]:
+    def _call(self, rest: str) -> tuple[str | None, ...]:
         """``call (%r1, %r2), f, (args);``: the return registers are written (unknown)."""
         m = re.match(r"\s*\(([^)]*)\)\s*,", rest)
         if not m:
-            return (), []
-        return tuple(self.resolve(t.strip()) for t in m.group(1).split(",") if t.strip()), []
+            return ()
+        return tuple(self.resolve(t.strip()) for t in m.group(1).split(",") if t.strip())
 
     def operand_of(self, text: str) -> Operand:
-        """A source operand of a statement about to be recorded, resolved in the current scope."""
-        return self._resolve_op(parse_operand(text))
+        """A source operand of a statement just recorded, resolved in the current scope."""
+        return _resolved(parse_operand(text), self.resolve)
 
     # -- solving -----------------------------------------------------------------------------
 
@@ -763,6 +778,14 @@ def _cycles(users: list[set[int]]) -> set[int]:
                 if len(comp) > 1 or v in users[v]:
                     cyclic.update(comp)
     return cyclic
+
+
+def _first_operand(rest: str) -> str:
+    """The text of the first top-level operand of ``rest`` (a vector ``{...}`` whole)."""
+    if rest[:1] == "{":
+        end = rest.find("}")
+        return rest if end < 0 else rest[:end + 1]
+    return rest.split(",", 1)[0]
 
 
 def _regs(op: Operand) -> list[str]:
