@@ -7,9 +7,9 @@ operand known at compile time, and each instruction checked with its own qualifi
 ``.block_scale{.scale_vectorsize}``, ``.collector::*``, ``.ashift``, ``[a-tmem]``) and every
 ``tcgen05.cp`` (§9.7.16.9.2), and gives each descriptor operand (``idesc``, ``a-desc``,
 ``b-desc``, ``zero-column-mask-desc``, ``s-desc``; 32 or 64 bits) its known bits
-(:class:`descgen.engine.KnownBits`): an immediate (E33) is known; a register is followed over the
-whole function through every definition by :mod:`descgen.ptx_dataflow` (E38). Braces open
-register scopes; registers may be named without ``%`` when declared.
+(:class:`descgen.engine.KnownBits`) and value range: an immediate (E33) is known; a register is
+followed through the definitions that reach the instruction by :mod:`descgen.ptx.dataflow` (E38,
+E42). Braces open register scopes; registers may be named without ``%`` when declared.
 
 Every instruction is checked by the one :func:`descgen.check_mma` with the instruction's
 qualifiers as context (kind, ``cta_group``, ``.ws``, ``.sp``, the scale vector size, A in tensor
