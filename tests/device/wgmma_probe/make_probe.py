@@ -1,0 +1,327 @@
+"""Write the wgmma layout probe: ``probe.cu`` (CUDA, sm_90a) and ``jobs.txt`` (what it measures).
+
+The probe answers, on Hopper tensor cores, "which shared memory element does ``wgmma.mma_async``
+read for element (i, j) of an operand, i along M/N and j along K", for a crafted descriptor.
+
+How (one thread block of one warpgroup per job and bit plane):
+
+* The operand under test (A or B) reads a 192 KiB region of shared memory. Plane ``p`` fills
+  every element slot of the region (slot = byte offset // element size) with 1 where bit ``p``
+  of the slot number is set, else 0; plane 0 ("presence") fills every slot with 1.
+* The other operand is an identity matrix in a fixed layout (K-major, no swizzle, LBO 128 B,
+  SBO 256 B; every type here has 32 bytes of K per instruction, two core matrices): then
+  D[k][n] = B[n][k] (B probed, rows k < K) or D[m][k] = A[m][k] (A probed, columns k < K).
+* Each D element is 0 or 1 per plane; the planes spell the slot number that was read. A value
+  other than 0 or 1, or a 0 in the presence plane (read outside the region), marks the element
+  unreadable (-1).
+
+Instantiations (a wgmma shape is static): f16 with imm-trans-a/b (MN-major is a transpose, the
+16-bit types only), tf32 and e4m3 (K-major only). N = 128, M = 64.
+
+Run ``python make_probe.py`` to rewrite both files; ``run.sh`` builds and runs the probe on a
+Hopper GPU and writes ``maps.txt``; ``tests/test_wgmma_probe.py`` compares the recorded maps
+with :func:`descgen.smem_layout`. Start addresses in ``jobs.txt`` are relative to a
+1024-byte-aligned base in shared memory (the probe adds the base; the swizzle acts on absolute
+address bits 4-9, which a 1024-aligned base leaves unchanged).
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+N = 128
+M = 64
+REGION = 192 * 1024
+PLANES = 18  # bit planes: slots < 2**18 for 8-bit elements
+
+#: name -> (ptx types, element bytes, K, one (the bit pattern of 1.0), transposes)
+TYPES = {
+    "f16": (".f32.f16.f16", 2, 16, 0x3C00),
+    "tf32": (".f32.tf32.tf32", 4, 8, 0x3F800000),
+    "e4m3": (".f32.e4m3.e4m3", 1, 32, 0x38),
+}
+#: instantiation -> (type, trans-a, trans-b)
+INSTANCES = {
+    "f16_kk": ("f16", 0, 0),
+    "f16_kt": ("f16", 0, 1),  # B MN-major
+    "f16_tk": ("f16", 1, 0),  # A MN-major
+    "tf32_kk": ("tf32", 0, 0),
+    "e4m3_kk": ("e4m3", 0, 0),
+}
+SWIZZLE_CODE = {"none": 0, "128B": 1, "64B": 2, "32B": 3}  # §9.7.15.5.1.2.2, bits 62-63
+SWIZZLE_WIDTH = {"none": 0, "128B": 128, "64B": 64, "32B": 32}
+
+
+def wgmma_word(start: int, lbo: int, sbo: int, base_offset: int, swizzle: str) -> int:
+    """The Hopper descriptor of §9.7.15.5.1.2.2 (written here independently of descgen)."""
+    enc = lambda x: (x & 0x3FFFF) >> 4  # noqa: E731
+    return (enc(start) | enc(lbo) << 16 | enc(sbo) << 32 | (base_offset & 7) << 49
+            | SWIZZLE_CODE[swizzle] << 62)
+
+
+def _asm(ptx_types: str, k: int, trans: tuple[int, int]) -> str:
+    regs = ", ".join(f"%{i}" for i in range(N // 2))
+    n = N // 2
+    tail = f", {trans[0]}, {trans[1]}" if ptx_types.endswith("f16") else ""
+    instr = (f"wgmma.mma_async.sync.aligned.m64n{N}k{k}{ptx_types} {{{regs}}}, %{n}, %{n + 1}, p, 1, 1{tail};")
+    outs = ", ".join(f'"+f"(d[{i}])' for i in range(n))
+    return ('    asm volatile("{\\n.reg .pred p;\\nsetp.ne.b32 p, %' + str(n + 2) + ', 0;\\n'
+            + instr + '\\n}\\n"\n        : ' + outs + '\n        : "l"(desc_a), "l"(desc_b), "r"(0));\n')
+
+
+def probe_cu() -> str:
+    kernels = []
+    for name, (t, ta, tb) in INSTANCES.items():
+        ptx_types, size, k, one = TYPES[t]
+        kernels.append(f"""
+__global__ void __launch_bounds__(128) probe_{name}(const Job* jobs, float* out, unsigned* bases) {{
+    uint8_t* smem;
+    uint32_t base = prepare(jobs[blockIdx.x], {size}, {k}, {one}u, &smem);
+    if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0) bases[0] = base;
+    uint64_t desc_a, desc_b;
+    descriptors(jobs[blockIdx.x], base, &desc_a, &desc_b);
+    float d[{N // 2}];
+    for (int i = 0; i < {N // 2}; ++i) d[i] = 0.0f;
+    asm volatile("wgmma.fence.sync.aligned;\\n" ::: "memory");
+{_asm(ptx_types, k, (ta, tb))}    asm volatile("wgmma.commit_group.sync.aligned;\\nwgmma.wait_group.sync.aligned 0;\\n" ::: "memory");
+    store(d, out);
+}}
+""")
+    launches = "\n".join(
+        f'        if (inst == "{name}") probe_{name}<<<grid, 128, SMEM_BYTES>>>(d_jobs, d_out, d_bases);'
+        for name in INSTANCES)
+    attrs = "\n".join(
+        f"    CHECK(cudaFuncSetAttribute(probe_{name}, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));"
+        for name in INSTANCES)
+    return HEADER.replace("@N@", str(N)).replace("@M@", str(M)).replace("@REGION@", str(REGION)).replace(
+        "@PLANES@", str(PLANES)) + "".join(kernels) + MAIN.replace("@LAUNCH@", launches).replace("@ATTRS@", attrs)
+
+
+HEADER = r"""// wgmma layout probe: generated by make_probe.py (do not edit). Build for sm_90a:
+//   nvcc -std=c++17 -O2 -gencode=arch=compute_90a,code=sm_90a probe.cu -o probe
+// Run: ./probe jobs.txt maps.txt
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+#include <fstream>
+#include <sstream>
+#include <cuda_runtime.h>
+
+#define CHECK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
+    fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); exit(2); } } while (0)
+
+constexpr int N = @N@;
+constexpr int M = @M@;
+constexpr uint32_t REGION = @REGION@;              // bytes the probed operand may read
+constexpr uint32_t KNOWN_AT = REGION;              // the identity operand's 4 KiB
+constexpr uint32_t KNOWN_BYTES = 4096;
+constexpr uint32_t SMEM_BYTES = KNOWN_AT + KNOWN_BYTES + 1024;  // + alignment slack
+constexpr int PLANES = @PLANES@;                    // bit planes (grid.y = PLANES + 1)
+
+struct Job {
+    uint64_t desc;      // the probed operand's descriptor, start address relative to the base
+    int probe_a;        // 1: A is probed (B is the identity); 0: B is probed
+    int pad;
+};
+
+// Fill the probed region with plane blockIdx.y and the identity operand; return the 1024-aligned
+// shared memory base (absolute shared-window address).
+__device__ uint32_t prepare(const Job& job, int size, int k, uint32_t one, uint8_t** out) {
+    extern __shared__ __align__(1024) uint8_t smem_raw[];
+    uint32_t raw = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
+    uint32_t base = (raw + 1023u) & ~1023u;
+    uint8_t* smem = smem_raw + (base - raw);
+    int plane = blockIdx.y;  // 0: presence; p > 0: bit p - 1 of the slot number
+    for (uint32_t o = threadIdx.x * 4; o < REGION; o += blockDim.x * 4) {
+        uint32_t w = 0;
+        for (int e = 0; e < 4 / size; ++e) {
+            uint32_t slot = (o + e * size) / size;
+            uint32_t bit = plane == 0 ? 1u : (slot >> (plane - 1)) & 1u;
+            if (bit) w |= one << (8 * e * size);
+        }
+        *reinterpret_cast<uint32_t*>(smem + o) = w;
+    }
+    for (uint32_t o = threadIdx.x * 4; o < KNOWN_BYTES; o += blockDim.x * 4)
+        *reinterpret_cast<uint32_t*>(smem + KNOWN_AT + o) = 0;
+    __syncthreads();
+    // identity: element (r, r) for r < K, K-major, no swizzle, LBO 128, SBO 256 (bytes)
+    if (threadIdx.x < static_cast<unsigned>(k)) {
+        uint32_t r = threadIdx.x, kb = r * size;
+        uint32_t off = (r / 8) * 256 + (kb / 16) * 128 + (r % 8) * 16 + kb % 16;
+        for (int b = 0; b < size; ++b) smem[KNOWN_AT + off + b] = static_cast<uint8_t>(one >> (8 * b));
+    }
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    __syncthreads();
+    *out = smem;
+    return base;
+}
+
+__device__ void descriptors(const Job& job, uint32_t base, uint64_t* a, uint64_t* b) {
+    uint64_t known = (((base + KNOWN_AT) & 0x3FFFFu) >> 4) | (uint64_t(128 >> 4) << 16) | (uint64_t(256 >> 4) << 32);
+    uint64_t probed = job.desc + ((base & 0x3FFFFu) >> 4);  // the host keeps start + base < 2**18
+    *a = job.probe_a ? probed : known;
+    *b = job.probe_a ? known : probed;
+}
+
+// D fragment of wgmma .m64nNk*, f32: thread t of the warpgroup, register i:
+// row = 16 * warp + lane / 4 + 8 * ((i / 2) % 2), column = 8 * (i / 4) + 2 * (lane % 4) + i % 2.
+__device__ void store(const float* d, float* out) {
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    size_t at = (static_cast<size_t>(blockIdx.x) * gridDim.y + blockIdx.y) * M * N;
+    for (int i = 0; i < N / 2; ++i) {
+        int row = 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
+        int col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
+        out[at + row * N + col] = d[i];
+    }
+}
+"""
+
+MAIN = r"""
+struct Line { std::string name, inst; Job job; int mn, k, size; };
+
+int main(int argc, char** argv) {
+    if (argc != 3) { fprintf(stderr, "usage: probe jobs.txt maps.txt\n"); return 2; }
+    std::ifstream in(argv[1]);
+    std::vector<Line> lines;
+    std::string text;
+    while (std::getline(in, text)) {
+        if (text.empty() || text[0] == '#') continue;
+        std::istringstream s(text);
+        Line l; std::string desc, op;
+        s >> l.name >> l.inst >> op >> desc >> l.mn >> l.k >> l.size;
+        l.job.desc = std::stoull(desc, nullptr, 16);
+        l.job.probe_a = op == "A";
+        l.job.pad = 0;
+        lines.push_back(l);
+    }
+@ATTRS@
+    cudaDeviceProp prop; CHECK(cudaGetDeviceProperties(&prop, 0));
+    FILE* f = fopen(argv[2], "w");
+    fprintf(f, "# device %s, sm_%d%d, %zu jobs\n", prop.name, prop.major, prop.minor, lines.size());
+    unsigned* d_bases; CHECK(cudaMalloc(&d_bases, sizeof(unsigned)));
+    size_t bad_total = 0;
+    for (const char* want : {"f16_kk", "f16_kt", "f16_tk", "tf32_kk", "e4m3_kk"}) {
+        std::string inst(want);
+        std::vector<Line> group;
+        for (auto& l : lines) if (l.inst == inst) group.push_back(l);
+        if (group.empty()) continue;
+        std::vector<Job> jobs;
+        for (auto& l : group) jobs.push_back(l.job);
+        Job* d_jobs; float* d_out;
+        size_t nout = group.size() * (PLANES + 1) * size_t(M) * N;
+        CHECK(cudaMalloc(&d_jobs, jobs.size() * sizeof(Job)));
+        CHECK(cudaMalloc(&d_out, nout * sizeof(float)));
+        CHECK(cudaMemcpy(d_jobs, jobs.data(), jobs.size() * sizeof(Job), cudaMemcpyHostToDevice));
+        CHECK(cudaMemset(d_out, 0xFF, nout * sizeof(float)));
+        dim3 grid(group.size(), PLANES + 1);
+@LAUNCH@
+        CHECK(cudaGetLastError());
+        CHECK(cudaDeviceSynchronize());
+        std::vector<float> out(nout);
+        CHECK(cudaMemcpy(out.data(), d_out, nout * sizeof(float), cudaMemcpyDeviceToHost));
+        unsigned base; CHECK(cudaMemcpy(&base, d_bases, sizeof base, cudaMemcpyDeviceToHost));
+        for (size_t j = 0; j < group.size(); ++j) {
+            const Line& l = group[j];
+            fprintf(f, "J %s %s %s %016llx %d %d base=%u\n", l.name.c_str(), l.inst.c_str(), l.job.probe_a ? "A" : "B",
+                    (unsigned long long)l.job.desc, l.mn, l.k, base);
+            size_t bad = 0;
+            for (int i = 0; i < l.mn; ++i) {
+                for (int kk = 0; kk < l.k; ++kk) {
+                    int row = l.job.probe_a ? i : kk, col = l.job.probe_a ? kk : i;
+                    long slot = 0; bool ok = true;
+                    for (int p = 0; p <= PLANES; ++p) {
+                        float v = out[((j * (PLANES + 1) + p) * M + row) * N + col];
+                        if (v != 0.0f && v != 1.0f) ok = false;
+                        if (p == 0 && v != 1.0f) ok = false;
+                        if (p > 0 && v == 1.0f) slot |= 1L << (p - 1);
+                    }
+                    long addr = ok ? slot * l.size : -1;
+                    if (!ok) ++bad;
+                    fprintf(f, "%ld%c", addr, kk + 1 == l.k ? '\n' : ' ');
+                }
+            }
+            bad_total += bad;
+        }
+        CHECK(cudaFree(d_jobs)); CHECK(cudaFree(d_out));
+        printf("%s: %zu jobs\n", inst.c_str(), group.size());
+    }
+    fclose(f);
+    printf("unreadable elements: %zu\n", bad_total);
+    return 0;
+}
+"""
+
+
+def jobs() -> list[str]:
+    """Every (operand, type, major, swizzle, LBO, SBO, start, base offset) the probe measures."""
+    out: list[str] = []
+
+    def add(name: str, inst: str, op: str, mn: int, k: int, size: int, start: int, lbo: int, sbo: int,
+            bo: int, swizzle: str) -> None:
+        word = wgmma_word(start, lbo, sbo, bo, swizzle)
+        out.append(f"{name} {inst} {op} {word:016x} {mn} {k} {size}")
+
+    for op, (t, inst_k, inst_mn) in itertools.product(
+            ("B", "A"), (("f16", "f16_kk", "f16_kt"), ("tf32", "tf32_kk", None), ("e4m3", "e4m3_kk", None))):
+        _, size, k, _ = TYPES[t]
+        mn = N if op == "B" else M
+        if op == "A" and inst_mn is not None:
+            inst_mn = "f16_tk"
+        # K-major, no swizzle: LBO = K-direction core-matrix stride, SBO = 8-row-group stride
+        for lbo, sbo in ((128, 256), (256, 512), (2048, 128), (4096, 1024)):
+            for start in (0, 0x30, 0x1010):
+                add(f"{op}_{t}_k_none_l{lbo}_s{sbo}_a{start:x}", inst_k, op, mn, k, size, start, lbo, sbo, 0, "none")
+        for bo, start in ((3, 0x180), (5, 0)):  # base offset without swizzle: ignored?
+            add(f"{op}_{t}_k_none_bo{bo}_a{start:x}", inst_k, op, mn, k, size, start, 128, 256, bo, "none")
+        # K-major, swizzled: SBO = 8 rows of the swizzle width (or more); LBO "assumed 1"
+        for sw in ("128B", "64B", "32B"):
+            w = SWIZZLE_WIDTH[sw]
+            for lbo in (16, 0, 0x3FFF0):
+                for sbo in (8 * w, 16 * w):
+                    add(f"{op}_{t}_k_{sw}_l{lbo:x}_s{sbo}", inst_k, op, mn, k, size, 0, lbo, sbo, 0, sw)
+            # start inside the pattern: K advance (+32 B), a row in (+w), both; then base offsets
+            for start in (32, w, w + 32, 3 * w, 0x400 + 2 * w, 0x2000 + 32):
+                for bo in sorted({0, (start >> 7) & 7}):
+                    add(f"{op}_{t}_k_{sw}_a{start:x}_bo{bo}", inst_k, op, mn, k, size, start, 16, 8 * w, bo, sw)
+            for bo in range(8):
+                add(f"{op}_{t}_k_{sw}_a80_bo{bo}_sweep", inst_k, op, mn, k, size, 0x80, 16, 8 * w, bo, sw)
+        if inst_mn is None:
+            continue
+        # MN-major (transposed, 16-bit only). No swizzle: SBO = MN stride between 16-byte chunks,
+        # LBO = K stride between 8-row groups (errata E28).
+        chunks_mn = mn * size // 16
+        for lbo, sbo in ((chunks_mn * 128, 128), (128, 256), (4096, 128), (256, 4096)):
+            for start in (0, 0x50):
+                add(f"{op}_{t}_mn_none_l{lbo}_s{sbo}_a{start:x}", inst_mn, op, mn, k, size, start, lbo, sbo, 0, "none")
+        # swizzled: LBO = stride between atoms along MN, SBO = between 8-row groups along K
+        for sw in ("128B", "64B", "32B"):
+            w = SWIZZLE_WIDTH[sw]
+            atoms_mn = mn * size // w
+            for lbo, sbo in ((8 * w, atoms_mn * 8 * w), (2 * 8 * w, 8 * w), (4 * 8 * w, 16 * w * atoms_mn)):
+                add(f"{op}_{t}_mn_{sw}_l{lbo}_s{sbo}", inst_mn, op, mn, k, size, 0, lbo, sbo, 0, sw)
+            for start in (w, 16, 3 * w + 16, 0x1000 + 2 * w):
+                for bo in sorted({0, (start >> 7) & 7}):
+                    add(f"{op}_{t}_mn_{sw}_a{start:x}_bo{bo}", inst_mn, op, mn, k, size, start, 8 * w,
+                        atoms_mn * 8 * w, bo, sw)
+            for bo in range(8):
+                add(f"{op}_{t}_mn_{sw}_a100_bo{bo}_sweep", inst_mn, op, mn, k, size, 0x100, 8 * w,
+                    atoms_mn * 8 * w, bo, sw)
+    return out
+
+
+def main() -> None:
+    (HERE / "probe.cu").write_text(probe_cu())
+    lines = jobs()
+    (HERE / "jobs.txt").write_text(
+        "# name instantiation operand descriptor(hex, start relative to the base) mn k element_bytes\n"
+        + "\n".join(lines) + "\n")
+    print(f"{len(lines)} jobs")
+
+
+if __name__ == "__main__":
+    main()

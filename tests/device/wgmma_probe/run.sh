@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Build and run the wgmma layout probe on a Hopper GPU; write the maps (gzipped) and the device
+# name into OUTDIR. Usage: run.sh OUTDIR   (from anywhere; needs nvcc 12.3+ and an sm_90 GPU)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=${1:?usage: run.sh OUTDIR}
+mkdir -p "$out"
+nvcc -std=c++17 -O2 -gencode=arch=compute_90a,code=sm_90a "$here/probe.cu" -o /tmp/wgmma_probe
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$out/gpu.txt"
+nvcc --version | tail -2 >> "$out/gpu.txt"
+/tmp/wgmma_probe "$here/jobs.txt" "$out/maps.txt"
+gzip -9 -f "$out/maps.txt"
