@@ -273,10 +273,16 @@ def _field_setter(d: Decoded, fields: Sequence[str], check: Callable[[str, int],
         f = d[fname]
         width = f.hi - f.lo + 1
         ok, code = _legal(range(1 << width), functools.partial(check, fname))
-        if code:  # a value the field holds but a rule refuses, or one wider than the field
-            mask = sum(1 << v for v in ok)
-            cond: Expr = ("&", ("<", fname, 1 << width), ("==", ("&", (">>", mask, ("&", fname, 31)), 1), 1))
-            stmts.append(Check(cond, code, fname, fname, ", ".join(map(str, ok))))
+        if code:  # a value the field holds but a rule refuses: a range 0..max, or a set as a bit mask
+            cond: Expr
+            if ok == list(range(len(ok))):
+                cond, allowed = ("<=", fname, ok[-1]), f"0..{ok[-1]}"
+            else:
+                assert width <= 5, (fname, ok)
+                mask = sum(1 << v for v in ok)
+                cond = ("&", ("<", fname, 1 << width), ("==", ("&", (">>", mask, ("&", fname, 31)), 1), 1))
+                allowed = ", ".join(map(str, ok))
+            stmts.append(Check(cond, code, fname, fname, allowed))
         put: Expr = ("&", fname, (1 << width) - 1)
         shift = f.lo % 32
         placed: Expr = ("<<", put, shift) if shift else put
