@@ -250,12 +250,12 @@ def _smem(td: TileDescriptor, name: str, stage_bytes: int | None) -> DescriptorF
     return DescriptorFunctions(name, 64, td.word, lines, (make, advance_k, advance_stage))
 
 
-def _legal(values: range, try_value: Callable[[int], Sequence[Any]]) -> tuple[list[int], str]:
-    """The values among ``values`` that ``try_value`` finds no error with, and the code of the
-    first error found for another (the rule the check reports)."""
+def _legal(field: str, values: range, try_value: Callable[[int], Sequence[Any]]) -> tuple[list[int], str]:
+    """The values among ``values`` that ``try_value`` finds no error on ``field`` with, and the
+    code of the first such error found for another (the rule the check reports)."""
     ok, code = [], ""
     for v in values:
-        errors = [f for f in try_value(v) if f.severity == "error"]
+        errors = [f for f in try_value(v) if f.severity == "error" and f.field == field]
         if errors:
             code = code or errors[0].code
         else:
@@ -272,7 +272,7 @@ def _field_setter(d: Decoded, fields: Sequence[str], check: Callable[[str, int],
     for fname in fields:
         f = d[fname]
         width = f.hi - f.lo + 1
-        ok, code = _legal(range(1 << width), functools.partial(check, fname))
+        ok, code = _legal(fname, range(1 << width), functools.partial(check, fname))
         if code:  # a value the field holds but a rule refuses: a range 0..max, or a set as a bit mask
             cond: Expr
             if ok == list(range(len(ok))):
