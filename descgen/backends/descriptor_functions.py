@@ -176,7 +176,7 @@ def _smem(td: TileDescriptor, name: str, stage_bytes: int | None) -> DescriptorF
     # K blocks: one MMA's K each, td.k_offset bytes from the tile's first column.
     if td.k % td.mma_k:
         raise usage_error("EMIT-TILE-K", "k", td.k, f"a multiple of {td.mma_k} (one MMA's K)",
-                          f"the K-block advance steps one MMA (K = {td.mma_k}) at a time")
+                          f"a {td.dtype} MMA reads K = {td.mma_k}; the tile's K is {td.k}")
     blocks = td.k // td.mma_k
     offsets = [td.k_offset(kb * td.mma_k) for kb in range(blocks)]
     per_atom = atom.k // td.mma_k if td.mma_k < atom.k else 1
