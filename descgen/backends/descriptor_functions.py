@@ -486,8 +486,11 @@ def _ptx(fns: DescriptorFunctions, lines: Sequence[str]) -> str:
     b = f"b{fns.width}"
     if not fns.functions:
         return "\n".join([*out, f"mov.{b} {reg}, 0x{fns.fixed:0{fns.width // 4}x};"])
-    out.append(f"// checks: none in PTX (see the C/C++ form); the masks keep every field in place")
+    out.append("// no checks in PTX (ptxas has no preprocessor for a debug build): each block lists what it assumes; "
+               "the masks keep every field in place")
     for fn in fns.functions:
+        assumes = tuple(f"assumes {c.field}: {c.allowed} ({c.code})"
+                        for c in fn.body if isinstance(c, Check))
         regs = {p: (reg if bits == 64 else identifier(f"{reg}_{p}", "ptx")) for p, bits in fn.params}
         ins = ", ".join(f"{regs[p]} (.b{bits})" for p, bits in fn.params)
         code: list[str] = []
@@ -526,7 +529,8 @@ def _ptx(fns: DescriptorFunctions, lines: Sequence[str]) -> str:
             code.append(f"mov.b32 {reg}, {lo};")
         else:
             code.append(f"mov.b64 {reg}, {{{lo}, {operand(fn.hi, to_reg=True)}}};")
-        out += ["", *comment((*fn.doc, f"reads {ins}; writes {reg} (.{b}): declare them in the kernel"), "ptx"),
+        out += ["", *comment((*fn.doc, f"reads {ins}; writes {reg} (.{b}): declare them in the kernel", *assumes),
+                             "ptx"),
                 "{", f"    .reg .b32 {', '.join(dict.fromkeys(temps))};", *("    " + c for c in code), "}"]
     return "\n".join(out)
 
