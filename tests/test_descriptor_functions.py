@@ -197,6 +197,13 @@ def test_idesc_and_zcm_functions() -> None:
     dense = emit_functions(descgen.validate_idesc(0x08400010, "f16"), "cpp")
     assert "no run-time part" in dense and "constexpr std::uint32_t idesc_fixed = 0x08400010u;" in dense
     assert "DESCGEN_CHECK" not in dense
+    sparse = descgen.encode_idesc("tf32", 128, 256, sparse=True)
+    ns = {}
+    exec(emit_functions(descgen.decode_idesc(sparse, "tf32"), "python"), ns)
+    assert [ns["idesc"](s) for s in range(4)] == [descgen.encode_idesc("tf32", 128, 256, sparse=True,
+                                                                        sparsity_selector=s) for s in range(4)]
+    e15 = emit_functions(descgen.decode_idesc(descgen.encode_idesc("i8", 128, 256, sparse=True), "i8"), "python")
+    assert "no run-time part" in e15 and "E15" in e15 and "def idesc" not in e15
     zcm = descgen.encode_zcm(start_count=(1, 3, 5, 7), skip_span=1, use_span=13)
     ns = {}
     exec(emit_functions(descgen.validate_zcm(zcm, m=32, n=64), "python"), ns)

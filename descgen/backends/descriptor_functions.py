@@ -299,7 +299,6 @@ def _idesc(d: Decoded, name: str, context: dict[str, Any]) -> DescriptorFunction
     for fname in runtime:
         f = d[fname]
         fixed &= ~(((1 << (f.hi - f.lo + 1)) - 1) << f.lo)
-    lines = list(word_comment(decode_as(fixed, "idesc", d.kind)))
 
     def check(fname: str, v: int) -> Sequence[Any]:
         f = d[fname]
@@ -308,9 +307,14 @@ def _idesc(d: Decoded, name: str, context: dict[str, Any]) -> DescriptorFunction
         except DescgenError as e:
             return e.findings
 
+    if runtime == ["sparsity_selector"] and _legal("sparsity_selector", range(4), functools.partial(
+            check, "sparsity_selector"))[0] == [0]:  # i8, f8f6f4: the selector must be 0 (E15)
+        runtime, fixed = [], d.word
+    lines = list(word_comment(decode_as(fixed, "idesc", d.kind)))
     if not runtime:
+        why = " (its sparsity selector must be 0: E15)" if d.value("sparse") else ""
         lines.append(f"no run-time part: .kind::{d.kind} {'sparse' if d.value('sparse') else 'dense'}: every field "
-                     "is fixed by the MMA's kind, shape, types and majors (E44)")
+                     f"is fixed by the MMA's kind, shape, types and majors{why} (E44)")
         return DescriptorFunctions(name, 32, fixed, tuple(lines), ())
     stmts, value = _field_setter(d, runtime, check)
     lines.append(f"fixed part: {', '.join(runtime)} 0; run-time: {name}({', '.join(runtime)}) "
@@ -420,9 +424,9 @@ def _c_like(fns: DescriptorFunctions, lines: Sequence[str], cpp: bool) -> str:
     suffix = "ull" if fns.width == 64 else "u"
     fixed = f"{fns.name}_fixed" if cpp else f"{fns.name}_FIXED".upper()
     identifier(fixed, fmt)
-    out = ["#include <cstdint>\n#include <cstdio>\n#include <cstdlib>" if cpp else
-           "#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>"]
-    if fns.functions:
+    out = ["#include <cstdint>" if cpp else "#include <stdint.h>"]
+    if fns.functions:  # the checks print and trap
+        out[0] += "\n#include <cstdio>\n#include <cstdlib>" if cpp else "\n#include <stdio.h>\n#include <stdlib.h>"
         out += ["", _CHECK_MACRO, *(["", _HOST_DEVICE] if cpp else [])]
     out += ["", *comment(lines, fmt)]
     value = f"0x{fns.fixed:0{fns.width // 4}x}"
