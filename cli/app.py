@@ -264,10 +264,9 @@ def _functions_option(f: Callable[..., Any]) -> Callable[..., Any]:
                         "selector; zcm: the column shift); a word with none is the constant, and says so.")(f)
 
 
-def _functions(out: Output, functions: bool) -> bool:
+def _functions(out: Output, functions: bool) -> None:
     if functions and not out.code:
         raise click.UsageError("--functions writes source code: give --format c, cpp, ptx or python")
-    return functions
 
 
 def _render() -> Any:
@@ -339,7 +338,7 @@ def idesc(out: Output, kind: str, m: int, n: int, atype: str | None, btype: str 
         return
     report = descgen.validate_idesc(word, kind, **context)
     if out.code:
-        out.write_code(report, functions=_functions(out, functions))
+        out.write_code(report, functions=functions)
         return
     d = report.decoded["idesc"]
     defaults = {name: value for name, value in descgen.idesc_defaults(kind).items() if args.get(name) is None}

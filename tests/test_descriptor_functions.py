@@ -6,7 +6,7 @@ carry, an unaligned address and one outside the window."""
 from __future__ import annotations
 
 import array
-import os
+import random
 import shutil
 import signal
 import subprocess
@@ -17,8 +17,6 @@ import descgen
 from descgen.backends.descriptor_functions import descriptor_functions, emit_functions
 
 from soundness import Machine, parse
-
-import random
 
 WINDOW = 1 << 18
 ADDRS = range(0, WINDOW, 16)
