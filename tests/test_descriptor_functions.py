@@ -290,3 +290,47 @@ def test_nvcc_compiles_for_sm_90a_and_sm_100a(tmp_path) -> None:
                             "-gencode=arch=compute_100a,code=sm_100a", *flags, "-c", str(src), "-o",
                             str(tmp_path / "k.o")], capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
+
+
+def every_tile():
+    """Every tile of 1x1, 2x2 and 1x4 atoms that Table 52/53 allow, for every A/B type (e2m1 under
+    both storages), whose K is a whole number of MMA K blocks."""
+    for dtype, kind in [("f16", None), ("bf16", None), ("tf32", None), ("e4m3", None), ("e5m2", None), ("s8", None),
+                        ("u8", None), ("e2m3", None), ("e3m2", None), ("e2m1", "f8f6f4"), ("e2m1", "mxf4")]:
+        for major in ("k", "mn"):
+            for swizzle in ("none", "128B_base32B", "128B", "64B", "32B"):
+                try:
+                    atom = descgen.swizzle_atom(dtype=dtype, major=major, swizzle=swizzle, kind=kind)
+                except descgen.DescgenError:
+                    continue
+                for rm, rk in ((1, 1), (2, 2), (1, 4)):
+                    try:
+                        td = descgen.smem_for_tile(dtype=dtype, major=major, swizzle=swizzle, mn=atom.mn * rm,
+                                                   k=atom.k * rk, start_address=0, kind=kind)
+                    except descgen.DescgenError:
+                        continue
+                    if td.k % td.mma_k == 0:
+                        yield td
+
+
+def test_python_functions_of_every_tile_kind() -> None:
+    """Every tile descgen models: its Python functions at sampled pattern-aligned addresses equal
+    encode_smem at the address plus TileDescriptor.k_offset of each K block."""
+    rng = random.Random(44)
+    tiles = list(every_tile())
+    assert len(tiles) > 100
+    for td in tiles:
+        ns: dict[str, object] = {}
+        exec(emit_functions(td, "python", name="t"), ns)
+        size = td.atom.bytes * td.repeats[0] * td.repeats[1]
+        step = max(16, td.atom.period)
+        for a in rng.sample(range(0, WINDOW - size + 1, step), 8):
+            d = ns["t"](a)
+            for kb in range(td.k // td.mma_k):
+                start = a + td.k_offset(kb * td.mma_k)
+                assert ns["t_k"](d, kb) == descgen.encode_smem(start_address=start, lbo=td.lbo, sbo=td.sbo,
+                                                               swizzle=td.swizzle, base_offset=td.base_offset), \
+                    (td.dtype, td.major, td.swizzle, td.mn, td.k, a, kb)
+            if a + size <= WINDOW - size:
+                assert ns["t_stage"](d, 1) == descgen.encode_smem(start_address=a + size, lbo=td.lbo, sbo=td.sbo,
+                                                                  swizzle=td.swizzle, base_offset=td.base_offset)
