@@ -258,6 +258,17 @@ def _check_mn(m: int | None, n: int | None) -> None:
         raise click.UsageError("--m and --n go together (the mask needs the MMA's M and N)")
 
 
+def _functions_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--functions", is_flag=True, help="With --format c|cpp|ptx|python: the word's fixed part as "
+                        "a constant and its run-time fields as functions (idesc: the scale factor IDs or the sparsity "
+                        "selector; zcm: the column shift); a word with none is the constant, and says so.")(f)
+
+
+def _functions(out: Output, functions: bool) -> None:
+    if functions and not out.code:
+        raise click.UsageError("--functions writes source code: give --format c, cpp, ptx or python")
+
+
 def _render() -> Any:
     from . import render
 
@@ -295,12 +306,13 @@ _TYPE_HELP = "Default: the kind's ({})."
 @click.option("--a-sf-id", type=UINT, default=0, show_default=True, metavar="N", help="Scale factor A ID 0-3 (mx kinds).")
 @click.option("--b-sf-id", type=UINT, default=0, show_default=True, metavar="N", help="Scale factor B ID 0-3 (mx kinds).")
 @click.option("--k", "k", type=UINT, metavar="K", help="The MMA's K; only mxf4/mxf4nvf4 dense can choose (96). Default: Table 39's.")
+@_functions_option
 @context_options(*APPLIES["idesc"])
 @output_options(code=True)
 def idesc(out: Output, kind: str, m: int, n: int, atype: str | None, btype: str | None, dtype: str | None,
           a_major: str | None, b_major: str | None, negate_a: bool, negate_b: bool, saturate: bool, sparse: bool,
           sparsity_selector: int, max_shift: int | None, scale_type: str | None, a_sf_id: int, b_sf_id: int,
-          k: int | None, context: dict[str, Any]) -> None:
+          k: int | None, functions: bool, context: dict[str, Any]) -> None:
     """Encode a 32-bit tcgen05.mma instruction descriptor (PTX §9.7.16.4.2, Tables 42-44).
 
     Types left out take the kind's defaults; the table view lists the defaults applied. The
@@ -319,13 +331,14 @@ def idesc(out: Output, kind: str, m: int, n: int, atype: str | None, btype: str 
         a_sf_id=a_sf_id, b_sf_id=b_sf_id, k=k,
     )
     out.input = {"kind": kind, **args, **context}
+    _functions(out, functions)
     word = descgen.encode_idesc(kind, **args, **context)
     if not (out.json or out.table or out.code):
         out.word(word, 32)
         return
     report = descgen.validate_idesc(word, kind, **context)
     if out.code:
-        out.write_code(report)
+        out.write_code(report, functions=functions)
         return
     d = report.decoded["idesc"]
     defaults = {name: value for name, value in descgen.idesc_defaults(kind).items() if args.get(name) is None}
@@ -348,8 +361,11 @@ _TILE_ONLY = ("dtype", "major", "atom_order", "kind")
 
 
 @cli.command(short_help="Encode a 64-bit shared memory descriptor (Tables 40-41), or derive one from a tile.")
-@click.option("--start-address", "--addr", "start_address", required=True, type=UINT, metavar="BYTES",
-              help="Matrix start address in shared memory, bytes (16-aligned).")
+@click.option("--start-address", "--addr", "start_address", type=UINT, metavar="BYTES",
+              help="Matrix start address in shared memory, bytes (16-aligned). Left out with --tile and --format "
+                   "c|cpp|ptx|python: the descriptor's fixed part and functions that take the address at run time.")
+@click.option("--stage-bytes", type=UINT, metavar="BYTES", help="Without --addr: bytes from one pipeline stage's tile "
+              "to the next, for the NAME_stage function (default: the tile's size).")
 @click.option("--swizzle", required=True, type=LazyChoice(lambda: descgen.SWIZZLES), help="Swizzling mode (case-insensitive).")
 @click.option("--lbo", type=UINT, metavar="BYTES", help="Leading dimension byte offset (or address, --lbo-mode absolute). "
               "Computed with --tile.")
@@ -368,8 +384,9 @@ _TILE_ONLY = ("dtype", "major", "atom_order", "kind")
 @click.option("--kind", type=KindType(), help="With --tile: MMA kind; needed for e2m1.")
 @context_options("arch")
 @output_options(code=True)
-def smem(out: Output, start_address: int, swizzle: str, lbo: int | None, sbo: int | None, base_offset: int | None,
-         lbo_mode: str | None, tile: tuple[int, int] | None, context: dict[str, Any], **tile_args: Any) -> None:
+def smem(out: Output, start_address: int | None, stage_bytes: int | None, swizzle: str, lbo: int | None,
+         sbo: int | None, base_offset: int | None, lbo_mode: str | None, tile: tuple[int, int] | None,
+         context: dict[str, Any], **tile_args: Any) -> None:
     """Encode a 64-bit shared memory matrix descriptor (PTX §9.7.16.4.1, Tables 40-41).
 
     Two forms. With --lbo and --sbo: the fields as given (bytes; the descriptor stores them
@@ -380,7 +397,14 @@ def smem(out: Output, start_address: int, swizzle: str, lbo: int | None, sbo: in
     \b
       descgen smem --start-address 0x8000 --lbo 16 --sbo 256 --swizzle 32B   -> 0xc000401000010800
       descgen smem --tile 128x64 --dtype bf16 --major k --swizzle 128B --addr 0x400
+      descgen smem --tile 128x64 --dtype bf16 --major k --swizzle 128B --format cpp --name a_desc
     """
+    runtime = start_address is None
+    if runtime and (tile is None or not out.code):
+        raise click.UsageError("missing --addr: it may be left out only with --tile and --format c, cpp, ptx or "
+                               "python, which write functions that take the address at run time")
+    if stage_bytes is not None and not runtime:
+        raise click.UsageError("--stage-bytes sets the stage function's step: it applies without --addr")
     context = {**context, "pattern_start": tile_args["pattern_start"]}
     given = [f"--{name.replace('_', '-')}" for name in _TILE_ONLY if tile_args[name] is not None]
     if tile is None:
@@ -406,8 +430,10 @@ def smem(out: Output, start_address: int, swizzle: str, lbo: int | None, sbo: in
         raise click.UsageError(f"--tile needs {' and '.join(missing)}")
     targs = dict(tile_args, atom_order=tile_args["atom_order"] or "mn_first")
     out.input = {"tile": list(tile), "swizzle": swizzle, "start_address": start_address, **targs}
-    td = descgen.smem_for_tile(mn=tile[0], k=tile[1], swizzle=swizzle, start_address=start_address, **targs)
-    if out.table:
+    td = descgen.smem_for_tile(mn=tile[0], k=tile[1], swizzle=swizzle, start_address=start_address or 0, **targs)
+    if runtime:
+        out.write_code(td, functions=True, stage_bytes=stage_bytes)
+    elif out.table:
         from .layout import show_tile
 
         show_tile(td, descgen.decode_smem(td.word))
@@ -440,10 +466,12 @@ def _show_smem(out: Output, word: int, context: dict[str, Any], **extra: Any) ->
 @click.option("--nonzero-mask/--no-nonzero-mask", default=True, show_default=True, help="--no-nonzero-mask makes the mask all zeros.")
 @click.option("--column-shift", type=UINT, default=0, show_default=True, metavar="N", help="Columns of B to shift by, 0-32 (16 for M = 32).")
 @_mn_options
+@_functions_option
 @context_options("ws")
 @output_options(code=True)
 def zcm(out: Output, skip_span: int, use_span: int, start_count: tuple[int, ...], first_span: tuple[int, ...],
-        nonzero_mask: bool, column_shift: int, mask_m: int | None, mask_n: int | None, context: dict[str, Any]) -> None:
+        nonzero_mask: bool, column_shift: int, mask_m: int | None, mask_n: int | None, functions: bool,
+        context: dict[str, Any]) -> None:
     """Encode a 64-bit zero-column mask descriptor (PTX §9.7.16.4.3, Table 45).
 
     With --m and --n, also show the N-bit mask it generates (bit j = column j of B, 1 = zeroed),
@@ -456,6 +484,7 @@ def zcm(out: Output, skip_span: int, use_span: int, start_count: tuple[int, ...]
       descgen zcm --start-count 1,3,5,7 --skip-span 1 --use-span 13 --m 32 --n 64
     """
     _check_mn(mask_m, mask_n)
+    _functions(out, functions)
     args = dict(start_count=start_count, first_span=first_span, nonzero_mask=nonzero_mask,
                 skip_span=skip_span, use_span=use_span, column_shift=column_shift)
     ctx = {"m": mask_m, "n": mask_n, "ws": context["ws"]}
@@ -467,7 +496,7 @@ def zcm(out: Output, skip_span: int, use_span: int, start_count: tuple[int, ...]
         return
     report = descgen.validate_zcm(word, **ctx)
     if out.code:
-        out.write_code(report, notes=plain_mask(mask) if mask else ())
+        out.write_code(report, notes=plain_mask(mask) if mask else (), functions=functions)
         return
     d = report.decoded["zcm"]
     if out.json:

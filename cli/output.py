@@ -173,14 +173,18 @@ class Output:
     def code(self) -> bool:
         return self.mode == "code"
 
-    def write_code(self, what: Any, notes: Sequence[str] = ()) -> None:
+    def write_code(self, what: Any, notes: Sequence[str] = (), functions: bool = False, **options: Any) -> None:
         """Print ``what`` (a Report, Decoded or TileDescriptor) as ``--format``'s source code, the
-        command line that made it in the comment."""
+        command line that made it in the comment; ``functions``: its fixed part and run-time
+        functions (descgen.emit_functions, with ``options`` such as ``stage_bytes``)."""
         import shlex
 
         argv = click.get_current_context().find_root().meta.get("descgen.argv", [])
         source = shlex.join(["descgen", *argv])
-        click.echo(descgen.emit(what, self.format, name=self.name, source=source, notes=notes))
+        if functions:
+            click.echo(descgen.emit_functions(what, self.format, name=self.name, source=source, notes=notes, **options))
+        else:
+            click.echo(descgen.emit(what, self.format, name=self.name, source=source, notes=notes))
 
     def envelope(self, **parts: Any) -> dict[str, Any]:
         return {"descgen": ENVELOPE_VERSION, "command": self.command, "input": self.input, **parts}

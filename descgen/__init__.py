@@ -43,6 +43,7 @@ from .zcm import decode_zcm, encode_zcm, validate_zcm, zcm_mask, zcm_submasks
 if TYPE_CHECKING:  # what the lazy exports below are, for type checkers and editors
     from .compare import Diff, diff
     from .emitters import FORMATS, emit
+    from .backends.descriptor_functions import emit_functions
     from .facts import KIND_LAYOUTS, LBO_MODES, MAJORS, SWIZZLES
     from .runtime import RuntimeIdesc, idesc_from_runtime
     from .ptx.scan import ScanFinding, ScanInstruction, ScanOperand, ScanResult, scan_file, scan_ptx
@@ -64,6 +65,7 @@ _LAZY = {
     **dict.fromkeys(("idesc_from_runtime", "RuntimeIdesc"), "runtime"),
     **dict.fromkeys(("diff", "Diff"), "compare"),
     **dict.fromkeys(("FORMATS", "emit"), "emitters"),
+    "emit_functions": "backends.descriptor_functions",
     **dict.fromkeys(("ScanFinding", "ScanInstruction", "ScanOperand", "ScanResult", "scan_file", "scan_ptx"), "ptx.scan"),
 }
 
@@ -141,6 +143,7 @@ __all__ = [
     # source code
     "FORMATS",
     "emit",
+    "emit_functions",
     # two words compared field by field
     "diff",
     "Diff",

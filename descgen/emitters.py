@@ -21,7 +21,7 @@ import keyword
 import re
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence, Union, get_args
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, Union, get_args
 
 from .catalog import usage_table
 from .engine import Decoded, hex_word, unit_word
@@ -36,7 +36,7 @@ from .version import __version__
 if TYPE_CHECKING:  # descgen.tiles loads on first use (descgen's lazy exports): not imported here
     from .tiles import TileDescriptor
 
-__all__ = ["FORMATS", "Emittable", "emit"]
+__all__ = ["FORMATS", "Emittable", "comment", "emit", "identifier", "word_comment"]
 
 #: One thing :func:`emit` writes as a word (or, for ``check_mma``'s report, several).
 Emittable = Union[Decoded, Report, "TileDescriptor", int]
@@ -225,15 +225,33 @@ def _show(value: Any) -> str:
 # Writers: one per format; each takes the items, the header line and the extra notes.
 
 
-def _named(item: _Item, lang: str, ok: Any) -> str:
-    """The item's name in ``lang`` (defaults upper-cased for C and Python, ``%``-prefixed for
-    PTX), if ``ok(name)``; else a usage error naming the rule."""
-    name = item.name if item.given or lang in ("C++", "PTX") else item.name.upper()
-    name = "%" + name if lang == "PTX" and not name.startswith("%") else name
+#: Per language of the code formats: its name in messages, and whether a name is one of its
+#: identifiers and not a keyword (descgen.backends writes functions under the same rules).
+_IDENTIFIERS: dict[str, tuple[str, Callable[[str], Any]]] = {
+    "c": ("C", lambda n: _C_IDENT.match(n) and n not in _C_KEYWORDS),
+    "cpp": ("C++", lambda n: _C_IDENT.match(n) and n not in _CPP_KEYWORDS),
+    "ptx": ("PTX", _PTX_IDENT.match),
+    "python": ("Python", lambda n: n.isidentifier() and not keyword.iskeyword(n)),
+}
+
+
+def identifier(name: str, fmt: Format, given: str | None = None) -> str:
+    """``name`` if it is an identifier of ``fmt``'s language (``c``, ``cpp``, ``ptx``, ``python``)
+    and not a keyword; else the usage error ``EMIT-NAME`` naming ``given`` (the name as the caller
+    wrote it, default ``name``)."""
+    lang, ok = _IDENTIFIERS[fmt]
     if not ok(name):
-        raise _usage("EMIT-NAME", "name", item.name, f"an identifier of {lang} that is not a keyword",
-                     f"the constant is declared in {lang} source")
+        raise _usage("EMIT-NAME", "name", given if given is not None else name,
+                     f"an identifier of {lang} that is not a keyword", f"the constant is declared in {lang} source")
     return name
+
+
+def _named(item: _Item, fmt: Format) -> str:
+    """The item's name in ``fmt`` (defaults upper-cased for C and Python, ``%``-prefixed for
+    PTX), checked by :func:`identifier`."""
+    name = item.name if item.given or fmt in ("cpp", "ptx") else item.name.upper()
+    name = "%" + name if fmt == "ptx" and not name.startswith("%") else name
+    return identifier(name, fmt, item.name)
 
 
 #: Comments are ASCII: ptxas rejects any other byte, even in a comment ("Unexpected non-ASCII
@@ -242,9 +260,30 @@ _ASCII = str.maketrans({"×": "x", "–": "-", "—": "-", "≤": "<=", "≥": "
                         "“": '"', "”": '"'})
 
 
-def _comment_block(item: _Item, header: str, notes: tuple[str, ...], prefix: str) -> list[str]:
-    lines = (*item.comment, header, *notes)
-    return [prefix + re.sub(r"§\s*", "sec. ", line).translate(_ASCII).encode("ascii", "replace").decode() for line in lines]
+def comment(lines: Sequence[str], fmt: Format) -> list[str]:
+    """``lines`` as a comment of ``fmt``'s language: ASCII (``§`` written ``sec.``), then ``/* ...
+    */`` for C (a ``*/`` inside broken up), ``// `` for C++ and PTX (no trailing backslash that
+    would continue the comment onto the next line), ``# `` for Python."""
+    text = [re.sub(r"§\s*", "sec. ", line).translate(_ASCII).encode("ascii", "replace").decode() for line in lines]
+    if fmt == "c":
+        body = [line.replace("*/", "* /") for line in text]
+        return ["/* " + body[0], *(" * " + line for line in body[1:]), " */"] if body else []
+    if fmt == "python":
+        return ["# " + line for line in text]
+    return [("// " + line).rstrip("\\") for line in text]
+
+
+def word_comment(what: Emittable, *, descriptor: Descriptor | None = None, kind: Kind | None = None) -> tuple[str, ...]:
+    """The comment lines :func:`emit` writes above one word: its decode (fields with bits and units,
+    derived values), its findings, and for a tile the LBO/SBO reasoning.
+
+    Raises:
+        UsageError: as :func:`emit`, or ``EMIT-NAME`` when ``what`` is several words.
+    """
+    items = list(_items(what, descriptor, kind))
+    if len(items) != 1:
+        raise _usage("EMIT-NAME", "what", len(items), "one word", "a function is written for one word")
+    return items[0].comment
 
 
 def _hex_writer(items: list[_Item], header: str, notes: tuple[str, ...]) -> str:
@@ -261,43 +300,34 @@ def _json_writer(items: list[_Item], header: str, notes: tuple[str, ...]) -> str
 def _c_writer(items: list[_Item], header: str, notes: tuple[str, ...]) -> str:
     out = ["#include <stdint.h>"]
     for it in items:
-        name = _named(it, "C", lambda n: _C_IDENT.match(n) and n not in _C_KEYWORDS)
-        body = [line.replace("*/", "* /") for line in _comment_block(it, header, notes, "")]
-        out += ["", "/* " + body[0], *(" * " + line for line in body[1:]), " */",
-                f"#define {name} UINT{it.width}_C({hex_word(it.word, it.width)})"]
+        out += ["", *comment((*it.comment, header, *notes), "c"),
+                f"#define {_named(it, 'c')} UINT{it.width}_C({hex_word(it.word, it.width)})"]
     return "\n".join(out)
 
 
 def _cpp_writer(items: list[_Item], header: str, notes: tuple[str, ...]) -> str:
     out = ["#include <cstdint>"]
     for it in items:
-        name = _named(it, "C++", lambda n: _C_IDENT.match(n) and n not in _CPP_KEYWORDS)
         suffix = "u" if it.width == 32 else "ull"
-        out += ["", *_safe_lines(_comment_block(it, header, notes, "// ")),
-                f"constexpr std::uint{it.width}_t {name} = {hex_word(it.word, it.width)}{suffix};"]
+        out += ["", *comment((*it.comment, header, *notes), "cpp"),
+                f"constexpr std::uint{it.width}_t {_named(it, 'cpp')} = {hex_word(it.word, it.width)}{suffix};"]
     return "\n".join(out)
 
 
 def _ptx_writer(items: list[_Item], header: str, notes: tuple[str, ...]) -> str:
     out: list[str] = []
     for it in items:
-        name = _named(it, "PTX", _PTX_IDENT.match)
-        out += [*([""] if out else []), *_safe_lines(_comment_block(it, header, notes, "// ")),
-                f"mov.b{it.width} {name}, {hex_word(it.word, it.width)};"]
+        out += [*([""] if out else []), *comment((*it.comment, header, *notes), "ptx"),
+                f"mov.b{it.width} {_named(it, 'ptx')}, {hex_word(it.word, it.width)};"]
     return "\n".join(out)
 
 
 def _python_writer(items: list[_Item], header: str, notes: tuple[str, ...]) -> str:
     out: list[str] = []
     for it in items:
-        name = _named(it, "Python", lambda n: n.isidentifier() and not keyword.iskeyword(n))
-        out += [*([""] if out else []), *_comment_block(it, header, notes, "# "), f"{name} = {hex_word(it.word, it.width)}"]
+        out += [*([""] if out else []), *comment((*it.comment, header, *notes), "python"),
+                f"{_named(it, 'python')} = {hex_word(it.word, it.width)}"]
     return "\n".join(out)
-
-
-def _safe_lines(lines: list[str]) -> list[str]:
-    """``//`` comment lines that a trailing backslash cannot continue onto the code line."""
-    return [line.rstrip("\\") for line in lines]
 
 
 _WRITERS = {"hex": _hex_writer, "json": _json_writer, "c": _c_writer, "cpp": _cpp_writer, "ptx": _ptx_writer,

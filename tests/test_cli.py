@@ -436,3 +436,48 @@ def run_module_piped(*args: str) -> list[str]:
 def test_module_entry_point_and_lazy_imports():
     """``python -m descgen.cli`` works, and piped output never imports rich or bitstring."""
     assert run_module_piped("idesc", "--kind", "f16", "--m", "128", "--n", "256") == ["0x08400010", "heavy: []"]
+
+
+TILE_ARGS = ["smem", "--tile", "128x64", "--dtype", "bf16", "--major", "k", "--swizzle", "128B"]
+
+
+def test_smem_tile_without_addr_writes_the_run_time_functions() -> None:
+    """Without --addr, --tile with a code format writes descgen.emit_functions' text (E44); the
+    command line is in its comment."""
+    args = [*TILE_ARGS, "--format", "cpp", "--name", "a_desc", "--stage-bytes", "32768"]
+    out = run(*args).stdout
+    td = descgen.smem_for_tile(dtype="bf16", major="k", swizzle="128B", mn=128, k=64, start_address=0)
+    assert out == descgen.emit_functions(td, "cpp", name="a_desc", stage_bytes=32768,
+                                         source="descgen " + " ".join(args)) + "\n"
+    assert "constexpr std::uint64_t a_desc_fixed = 0x4000404000010000ull;" in out
+    assert "a_desc_stage(std::uint64_t desc, std::uint32_t stage)" in out and "stage * 0x800u" in out
+    ns: dict = {}
+    exec(run(*TILE_ARGS, "--format", "python").stdout, ns)
+    assert ns["smem_desc_k"](ns["smem_desc"](0x400), 1) == 0x4000404000010042
+
+
+@pytest.mark.parametrize("args, message", [
+    (TILE_ARGS, "missing --addr"),                                                  # no code format
+    (["smem", "--lbo", "16", "--sbo", "1024", "--swizzle", "128B", "--format", "cpp"], "missing --addr"),
+    ([*TILE_ARGS, "--addr", "0x400", "--stage-bytes", "32768", "--format", "cpp"], "--stage-bytes"),
+    (["idesc", "--kind", "f16", "--m", "128", "--n", "256", "--functions"], "--functions writes source code"),
+])
+def test_run_time_function_options_are_usage_errors_elsewhere(args, message) -> None:
+    assert message in run(*args, code=2).stderr
+
+
+def test_stage_bytes_that_split_a_tile_exit_2() -> None:
+    err = run(*TILE_ARGS, "--format", "c", "--stage-bytes", "8192", code=2).stderr
+    assert "EMIT-STAGE-BYTES" in err and "at least 16384" in err
+
+
+def test_idesc_and_zcm_functions_from_the_cli() -> None:
+    dense = run("idesc", "--kind", "f16", "--m", "128", "--n", "256", "--format", "cpp", "--functions").stdout
+    assert "no run-time part" in dense and "constexpr std::uint32_t idesc_fixed = 0x08400010u;" in dense
+    mx = run("idesc", "--kind", "mxf8f6f4", "--m", "128", "--n", "256", "--format", "python", "--functions").stdout
+    ns: dict = {}
+    exec(mx, ns)
+    assert ns["idesc"](1, 2) == descgen.encode_idesc("mxf8f6f4", 128, 256, a_sf_id=1, b_sf_id=2)
+    z = run("zcm", *ZCM_ARGS, "--format", "python", "--functions").stdout
+    exec(z, ns)
+    assert hex(ns["zcm_desc"](0)) == ZCM_WORD.replace("0x000", "0x")

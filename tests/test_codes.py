@@ -447,6 +447,10 @@ def test_usage_codes_the_fuzz_reaches_rarely():
     assert "ZCM-FIRST-SPAN-LENGTH" in _produce(descgen.encode_zcm, first_span=(1,), skip_span=1, use_span=1)
     assert "IDENTIFY-WORD" in _produce(identify, -1)
     assert "DIFF-WORD" in _produce(descgen.diff, 1.5, 0)
+    tile = descgen.smem_for_tile(dtype="bf16", major="k", swizzle="none", mn=8, k=8, start_address=0)
+    assert "EMIT-TILE-K" in _produce(descgen.emit_functions, tile, "cpp")
+    tile = descgen.smem_for_tile(dtype="bf16", major="k", swizzle="128B", mn=128, k=64, start_address=0)
+    assert "EMIT-STAGE-BYTES" in _produce(descgen.emit_functions, tile, "cpp", stage_bytes=8)
     bad = dict(read_table("rules.toml"), layout=[{"code": "LAYOUT-X"}])
     assert "TABLE-MALFORMED" in _produce(parse_rules, bad, "tables/rules.toml")
     for name in LAYOUT_FILES:

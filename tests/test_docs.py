@@ -137,3 +137,50 @@ def test_readme_short_decode_answer_is_current() -> None:
     got = [line.rstrip() for line in result.output.splitlines()]
     want = [line.rstrip() for line in sample.splitlines()]
     assert got[: len(want)] == want and got[len(want)] == ""
+
+
+def _run_cli(args: list[str]) -> str:
+    from click.testing import CliRunner
+
+    from descgen.cli import cli
+
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, (args, result.output)
+    return result.output
+
+
+def test_readme_emitted_excerpts_are_what_descgen_writes() -> None:
+    """A code block after ``<!-- emitted by: descgen ... -->`` is a contiguous part of that
+    command's output (the README's "In your kernel" section)."""
+    import shlex
+
+    found = re.findall(r"<!-- emitted by: descgen (.*?) -->\n```\w+\n(.*?)```", README, flags=re.S)
+    assert found
+    for command, block in found:
+        assert block in _run_cli(shlex.split(command)), command
+
+
+def test_readme_kernels_compile_with_the_emitted_headers(tmp_path: Path) -> None:
+    """Each ```cuda block of "In your kernel" compiles (nvcc, sm_100a) with the headers its
+    preceding ```sh block's commands write, each named by --name (idesc.hpp by default)."""
+    import shlex
+    import shutil
+    import subprocess
+
+    section = README[README.index("### In your kernel"):README.index("### Tensor memory addresses")]
+    pairs = re.findall(r"```sh\n(.*?)```.*?```cuda\n(.*?)```", section, flags=re.S)
+    assert len(pairs) == 2
+    if shutil.which("nvcc") is None:
+        pytest.skip("no nvcc")
+    for i, (commands, kernel) in enumerate(pairs):
+        where = tmp_path / f"k{i}"
+        where.mkdir()
+        for line in commands.strip().splitlines():
+            args = shlex.split(line)[1:]
+            name = args[args.index("--name") + 1] if "--name" in args else "idesc"
+            (where / f"{name}.hpp").write_text(_run_cli(args))
+        (where / "k.cu").write_text(kernel)
+        for flags in ([], ["-DDESCGEN_DEBUG"]):
+            r = subprocess.run(["nvcc", "-std=c++17", "-gencode=arch=compute_100a,code=sm_100a", "-rdc=true", *flags,
+                                "-c", "k.cu", "-o", "k.o"], cwd=where, capture_output=True, text=True)
+            assert r.returncode == 0, r.stderr

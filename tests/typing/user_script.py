@@ -200,6 +200,7 @@ def emit_all(words: dict[str, int], report: descgen.Report) -> str:
         descgen.emit(report, "ptx"),
         descgen.emit(td, "python", name="A_TILE"),
         descgen.emit(words["IDESC"], "hex", descriptor="idesc", kind=KIND),
+        descgen.emit_functions(td, "cpp", name="a_desc", stage_bytes=32768),
     ]
     return "\n\n".join(out)
 

@@ -1,0 +1,1 @@
+"""Back-ends: code generators over descgen's words (run-time descriptor functions, headers)."""

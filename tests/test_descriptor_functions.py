@@ -1,0 +1,336 @@
+"""Run-time descriptor functions (descgen.backends.descriptor_functions, errata E44): the emitted
+C++, C, Python and PTX give what encode_smem gives for every 16-byte-aligned address of the
+shared memory window and every K block of a grid of tiles; the debug checks catch a planted
+carry, an unaligned address and one outside the window."""
+
+from __future__ import annotations
+
+import array
+import random
+import shutil
+import signal
+import subprocess
+
+import pytest
+
+import descgen
+from descgen.backends.descriptor_functions import descriptor_functions, emit_functions
+
+from soundness import Machine, parse
+
+WINDOW = 1 << 18
+ADDRS = range(0, WINDOW, 16)
+
+#: (dtype, major, swizzle, mn, k, kind): every swizzle mode, both majors, 4/8/16/32-bit types.
+TILES = [
+    ("bf16", "k", "128B", 128, 64, None),
+    ("bf16", "k", "128B", 128, 128, None),   # two atoms along K
+    ("e4m3", "k", "64B", 128, 128, None),
+    ("tf32", "k", "32B", 64, 32, None),
+    ("f16", "k", "none", 64, 32, None),
+    ("bf16", "mn", "128B", 128, 32, None),
+    ("tf32", "mn", "128B_base32B", 64, 16, None),
+    ("e2m1", "k", "128B", 128, 256, "mxf4"),
+]
+STAGE_BYTES = [None, 32768, None, 12288, None, None, 8192, None]
+STAGES = (0, 1, 3)
+
+
+def tile(i: int) -> descgen.TileDescriptor:
+    dtype, major, swizzle, mn, k, kind = TILES[i]
+    return descgen.smem_for_tile(dtype=dtype, major=major, swizzle=swizzle, mn=mn, k=k, start_address=0, kind=kind)
+
+
+@pytest.fixture(scope="module")
+def expected() -> list[list[int]]:
+    """Per tile, the words encode_smem gives at every start address (start >> 4 -> word)."""
+    out = []
+    for i in range(len(TILES)):
+        td = tile(i)
+        out.append([int(descgen.encode_smem(start_address=a, lbo=td.lbo, sbo=td.sbo, swizzle=td.swizzle,
+                                            base_offset=td.base_offset)) for a in ADDRS])
+    return out
+
+
+def plan(i: int) -> tuple[list[int], list[int], int]:
+    """(K-block byte offsets, stage byte offsets, stage bytes) of tile ``i``."""
+    td = tile(i)
+    fns = descriptor_functions(td, stage_bytes=STAGE_BYTES[i])
+    size = td.atom.bytes * td.repeats[0] * td.repeats[1]
+    stage = STAGE_BYTES[i] or size
+    assert fns.fixed == td.word and fns.fixed & 0x3FFF == 0
+    return [td.k_offset(kb * td.mma_k) for kb in range(td.k // td.mma_k)], [s * stage for s in STAGES], stage
+
+
+def want(expected: list[list[int]], i: int) -> list[int]:
+    """What the sweep prints for tile ``i``: per address, every K block, then every stage; the
+    start address wraps inside its 14 bits (the functions mask it; the debug checks refuse it)."""
+    koffs, soffs, _ = plan(i)
+    table = expected[i]
+    return [table[((a + off) % WINDOW) >> 4] for a in ADDRS for off in (*koffs, *soffs)]
+
+
+def sweep_main(lang: str) -> str:
+    """A main() printing, per tile, a_desc_k(a_desc(addr), kb) and a_desc_stage(a_desc(addr), s)
+    for every address, as raw 64-bit words."""
+    lines = ["int main(void) {", "    for (unsigned i = 0; i < (1u << 18); i += 16) {"]
+    for i in range(len(TILES)):
+        koffs, _, _ = plan(i)
+        lines += [f"        {{ uint64_t w[{len(koffs) + len(STAGES)}]; unsigned n = 0;",
+                  f"          for (unsigned kb = 0; kb < {len(koffs)}u; kb++) w[n++] = t{i}_k(t{i}(i), kb);",
+                  *(f"          w[n++] = t{i}_stage(t{i}(i), {s}u);" for s in STAGES),
+                  "          fwrite(w, sizeof w[0], n, stdout); }"]
+    lines += ["    }", "    return 0;", "}"]
+    text = "\n".join(lines)
+    return text.replace("uint64_t", "std::uint64_t") if lang == "cpp" else text
+
+
+def source(lang: str) -> str:
+    return "\n\n".join(emit_functions(tile(i), lang, name=f"t{i}", stage_bytes=STAGE_BYTES[i])
+                       for i in range(len(TILES)))
+
+
+def compile_run(tmp_path, lang: str, text: str, *flags: str, args: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    compiler = {"cpp": ["g++", "-std=c++17"], "c": ["gcc", "-std=c99"]}[lang]
+    src = tmp_path / f"main.{'cpp' if lang == 'cpp' else 'c'}"
+    src.write_text(text)
+    exe = tmp_path / f"main_{lang}"
+    subprocess.run([*compiler, "-O1", "-Wall", "-Wextra", "-Werror", "-pedantic", *flags, str(src), "-o", str(exe)],
+                   check=True, capture_output=True, text=True)
+    return subprocess.run([str(exe), *args], capture_output=True)
+
+
+def words(raw: bytes) -> list[int]:
+    a = array.array("Q")
+    a.frombytes(raw)
+    return a.tolist()
+
+
+@pytest.mark.parametrize("lang", ["cpp", "c"])
+def test_every_address_and_k_block_matches_encode_smem(tmp_path, expected, lang) -> None:
+    if shutil.which("g++" if lang == "cpp" else "gcc") is None:
+        pytest.skip("no compiler")
+    result = compile_run(tmp_path, lang, source(lang) + "\n\n" + sweep_main(lang))
+    assert result.returncode == 0, result.stderr
+    got = words(result.stdout)
+    per_addr = [len(plan(i)[0]) + len(STAGES) for i in range(len(TILES))]
+    n = sum(per_addr)
+    assert len(got) == len(ADDRS) * n
+    for i in range(len(TILES)):
+        start = sum(per_addr[:i])
+        mine = [w for a in range(len(ADDRS)) for w in got[a * n + start: a * n + start + per_addr[i]]]
+        assert mine == want(expected, i), TILES[i]
+
+
+def test_python_functions_match_encode_smem(expected) -> None:
+    for i in range(len(TILES)):
+        ns: dict[str, object] = {}
+        exec(emit_functions(tile(i), "python", name="t", stage_bytes=STAGE_BYTES[i]), ns)
+        make, k, stage = ns["t"], ns["t_k"], ns["t_stage"]
+        koffs, soffs, size = plan(i)
+        td = tile(i)
+        period = max(td.atom.period, 16)
+        last = WINDOW - td.atom.bytes * td.repeats[0] * td.repeats[1]
+        table = expected[i]
+        for a in range(0, last + 1, period):  # every address the checks allow
+            d = make(a)
+            assert d == table[a >> 4]
+            assert [k(d, kb) for kb in range(len(koffs))] == [table[(a + off) >> 4] for off in koffs]
+            for s, off in zip(STAGES, soffs):
+                if a + off <= last:
+                    assert stage(d, s) == table[(a + off) >> 4]
+        with pytest.raises(ValueError, match="descgen: SMEM-START-ADDRESS-ALIGN: start_address = 8 "):
+            make(8)
+        with pytest.raises(ValueError, match="descgen: LAYOUT-K-OFFSET: k_block"):
+            k(make(0), len(koffs))
+
+
+DEBUG_CASES = {  # name: (expression on tile 0 = bf16 K-major 128B 128x64, code, value)
+    "carry": ("t0_k(t0_fixed | 0x3fffu, 1u)", "SMEM-START-ADDRESS-CARRY", 0x40010),
+    "unaligned": ("t0(0x408u)", "SMEM-START-ADDRESS-ALIGN", 0x408),
+    "window": ("t0(0x40000u)", "SMEM-START-ADDRESS-RANGE", 0x40000),
+    "tile": ("t0(0x3c400u)", "LAYOUT-TILE-RANGE", 0x3c400),
+    "phase": ("t0(0x480u)", "LAYOUT-ATOM-PHASE", 0x480),
+    "k_block": ("t0_k(t0(0x400u), 4u)", "LAYOUT-K-OFFSET", 4),
+    "stage": ("t0_stage(t0(0x3c000u), 1u)", "LAYOUT-TILE-RANGE", 0x40000),
+}
+
+
+def debug_main() -> str:
+    cases = "\n".join(f'    if (!std::strcmp(argv[1], "{k}")) w = {e};' for k, (e, _, _) in DEBUG_CASES.items())
+    return (f"#include <cstring>\n{emit_functions(tile(0), 'cpp', name='t0')}\n\n"
+            "int main(int argc, char** argv) {\n    std::uint64_t w = 0;\n    if (argc < 2) return 2;\n"
+            f"{cases}\n    std::printf(\"%016llx\\n\", (unsigned long long)w);\n    return 0;\n}}\n")
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="no g++")
+def test_debug_checks_trap_with_the_code(tmp_path) -> None:
+    src = tmp_path / "dbg.cpp"
+    src.write_text(debug_main())
+    for flags, name in (([], "rel"), (["-DDESCGEN_DEBUG"], "dbg")):
+        subprocess.run(["g++", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-pedantic", *flags, str(src), "-o",
+                        str(tmp_path / name)], check=True, capture_output=True)
+    for case, (_, code, value) in DEBUG_CASES.items():
+        r = subprocess.run([str(tmp_path / "dbg"), case], capture_output=True, text=True)
+        assert r.returncode == -signal.SIGABRT, (case, r)
+        assert f"descgen: {code}: " in r.stderr and f"= {value} ({value:#x}), allowed " in r.stderr, (case, r.stderr)
+    # Without DESCGEN_DEBUG the planted carry stays inside the start address field: LBO and every
+    # other bit as they were (a raw 64-bit add of the offset would have carried into bit 14).
+    fixed = tile(0).word
+    r = subprocess.run([str(tmp_path / "rel"), "carry"], capture_output=True, text=True)
+    got = int(r.stdout, 16)
+    assert got & ~0x3FFF == fixed and got & 0x3FFF == (0x3FFF + 2) & 0x3FFF
+    assert (fixed | 0x3FFF) + 2 & ~0x3FFF != fixed  # what the raw add does
+
+
+def test_idesc_and_zcm_functions() -> None:
+    word = descgen.encode_idesc("mxf4nvf4", 128, 256)
+    ns: dict[str, object] = {}
+    exec(emit_functions(descgen.validate_idesc(word, "mxf4nvf4", scale_vec="2X"), "python"), ns)
+    for a in (0, 2):
+        for b in (0, 2):
+            assert ns["idesc"](a, b) == descgen.encode_idesc("mxf4nvf4", 128, 256, a_sf_id=a, b_sf_id=b)
+    with pytest.raises(ValueError, match="IDESC-A-SF-ID-SCALE-VEC: a_sf_id = 1 "):
+        ns["idesc"](1, 0)
+    dense = emit_functions(descgen.validate_idesc(0x08400010, "f16"), "cpp")
+    assert "no run-time part" in dense and "constexpr std::uint32_t idesc_fixed = 0x08400010u;" in dense
+    assert "DESCGEN_CHECK" not in dense
+    sparse = descgen.encode_idesc("tf32", 128, 256, sparse=True)
+    ns = {}
+    exec(emit_functions(descgen.decode_idesc(sparse, "tf32"), "python"), ns)
+    assert [ns["idesc"](s) for s in range(4)] == [descgen.encode_idesc("tf32", 128, 256, sparse=True,
+                                                                        sparsity_selector=s) for s in range(4)]
+    e15 = emit_functions(descgen.decode_idesc(descgen.encode_idesc("i8", 128, 256, sparse=True), "i8"), "python")
+    assert "no run-time part" in e15 and "E15" in e15 and "def idesc" not in e15
+    zcm = descgen.encode_zcm(start_count=(1, 3, 5, 7), skip_span=1, use_span=13)
+    ns = {}
+    exec(emit_functions(descgen.validate_zcm(zcm, m=32, n=64), "python"), ns)
+    for s in range(17):
+        assert ns["zcm_desc"](s) == descgen.encode_zcm(start_count=(1, 3, 5, 7), skip_span=1, use_span=13,
+                                                       column_shift=s)
+    with pytest.raises(ValueError, match="ZCM-COLUMN-SHIFT-M: column_shift = 17 "):
+        ns["zcm_desc"](17)
+
+
+def test_usage_errors() -> None:
+    td = tile(0)
+    for bad in (1000, 16384 + 512, 8192):
+        with pytest.raises(descgen.UsageError) as e:
+            emit_functions(td, "cpp", stage_bytes=bad)
+        assert e.value.code == "EMIT-STAGE-BYTES"
+    with pytest.raises(descgen.UsageError) as e:
+        emit_functions(td, "json")
+    assert e.value.code == "EMIT-FORMAT"
+    with pytest.raises(descgen.UsageError) as e:
+        emit_functions(td, "cpp", name="class")
+    assert e.value.code == "EMIT-NAME"
+
+
+PTX_KERNEL = """.version 8.7
+.target sm_100a
+.address_size 64
+
+.visible .entry k(.param .u32 p_addr, .param .u32 p_kb, .param .u32 p_stage, .param .u64 p_out)
+{{
+    .reg .b32 %t_smem_addr, %t_k_block, %t_stage;
+    .reg .b64 %t, %out;
+    ld.param.u32 %t_smem_addr, [p_addr];
+    ld.param.u32 %t_k_block, [p_kb];
+    ld.param.u32 %t_stage, [p_stage];
+    ld.param.u64 %out, [p_out];
+{body}
+    st.global.u64 [%out], %t;
+    ret;
+}}
+"""
+
+
+def ptx_kernel(i: int) -> str:
+    blocks = emit_functions(tile(i), "ptx", name="t", stage_bytes=STAGE_BYTES[i]).split("\n\n")
+    return PTX_KERNEL.format(body="\n".join(blocks[1:]))  # make, then stage, then K block (in place)
+
+
+def test_ptx_sequence_interpreted(expected) -> None:
+    """tests/soundness.py's concrete PTX interpreter runs the emitted sequence for a sample of
+    addresses: t(addr), then t_stage(stage), then t_k(k_block), in place on %t."""
+    rng = random.Random(20)
+    for i in range(len(TILES)):
+        text = "\n".join(line for line in ptx_kernel(i).splitlines() if "ld.param" not in line)
+        (fn,) = parse(text)
+        koffs, soffs, _ = plan(i)
+        table = expected[i]
+        for _ in range(40):
+            a, kb, s = rng.randrange(0, WINDOW, 16), rng.randrange(len(koffs)), rng.randrange(len(STAGES))
+            m = Machine(fn, {}, random.Random(0))
+            m.regs.update({"%t_smem_addr": a, "%t_k_block": kb, "%t_stage": STAGES[s]})
+            m.run(10_000, lambda *_: None)
+            assert m.regs["%t"] == table[((a + soffs[s] + koffs[kb]) % WINDOW) >> 4], (TILES[i], a, kb, s)
+
+
+@pytest.mark.skipif(shutil.which("ptxas") is None, reason="no ptxas")
+def test_ptx_sequence_assembles(tmp_path) -> None:
+    for i in (0, 5):
+        src = tmp_path / f"k{i}.ptx"
+        src.write_text(ptx_kernel(i))
+        r = subprocess.run(["ptxas", "-arch=sm_100a", str(src), "-o", str(tmp_path / f"k{i}.cubin")],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc")
+def test_nvcc_compiles_for_sm_90a_and_sm_100a(tmp_path) -> None:
+    text = (emit_functions(tile(0), "cpp", name="a_desc") + "\n\n"
+            + emit_functions(descgen.validate_idesc(descgen.encode_idesc("mxf8f6f4", 128, 256), "mxf8f6f4"), "cpp")
+            + "\n\n__global__ void k(unsigned long long* out, unsigned addr, unsigned kb, unsigned s) {\n"
+              "    out[0] = a_desc_k(a_desc_stage(a_desc(addr), s), kb);\n    out[1] = idesc(kb & 3u, 0u);\n}\n")
+    src = tmp_path / "k.cu"
+    src.write_text(text)
+    for flags in ([], ["-DDESCGEN_DEBUG"]):
+        r = subprocess.run(["nvcc", "-std=c++17", "-gencode=arch=compute_90a,code=sm_90a",
+                            "-gencode=arch=compute_100a,code=sm_100a", *flags, "-c", str(src), "-o",
+                            str(tmp_path / "k.o")], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+
+
+def every_tile():
+    """Every tile of 1x1, 2x2 and 1x4 atoms that Table 52/53 allow, for every A/B type (e2m1 under
+    both storages), whose K is a whole number of MMA K blocks."""
+    for dtype, kind in [("f16", None), ("bf16", None), ("tf32", None), ("e4m3", None), ("e5m2", None), ("s8", None),
+                        ("u8", None), ("e2m3", None), ("e3m2", None), ("e2m1", "f8f6f4"), ("e2m1", "mxf4")]:
+        for major in ("k", "mn"):
+            for swizzle in ("none", "128B_base32B", "128B", "64B", "32B"):
+                try:
+                    atom = descgen.swizzle_atom(dtype=dtype, major=major, swizzle=swizzle, kind=kind)
+                except descgen.DescgenError:
+                    continue
+                for rm, rk in ((1, 1), (2, 2), (1, 4)):
+                    try:
+                        td = descgen.smem_for_tile(dtype=dtype, major=major, swizzle=swizzle, mn=atom.mn * rm,
+                                                   k=atom.k * rk, start_address=0, kind=kind)
+                    except descgen.DescgenError:
+                        continue
+                    if td.k % td.mma_k == 0:
+                        yield td
+
+
+def test_python_functions_of_every_tile_kind() -> None:
+    """Every tile descgen models: its Python functions at sampled pattern-aligned addresses equal
+    encode_smem at the address plus TileDescriptor.k_offset of each K block."""
+    rng = random.Random(44)
+    tiles = list(every_tile())
+    assert len(tiles) > 100
+    for td in tiles:
+        ns: dict[str, object] = {}
+        exec(emit_functions(td, "python", name="t"), ns)
+        size = td.atom.bytes * td.repeats[0] * td.repeats[1]
+        step = max(16, td.atom.period)
+        for a in rng.sample(range(0, WINDOW - size + 1, step), 8):
+            d = ns["t"](a)
+            for kb in range(td.k // td.mma_k):
+                start = a + td.k_offset(kb * td.mma_k)
+                assert ns["t_k"](d, kb) == descgen.encode_smem(start_address=start, lbo=td.lbo, sbo=td.sbo,
+                                                               swizzle=td.swizzle, base_offset=td.base_offset), \
+                    (td.dtype, td.major, td.swizzle, td.mn, td.k, a, kb)
+            if a + size <= WINDOW - size:
+                assert ns["t_stage"](d, 1) == descgen.encode_smem(start_address=a + size, lbo=td.lbo, sbo=td.sbo,
+                                                                  swizzle=td.swizzle, base_offset=td.base_offset)
