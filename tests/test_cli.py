@@ -442,7 +442,7 @@ TILE_ARGS = ["smem", "--tile", "128x64", "--dtype", "bf16", "--major", "k", "--s
 
 
 def test_smem_tile_without_addr_writes_the_run_time_functions() -> None:
-    """Without --addr, --tile with a code format writes descgen.emit_functions' text (E44); the
+    """Without --addr, --tile with a code format writes descgen.emit_functions' text (E45); the
     command line is in its comment."""
     args = [*TILE_ARGS, "--format", "cpp", "--name", "a_desc", "--stage-bytes", "32768"]
     out = run(*args).stdout

@@ -1,4 +1,4 @@
-"""Run-time descriptor functions (descgen.backends.descriptor_functions, errata E44): the emitted
+"""Run-time descriptor functions (descgen.backends.descriptor_functions, errata E45): the emitted
 C++, C, Python and PTX give what encode_smem gives for every 16-byte-aligned address of the
 shared memory window and every K block of a grid of tiles; the debug checks catch a planted
 carry, an unaligned address and one outside the window."""

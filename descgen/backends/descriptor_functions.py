@@ -3,7 +3,7 @@ functions, in C++, C, PTX and Python.
 
 No real kernel uses a fixed shared memory address: a descriptor is a compile-time part plus a
 run-time address, advanced per K block inside a swizzle atom and per pipeline stage. What is
-run-time, per word (errata E44):
+run-time, per word (errata E45):
 
 - a tile's **shared memory descriptor** (from :func:`~descgen.smem_for_tile`): ``NAME(smem_addr)``
   puts the tile's address (bytes) in the start address field; ``NAME_k(desc, k_block)`` steps to
@@ -246,7 +246,7 @@ def _smem(td: TileDescriptor, name: str, stage_bytes: int | None) -> DescriptorF
              f"fixed part: start address 0; run-time: {name}(smem_addr), {name}_k(desc, k_block), "
              f"{name}_stage(desc, stage) ({stage}-byte stages)",
              "each changes only the start address field (bits 0-13 of the low 32-bit half), masked to 14 bits: "
-             "nothing carries into bits 14-15 or the LBO (E44)")
+             "nothing carries into bits 14-15 or the LBO (E45)")
     return DescriptorFunctions(name, 64, td.word, lines, (make, advance_k, advance_stage))
 
 
@@ -314,12 +314,12 @@ def _idesc(d: Decoded, name: str, context: dict[str, Any]) -> DescriptorFunction
     if not runtime:
         why = " (its sparsity selector must be 0: E15)" if d.value("sparse") else ""
         lines.append(f"no run-time part: .kind::{d.kind} {'sparse' if d.value('sparse') else 'dense'}: every field "
-                     f"is fixed by the MMA's kind, shape, types and majors{why} (E44)")
+                     f"is fixed by the MMA's kind, shape, types and majors{why} (E45)")
         return DescriptorFunctions(name, 32, fixed, tuple(lines), ())
     stmts, value = _field_setter(d, runtime, check)
     lines.append(f"fixed part: {', '.join(runtime)} 0; run-time: {name}({', '.join(runtime)}) "
                  + ("(CUTLASS: bits 30-31 of the scale factors' tensor memory addresses)" if "a_sf_id" in runtime
-                    else "(the sparsity metadata's selector, sec. 9.7.16.10.8)") + " (E44)")
+                    else "(the sparsity metadata's selector, sec. 9.7.16.10.8)") + " (E45)")
     fn = Function(name, (f"{name}({', '.join(runtime)}): the instruction descriptor with these fields set",),
                   tuple((n, 32) for n in runtime), tuple(stmts), ("|", fixed, value), None)
     return DescriptorFunctions(name, 32, fixed, tuple(lines), (fn,))
@@ -335,7 +335,7 @@ def _zcm(d: Decoded, name: str, context: dict[str, Any]) -> DescriptorFunctions:
 
     stmts, hi_value = _field_setter(d, ["column_shift"], check)  # bits 56-61: in the high half
     lines.append(f"fixed part: column shift 0; run-time: {name}(column_shift), the first column of B this MMA reads "
-                 "(Table 45, bits 56-61) (E44)")
+                 "(Table 45, bits 56-61) (E45)")
     fn = Function(name, (f"{name}(column_shift): the zero-column mask with B's columns shifted by column_shift",),
                   (("column_shift", 32),), tuple(stmts), fixed & _M32, ("|", fixed >> 32, hi_value))
     return DescriptorFunctions(name, 64, fixed, tuple(lines), (fn,))
