@@ -83,6 +83,20 @@ def _wgmma_k() -> dict[str, int]:
     return {t: row["k"] for row in layout(SMEM_LAYOUTS[1]).extra["operands"] for t in row["types"]}
 
 
+def _major_check(atom: SwizzleAtom, family: str) -> Finding | None:
+    """May the family read ``atom``'s type with its major-ness and swizzle? tcgen05: Table 52;
+    wgmma: MN-major (imm-trans) for f16/bf16 only (``[[operands]]`` ``majors``), every swizzle."""
+    if family == SMEM_LAYOUTS[0]:
+        return _table52(atom)
+    rows = layout(family).extra["operands"]
+    row = next(r for r in rows if atom.dtype in r["types"])
+    if atom.major in row["majors"]:
+        return None
+    takes = sorted(t for r in rows if atom.major in r["majors"] for t in r["types"])
+    return layout_finding("LAYOUT-MAJOR-ARCH", "major", atom.major, f"{', '.join(takes)} (MN-major); every type K-major",
+                          f"wgmma.mma_async cannot transpose {atom.dtype} ({row['source']})")
+
+
 def _raise(cls: type, code: str, field: str, value: Any, allowed: str, detail: str = "") -> NoReturn:
     """Raise the ``[[layout]]`` code ``code`` of ``tables/rules.toml`` (its rule and source), with
     ``detail`` saying what was found."""
@@ -540,7 +554,7 @@ def smem_for_tile(
                                 tuple(layout(family).field("swizzle").codes(None)), "{!r} is not a wgmma swizzle mode")
     atom = swizzle_atom(dtype=dtype, major=major, swizzle=swizzle, kind=kind)
     dtype, major, swizzle = atom.dtype, atom.major, atom.swizzle  # the tables' spelling
-    problem = _table52(atom)
+    problem = _major_check(atom, family)
     if problem is not None:
         raise EncodeError((problem,))
     mn, k = _positive("mn", mn), _positive("k", k)
@@ -843,7 +857,7 @@ def smem_layout(
     table = tuple(tuple(_read_address(atom, start + off, bo) * 8 + e for off, e in row) for row in bits_of)
 
     findings = list(d.findings)
-    problem = _table52(atom)
+    problem = _major_check(atom, family)
     if problem is not None:
         findings.append(problem)
     findings += _address_findings(table, atom, buffer)
