@@ -262,3 +262,19 @@ def test_cli_layout_and_port():
     refused = run("port", hex(descgen.encode_smem(start_address=0, lbo=16, sbo=1024, swizzle="128B_base32B")),
                   "--to", "sm_90a", code=1)
     assert "PORT-MODE" in refused.output
+
+
+def test_the_table_is_read_strictly():
+    import copy
+
+    from descgen.loader import atoms, parse_layout, read_table
+
+    data = read_table("wgmma_smem_desc.toml")
+    rows = parse_layout(data, "x").extra["operands"]
+    assert {t for r in rows for t in r["types"]} <= set(atoms().elements)  # the tile model knows every type
+    for bad in ({"types": [], "k": 16, "majors": ["k"], "source": "s"}, {"types": ["f16"], "k": 16, "majors": ["row"], "source": "s"},
+                {"types": ["f16"], "k": 0, "majors": ["k"], "source": "s"}, {"types": ["f16"], "k": 16, "majors": ["k"]}):
+        broken = copy.deepcopy(data)
+        broken["operands"] = [bad]
+        with pytest.raises(descgen.TableError):
+            parse_layout(broken, "x")
