@@ -387,7 +387,7 @@ def smem(out: Output, start_address: int, swizzle: str, lbo: int | None, sbo: in
       descgen smem --tile 64x64 --dtype f16 --major k --swizzle 128B --addr 0x400 --arch sm_90a
     """
     context = {**context, "pattern_start": tile_args["pattern_start"]}
-    wgmma = _wgmma(context)
+    wgmma = wgmma_arch(context)
     if wgmma and lbo_mode is not None:
         raise click.UsageError("--lbo-mode is tcgen05's (Table 40 bit 52): the wgmma descriptor (--arch sm_90a) has none")
     given = [f"--{name.replace('_', '-')}" for name in _TILE_ONLY if tile_args[name] is not None]
@@ -430,7 +430,7 @@ def smem(out: Output, start_address: int, swizzle: str, lbo: int | None, sbo: in
         _show_smem(out, td.word, context, tile=td.as_dict())
 
 
-def _wgmma(context: dict[str, Any]) -> bool:
+def wgmma_arch(context: dict[str, Any]) -> bool:
     """Whether ``--arch`` selects the wgmma (sm_90a) shared memory descriptor."""
     from descgen.facts import smem_family
 
@@ -438,7 +438,7 @@ def _wgmma(context: dict[str, Any]) -> bool:
 
 
 def _show_smem(out: Output, word: int, context: dict[str, Any], **extra: Any) -> None:
-    validate = descgen.validate_wgmma_smem if _wgmma(context) else descgen.validate_smem
+    validate = descgen.validate_wgmma_smem if wgmma_arch(context) else descgen.validate_smem
     if not (out.json or out.table or out.code):
         out.word(word, 64, lambda: validate(word, **context).findings)
         return
@@ -627,7 +627,7 @@ def _decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: i
         if as_ not in (None, "idesc"):
             raise click.UsageError(f"--kind applies to instruction descriptors, not --as {as_}")
         as_ = "idesc"
-    if _wgmma(context):  # --arch sm_90a: the wgmma shared memory descriptor, the target's only word
+    if wgmma_arch(context):  # --arch sm_90a: the wgmma shared memory descriptor, the target's only word
         if as_ not in (None, "wgmma_smem"):
             raise click.UsageError(f"--arch {context['arch']} reads the wgmma shared memory descriptor, not --as {as_}")
         as_, context = "wgmma_smem", {**context, "arch": None}

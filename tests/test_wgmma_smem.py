@@ -251,6 +251,14 @@ def test_cli_decode_offers_the_wgmma_reading():
                                                          code=1).stdout
 
 
+def test_cli_validate_with_arch_sm_90a():
+    assert run("validate", hex(HOPPER), "--arch", "sm_90a").exit_code == 0
+    bad = run("validate", hex(BLACKWELL), "--arch", "sm_90a", code=1)
+    assert "WGMMA-SMEM-RESERVED-46" in bad.output
+    # a tcgen05 rule given sm_90a: tcgen05 needs a Blackwell target
+    assert "tcgen05 needs" in run("validate", "0x08400010", "--kind", "f16", "--arch", "sm_90a", code=2).output
+
+
 def test_cli_layout_and_port():
     lines = run("layout", hex(HOPPER), "--arch", "sm_90a", "--dtype", "f16", "--major", "k", "--tile", "64x16",
                 "--plain").stdout.splitlines()
@@ -278,3 +286,26 @@ def test_the_table_is_read_strictly():
         broken["operands"] = [bad]
         with pytest.raises(descgen.TableError):
             parse_layout(broken, "x")
+
+
+def test_the_recorded_hopper_maps_read_as_wgmma_words():
+    """The lead's probe (tests/device/wgmma_probe, on main): every map it recorded on a Hopper GPU
+    is what smem_layout(word, arch="sm_90a") predicts, the word read as the wgmma descriptor it
+    is (no tcgen05 twin, no kind). Skipped where the recorded maps are not in the checkout."""
+    import gzip
+    from pathlib import Path
+
+    maps = Path(__file__).resolve().parent / "device" / "wgmma_probe" / "recorded" / "maps.txt.gz"
+    if not maps.is_file():
+        pytest.skip("tests/device/wgmma_probe/recorded/maps.txt.gz is not in this checkout")
+    lines = gzip.open(maps, "rt").read().splitlines()
+    i, checked = 1, 0
+    while i < len(lines):
+        _, name, inst, _op, word, mn, k, _base = lines[i].split()
+        rows = [[int(x) for x in lines[i + 1 + r].split()] for r in range(int(mn))]
+        i += 1 + int(mn)
+        lay = descgen.smem_layout(int(word, 16), dtype=inst.split("_")[0], major="mn" if "_mn_" in name else "k",
+                                  mn=int(mn), k=int(k), arch="sm_90a")
+        assert lay.descriptor == "wgmma_smem" and lay.addresses() == rows, name
+        checked += 1
+    assert checked == 596
