@@ -309,3 +309,28 @@ def test_the_recorded_hopper_maps_read_as_wgmma_words():
         assert lay.descriptor == "wgmma_smem" and lay.addresses() == rows, name
         checked += 1
     assert checked == 596
+
+
+def test_emit_batch_and_diff_know_the_word():
+    code = descgen.emit(HOPPER, "cpp", descriptor="wgmma_smem")
+    assert "wgmma shared memory matrix descriptor" in code and "9.7.15.5.1.2.2" in code
+    assert code.rstrip().endswith("constexpr std::uint64_t wgmma_desc = 0x4000004000010040ull;")
+    td = descgen.smem_for_tile(dtype="f16", major="k", swizzle="128B", mn=64, k=64, start_address=0x400, arch="sm_90a")
+    assert "#define WGMMA_DESC UINT64_C(0x4000004000010040)" in descgen.emit(td, "c")
+    d = descgen.diff(HOPPER, HOPPER + 2, descriptor="wgmma_smem")
+    assert d.descriptor == "wgmma_smem" and [f.name for f in d.changed] == ["start_address"]
+
+    from descgen.batch import response_line
+
+    def one(req):
+        return json.loads(response_line(1, json.dumps(req)))
+
+    enc = one({"op": "encode", "descriptor": "wgmma_smem", "start_address": 1024, "lbo": 16, "sbo": 1024, "swizzle": "128B"})
+    assert enc["ok"] and enc["word"] == f"{HOPPER:#018x}"
+    tile = one({"op": "encode", "descriptor": "wgmma_smem", "dtype": "f16", "major": "k", "swizzle": "128B", "mn": 64,
+                "k": 64, "start_address": 1024})
+    assert tile["word"] == f"{HOPPER:#018x}"
+    dec = one({"op": "decode", "word": hex(HOPPER)})
+    assert dec["consistent"] == ["wgmma_smem", "smem"]
+    bad = one({"op": "validate", "descriptor": "wgmma_smem", "word": hex(BLACKWELL)})
+    assert not bad["ok"] and [f["code"] for f in bad["findings"]] == ["WGMMA-SMEM-RESERVED-46"]
