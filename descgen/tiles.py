@@ -820,7 +820,10 @@ def smem_layout(
         EncodeError: the word's swizzle code is invalid, no Table 53 atom for its swizzle and
             ``major`` (``LAYOUT-SWIZZLE-MAJOR``), a bad type, major-ness, ``mn`` or ``k``.
         UsageError: ``lbo_mode`` absolute (not modelled: ``LAYOUT-LBO-MODE``), a malformed
-            ``buffer``, more than 2**20 elements, unknown kind, ``LAYOUT-KIND-REQUIRED``.
+            ``buffer``, more than 2**20 elements, unknown kind, ``LAYOUT-KIND-REQUIRED``;
+            ``LAYOUT-ARCH``, ``LAYOUT-KIND-ARCH`` (and EncodeError ``LAYOUT-DTYPE-ARCH``) as for
+            :func:`smem_for_tile`. A transposed tile wgmma cannot read is the finding
+            ``LAYOUT-MAJOR-ARCH``.
     """
     family = _family(arch, kind, dtype)
     d = decode_smem(word) if family == SMEM_LAYOUTS[0] else decode_wgmma_smem(word)
