@@ -12,8 +12,8 @@ from typing import Any, Callable, Iterable
 import click
 
 import descgen
-from descgen.catalog import SCALE_VECS, constraints
-from descgen.context import normalize_arch, normalize_scale_vec
+from descgen.catalog import SCALE_VECS
+from descgen.context import normalize_scale_vec
 from descgen.numbers import parse_uint  # the one rule for pasted words
 
 __all__ = ["UInt", "UIntList", "LazyChoice", "TypeChoice", "KindType", "TileShape", "ScaleVecType", "ArchType", "UINT", "WORD", "TILE"]
@@ -224,7 +224,9 @@ class ScaleVecType(LazyChoice):
 
 class ArchType(click.ParamType):
     """A target: ``sm_100a`` ... (``normalize_arch``; ``sm_101a``/``sm_101f`` are read as
-    ``sm_110a``/``sm_110f``). The known targets come from ``tables/rules.toml`` on first use."""
+    ``sm_110a``/``sm_110f``), or ``sm_90a``, which selects the Hopper wgmma shared memory
+    descriptor where a command reads one (``smem``, ``decode``, ``layout``; an idesc rule given
+    it says tcgen05 needs a Blackwell target). The known targets come from the tables on first use."""
 
     name = "target"
 
@@ -232,17 +234,18 @@ class ArchType(click.ParamType):
         return "TARGET"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
-        try:
-            arch = normalize_arch(str(value))
-        except descgen.UsageError as e:
-            self.fail(f"{value!r} is not a target descgen knows; one of {e.allowed}", param, ctx)
-        assert arch is not None
-        return arch
+        from descgen.facts import smem_target, smem_targets
+
+        found = smem_target(str(value))
+        if found is None:
+            self.fail(f"{value!r} is not a target descgen knows; one of {', '.join(smem_targets())}", param, ctx)
+        return found[1]
 
     def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
         from click.shell_completion import CompletionItem
 
-        names = constraints().targets
-        return [CompletionItem(t) for t in names if t.startswith(incomplete.lower())]
+        from descgen.facts import smem_targets
+
+        return [CompletionItem(t) for t in smem_targets() if t.startswith(incomplete.lower())]
 #: A tile shape, MN x K elements.
 TILE = TileShape()
