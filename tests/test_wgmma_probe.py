@@ -22,7 +22,7 @@ import pytest
 import descgen
 
 PROBE = Path(__file__).resolve().parent / "device" / "wgmma_probe"
-KIND = {"f16": "f16", "tf32": "tf32", "e4m3": "f8f6f4"}
+TYPES = ("f16", "tf32", "e4m3")
 
 
 @dataclass(frozen=True)
@@ -44,10 +44,9 @@ class Map:
         return "mn" if "_mn_" in self.name else "k"
 
     def predicted(self) -> list[list[int]]:
-        # the Hopper word read as its tcgen05 twin: same bits for every field the probe sets,
-        # plus the version bit 46 (errata E9's address model is shared by both families)
-        return descgen.smem_layout(self.word | 1 << 46, dtype=self.dtype, major=self.major, mn=self.mn, k=self.k,
-                                   kind=KIND[self.dtype]).addresses()
+        # the word as the probe wrote it, read as the wgmma descriptor (§9.7.15.5.1.2)
+        return descgen.smem_layout(self.word, dtype=self.dtype, major=self.major, mn=self.mn, k=self.k,
+                                   arch="sm_90a").addresses()
 
 
 def _generator():  # type: ignore[no-untyped-def]
@@ -88,7 +87,7 @@ def test_every_job_ran_on_hopper_and_every_element_was_read():
     assert all(a >= 0 for m in maps for row in m.addresses for a in row)
     # the maps cover every probed operand, type and major-ness
     assert {(m.operand, m.dtype, m.major) for m in maps} == {
-        (op, t, "k") for op in "AB" for t in KIND} | {("A", "f16", "mn"), ("B", "f16", "mn")}
+        (op, t, "k") for op in "AB" for t in TYPES} | {("A", "f16", "mn"), ("B", "f16", "mn")}
 
 
 @pytest.mark.parametrize("group", ["f16_kk", "f16_kt", "f16_tk", "tf32_kk", "e4m3_kk"])
@@ -123,7 +122,7 @@ def test_e9_base_offset_moves_swizzled_reads_and_is_ignored_without_swizzle():
     assert all(len(v) == {"128B": 8, "64B": 4, "32B": 2}[key[3].split("_")[3]] for key, v in sweeps.items())
     _, maps = recorded()
     plain = {m.name: m.addresses for m in maps if "_k_none" in m.name}
-    for t in KIND:
+    for t in TYPES:
         for op in "AB":
             # base offset 3 / 5 without swizzle reads what base offset 0 reads at the same start
             bo3 = plain[f"{op}_{t}_k_none_bo3_a180"]
