@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import functools
 import operator
-from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
 from .errors import EncodeError, Finding, HasFindings, UsageError, WordError
 from .loader import VALUE_TYPES, Field, Layout, layout
-from .records import fast_init
+from .records import field, record
 from .transforms import Transform
 
 __all__ = ["Plan", "plan", "Word", "KnownBits", "DecodedField", "Decoded", "decode", "encode", "check_value", "check_word",
@@ -497,8 +496,7 @@ def plan(layout_name: str, kind: str | None = None) -> Plan:
 # Decoded results.
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class DecodedField:
     """One field of a decoded word.
 
@@ -539,8 +537,7 @@ class DecodedField:
         }
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class Decoded(HasFindings):
     """A decoded descriptor word.
 
