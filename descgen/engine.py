@@ -244,7 +244,7 @@ class Plan:
         # Decoded fields are immutable, so each raw value is decoded once (at most 2**width entries).
         self.decoders: tuple[tuple[int, int, Field, dict[int, _Hit]], ...] = tuple(
             (f.lo, f.mask, f, {}) for f in lay.fields)
-        self.unpack = self._compile_unpack()
+        self.unpack: Callable[[int], tuple[tuple[DecodedField, ...], tuple[Finding, ...], dict[str, Any]]] | None = None
         self.defaults = dict(lay.defaults.get(kind, {})) if kind else {}
         # Values an encoder may leave out: the kind's defaults and the fields' own defaults.
         self.fill = {f.name: f.default for f in lay.fields if f.default is not None} | self.defaults
@@ -369,7 +369,10 @@ class Plan:
                 return self._read_known(word)
             check_word(word, lay.width, lay.word)
         assert isinstance(word, int)
-        return FieldsRead(word, *self.unpack(word))
+        unpack = self.unpack
+        if unpack is None:  # compiled on the first full-word read (an encoder never needs it)
+            unpack = self.unpack = self._compile_unpack()
+        return FieldsRead(word, *unpack(word))
 
     def result(self, read: "FieldsRead", findings: Iterable[Finding] = (),
                derived: tuple[tuple[str, Any, str], ...] = ()) -> "Decoded":
