@@ -40,6 +40,8 @@ def run(*args: str, code: int | None = 0, env: dict[str, str] | None = None, inp
      "SMEM-BASE-OFFSET-BOUNDARY"),
     (["smem", "--tile", "128x64", "--dtype", "bf16", "--major", "k", "--swizzle", "128B", "--addr", "0x1080"],
      "0x4000404000010108", "SMEM-BASE-OFFSET-BOUNDARY"),
+    (["zcm", "--skip-span", "1", "--use-span", "13", "--start-count", "1,3,0,0", "--m", "128", "--n", "64"],
+     "0x000c008000000301", "ZCM-SUBMASK-UNUSED"),
 ])
 def test_piped_encode_prints_the_word_and_its_warnings_on_stderr(args: list[str], word: str, code: str) -> None:
     result = run(*args)
