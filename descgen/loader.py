@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import functools
 import os
-from .records import field as dc_field, record
 from typing import Any, Iterable, Mapping, NamedTuple, get_args
 
 from .errors import TableError
+from .records import field as dc_field, record
 from .transforms import TRANSFORMS, Transform
 from .types import Kind, Major
 
