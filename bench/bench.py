@@ -7,8 +7,11 @@ Measures, on this machine and in this interpreter, each figure as a ratio agains
 timed in the same run:
 1. ``descgen idesc ...`` piped (hex output) and on a terminal (a pseudo-tty: the rich table),
    median wall time over repeated runs, as a multiple of ``python -c pass`` in a virtual
-   environment with nothing installed (:func:`bare_python`; targets: <= 5x and <= 8x);
-   ``--table`` piped, and this venv's own ``python -c pass``, for reference.
+   environment with nothing installed (:func:`bare_python`; targets: <= 5x and <= 8x), all
+   commands timed in turn in each round; for reference ``--table`` piped, this venv's own
+   ``python -c pass``, ``import descgen``, and the floors no descgen change can lower:
+   ``import click`` (every command) and ``import click, rich.console, rich.table`` (a table).
+   From a git worktree, ``PYTHONPATH=$PWD python bench/bench.py`` times that checkout.
 2. ``descgen.encode_idesc``, ``encode_smem`` and ``encode_zcm``, all checks on, each over >= 10,000
    distinct valid configurations, against the hand-written shift-and-or encoders in
    bench/handwritten.py taking the same arguments (target: <= 3x each).
@@ -116,22 +119,39 @@ def cli_figures(runs: int) -> None:
     for cmd in (job, job + ["--table"]):  # warm: the .pyc files and the tables' marshal cache
         subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True)
     bare = bare_python()
-    base = wall([bare, "-c", "pass"], runs)
-    dev = wall([sys.executable, "-c", "pass"], runs)
-    piped = wall(job, runs)
-    tty = wall_tty(job, runs)
-    table = wall(job + ["--table"], runs)
+    py = sys.executable
+    cases = {  # timed in turn in each round, so that a change in the machine's load hits them all
+        "base": lambda: wall([bare, "-c", "pass"], 1),
+        "dev": lambda: wall([py, "-c", "pass"], 1),
+        # What every click command and every rich table pays before descgen runs (in this venv).
+        "click": lambda: wall([py, "-c", "import click"], 1),
+        "rich": lambda: wall([py, "-c", "import click, rich.console, rich.table"], 1),
+        "lib": lambda: wall([py, "-c", "import descgen"], 1),
+        "piped": lambda: wall(job, 1),
+        "tty": lambda: wall_tty(job, 1),
+        "table": lambda: wall(job + ["--table"], 1),
+    }
+    times: dict[str, list[float]] = {name: [] for name in cases}
+    for _ in range(runs):
+        for name, run in cases.items():
+            times[name].append(run())
+    t = {name: statistics.median(v) for name, v in times.items()}
+    base = t["base"]
     env_cols = os.environ.get("COLUMNS", "")
-    print("CLI wall time (median of %d runs)" % runs)
+    print("CLI wall time (median of %d runs, the commands timed in turn)" % runs)
     if os.environ.get("PYTHONDONTWRITEBYTECODE"):
         print("  (PYTHONDONTWRITEBYTECODE is set: every run compiles descgen's modules from source; an installed\n"
               "   descgen has .pyc files. Unset it, run once, then measure, for the installed figure.)")
     print(f"  python -c pass (bare venv)  {base * 1e3:7.1f} ms   the baseline: an interpreter with nothing else installed")
-    print(f"  python -c pass (this venv)  {dev * 1e3:7.1f} ms   {dev / base:5.2f}x   (its installs' start-up hooks, "
-          "for reference)")
-    print(f"  descgen idesc ... (piped)   {piped * 1e3:7.1f} ms   {record('CLI idesc, piped', piped / base, 5)}")
-    print(f"  descgen idesc ... (tty)     {tty * 1e3:7.1f} ms   {record('CLI idesc, on a terminal', tty / base, 8)}")
-    print(f"  descgen idesc ... --table   {table * 1e3:7.1f} ms   {table / base:5.2f}x   (piped, for reference)"
+    for name, label, note in (
+            ("dev", "python -c pass (this venv)", "its installs' start-up hooks, for reference"),
+            ("click", "python -c 'import click'", "this venv: the floor of any click command"),
+            ("rich", "... 'import click, rich...'", "this venv: the floor of a table, before drawing it"),
+            ("lib", "python -c 'import descgen'", "this venv: the library's start-up")):
+        print(f"  {label:27s} {t[name] * 1e3:7.1f} ms   {t[name] / base:5.2f}x   ({note})")
+    print(f"  descgen idesc ... (piped)   {t['piped'] * 1e3:7.1f} ms   {record('CLI idesc, piped', t['piped'] / base, 5)}")
+    print(f"  descgen idesc ... (tty)     {t['tty'] * 1e3:7.1f} ms   {record('CLI idesc, on a terminal', t['tty'] / base, 8)}")
+    print(f"  descgen idesc ... --table   {t['table'] * 1e3:7.1f} ms   {t['table'] / base:5.2f}x   (piped, for reference)"
           f"{' COLUMNS=' + env_cols if env_cols else ''}")
 
 

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import functools
 import operator
-from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
 from .errors import EncodeError, Finding, HasFindings, UsageError, WordError
 from .loader import VALUE_TYPES, Field, Layout, layout
-from .records import fast_init
+from .records import field, record
 from .transforms import Transform
 
 __all__ = ["Plan", "plan", "code_word", "Word", "KnownBits", "DecodedField", "Decoded", "decode", "encode", "check_value", "check_word",
@@ -251,7 +250,7 @@ class Plan:
         # Decoded fields are immutable, so each raw value is decoded once (at most 2**width entries).
         self.decoders: tuple[tuple[int, int, Field, dict[int, _Hit]], ...] = tuple(
             (f.lo, f.mask, f, {}) for f in lay.fields)
-        self.unpack = self._compile_unpack()
+        self.unpack: Callable[[int], tuple[tuple[DecodedField, ...], tuple[Finding, ...], dict[str, Any]]] | None = None
         self.defaults = dict(lay.defaults.get(kind, {})) if kind else {}
         # Values an encoder may leave out: the kind's defaults and the fields' own defaults.
         self.fill = {f.name: f.default for f in lay.fields if f.default is not None} | self.defaults
@@ -376,7 +375,10 @@ class Plan:
                 return self._read_known(word)
             check_word(word, lay.width, lay.word)
         assert isinstance(word, int)
-        return FieldsRead(word, *self.unpack(word))
+        unpack = self.unpack
+        if unpack is None:  # compiled on the first full-word read (an encoder never needs it)
+            unpack = self.unpack = self._compile_unpack()
+        return FieldsRead(word, *unpack(word))
 
     def result(self, read: "FieldsRead", findings: Iterable[Finding] = (),
                derived: tuple[tuple[str, Any, str], ...] = ()) -> "Decoded":
@@ -503,8 +505,7 @@ def plan(layout_name: str, kind: str | None = None) -> Plan:
 # Decoded results.
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class DecodedField:
     """One field of a decoded word.
 
@@ -545,8 +546,7 @@ class DecodedField:
         }
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class Decoded(HasFindings):
     """A decoded descriptor word.
 

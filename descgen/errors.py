@@ -8,10 +8,9 @@ user reads: field, value, allowed values, rule — no traceback needed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from .records import fast_init
+from .records import record
 
 __all__ = [
     "SEVERITIES",
@@ -27,8 +26,7 @@ __all__ = [
 SEVERITIES = ("error", "warning", "info")
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class Finding:
     """One problem with a descriptor word or with the values asked of an encoder.
 

@@ -109,7 +109,7 @@ def kind_facts(kind: str) -> KindFacts:
     hit = _KIND_FACTS.get(kind) if isinstance(kind, str) else None  # a list or dict is not a kind (IDESC-KIND)
     if hit is None:
         name = normalize_kind(kind)
-        p = plan(_kind_layouts()[name], name)
+        p = plan(next(lay for lay in IDESC_LAYOUTS if name in layout(lay).kinds), name)  # (only that one compiled)
         names = {f.name for f in p.layout.fields}
         absent = tuple(
             (arg, (neutral, p.layout.implied[arg]) if arg in p.layout.implied else (neutral,))

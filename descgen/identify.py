@@ -21,7 +21,6 @@ passes as a shared memory descriptor with a warning on the fixed bits 46-48, so 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Callable, get_args
 
 from .catalog import usage_error
@@ -32,6 +31,7 @@ from .errors import Finding, WordError
 from .facts import normalize_kind
 from .idesc import decode_idesc, idesc_report
 from .loader import KINDS
+from .records import record
 from .report import Report
 from .runtime import RuntimeIdesc, idesc_from_runtime
 from .smem import decode_smem, validate_smem
@@ -76,7 +76,7 @@ def decode_as(word: int, descriptor: str, kind: str | None = None) -> Decoded:
     return _DECODERS[descriptor](word)
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class Reading:
     """One way to read a word: a descriptor (and kind), validated.
 
@@ -110,7 +110,7 @@ class Reading:
         return self.report.findings
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class Identified:
     """Every reading of one word, best first (see the module doc for the order).
 

@@ -9,7 +9,6 @@ for the idesc's M.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Iterable
 
 from .catalog import usage_error
@@ -34,7 +33,7 @@ def _prefixed(role: str, findings: Iterable[Finding]) -> tuple[Finding, ...]:
 
 def _role_named(role: str, skipped: Iterable[NotChecked]) -> list[NotChecked]:
     """A word's rules not checked, the run-time fields named with the word (``a_desc.start_address``)."""
-    return [n if n.why == "context" else dataclasses.replace(n, missing=tuple(f"{role}.{m}" for m in n.missing))
+    return [n if n.why == "context" else NotChecked(n.code, tuple(f"{role}.{m}" for m in n.missing), n.rule, n.source, n.why)
             for n in skipped]
 
 

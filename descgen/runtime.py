@@ -15,15 +15,15 @@ the low half reported, never silently dropped.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from .engine import check_word
+from .records import record
 
 __all__ = ["RuntimeIdesc", "idesc_from_runtime"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RuntimeIdesc:
     """A 64-bit CUTLASS runtime instruction descriptor, split.
 

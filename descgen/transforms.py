@@ -6,13 +6,14 @@ and back. No arithmetic lives in the tables; a new transform is added here, once
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable
+
+from .records import record
 
 __all__ = ["Transform", "TRANSFORMS"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Transform:
     """How a logical value is stored in a field.
 

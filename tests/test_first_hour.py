@@ -40,6 +40,8 @@ def run(*args: str, code: int | None = 0, env: dict[str, str] | None = None, inp
      "SMEM-BASE-OFFSET-BOUNDARY"),
     (["smem", "--tile", "128x64", "--dtype", "bf16", "--major", "k", "--swizzle", "128B", "--addr", "0x1080"],
      "0x4000404000010108", "SMEM-BASE-OFFSET-BOUNDARY"),
+    (["zcm", "--skip-span", "1", "--use-span", "13", "--start-count", "1,3,0,0", "--m", "128", "--n", "64"],
+     "0x000c008000000301", "ZCM-SUBMASK-UNUSED"),
 ])
 def test_piped_encode_prints_the_word_and_its_warnings_on_stderr(args: list[str], word: str, code: str) -> None:
     result = run(*args)
@@ -264,6 +266,19 @@ def test_decode_takes_a_debugger_dump_of_three_words() -> None:
     ]
     full = run("decode", "0x08400010", "0x4000404000010040").stdout.split("\n\n")
     assert "f16.n=256" in full[0].splitlines() and "smem.start_address=1024" in full[1].splitlines()
+
+
+def test_one_line_is_asked_for_never_the_default() -> None:
+    """A bare word with one consistent reading is still decoded in full: on a terminal (--table)
+    every field with its unit and source, piped the key=value lines scripts read; --short is the
+    one line (the decision of issue 19 item 9, README "Command line")."""
+    word = "0x4000404000010040"
+    short = run("decode", word, "--short").stdout
+    assert short.count("\n") == 1 and short.startswith(f"{word}  smem: start 0x400, LBO 16")
+    piped = run("decode", word).stdout.splitlines()
+    assert piped[:2] == [f"word={word}", "consistent=smem"] and "smem.lbo=16" in piped
+    table = run("decode", word, "--table").stdout
+    assert "consistent with smem" in table and "lbo" in table and "bytes" in table and "Table 40, bits 16-29" in table
 
 
 def test_decode_reads_words_from_stdin() -> None:
