@@ -3,8 +3,8 @@
 ``descgen idesc | smem | zcm`` encode a descriptor word, ``descgen decode`` decodes and checks
 one, ``descgen validate | check`` check words against every PTX rule with the instruction's
 context, ``descgen explain | rules`` document the finding codes; ``descgen --help`` documents the
-output modes and the exit status. Only click and descgen are imported here: rich
-loads when a table is drawn.
+output modes and the exit status. Only click and descgen are imported here: rich and bitstring
+load when a table is drawn.
 """
 
 from __future__ import annotations

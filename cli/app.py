@@ -1,7 +1,7 @@
 """The click application: ``descgen idesc | smem | zcm | decode | layout`` (the validation
 commands ``validate | check | explain | rules`` are in :mod:`descgen.cli.validation`).
 
-Startup imports click and descgen only; rich is imported by
+Startup imports click and descgen only; rich and bitstring are imported by
 :mod:`descgen.cli.render`, which is imported only when a table is drawn.
 """
 

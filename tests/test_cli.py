@@ -418,7 +418,7 @@ def test_console_script_subprocess():
 
 def run_module_piped(*args: str) -> list[str]:
     """``python -m descgen.cli ARGS`` in a fresh interpreter, stdout piped: its lines, then
-    ``heavy: [...]``, the rich modules it imported."""
+    ``heavy: [...]``, the rich/bitstring modules it imported."""
     code = (
         "import sys, runpy\n"
         f"sys.argv = ['descgen', *{list(args)!r}]\n"
@@ -435,7 +435,7 @@ def run_module_piped(*args: str) -> list[str]:
 
 
 def test_module_entry_point_and_lazy_imports():
-    """``python -m descgen.cli`` works, and piped output never imports rich."""
+    """``python -m descgen.cli`` works, and piped output never imports rich or bitstring."""
     assert run_module_piped("idesc", "--kind", "f16", "--m", "128", "--n", "256") == ["0x08400010", "heavy: []"]
 
 
