@@ -7,8 +7,10 @@ loads when the command runs.
 from __future__ import annotations
 
 import collections
+import contextlib
 import io
 import os
+import signal
 import stat
 import sys
 from typing import Any, Iterable, Iterator, TextIO
@@ -237,8 +239,9 @@ def _serial(source: TextIO, out: TextIO, cache: bool, stats: Any, interactive: b
     answers = run(_lines(source), cache=cache, stats=stats, full=full, chunk=1 if interactive else CHUNK)
     if interactive:
         for line in answers:
-            out.write(line + "\n")
-            out.flush()
+            with _whole():
+                out.write(line + "\n")
+                out.flush()
         return
     buf: list[str] = []
     try:
@@ -246,12 +249,25 @@ def _serial(source: TextIO, out: TextIO, cache: bool, stats: Any, interactive: b
             buf.append(line)
             if len(buf) >= CHUNK:
                 buf.append("")
-                out.write("\n".join(buf))
-                buf.clear()
+                with _whole():
+                    out.write("\n".join(buf))
+                    buf.clear()
     finally:  # (also on Ctrl-C: the answers made so far)
         if buf:
             buf.append("")
-            out.write("\n".join(buf))
+            with _whole():
+                out.write("\n".join(buf))
+
+
+@contextlib.contextmanager
+def _whole() -> Iterator[None]:
+    """Ctrl-C waits until the block is done (SIGINT blocked for it): what the block writes is
+    written whole, so the output ends at a line's end, and its bookkeeping is never half done."""
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
 
 
 def _chunks(source: Iterable[str]) -> Iterator[tuple[int, list[str]]]:
@@ -289,8 +305,6 @@ _TMP = ""  # the directory of the answer files (_parallel_file)
 def _ignore_interrupt() -> None:
     """A worker's initializer: Ctrl-C is the parent's to handle (it writes what is answered and
     ends the pool); a worker that took it too would print its own traceback."""
-    import signal
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
@@ -336,8 +350,9 @@ def _parallel_lines(source: TextIO, out: TextIO, jobs: int, stats: Any) -> None:
     import multiprocessing
 
     def write(answer: tuple[str, Any]) -> None:
-        out.write(answer[0])
-        stats.add(answer[1])
+        with _whole():
+            out.write(answer[0])
+            stats.add(answer[1])
 
     # At most a few chunks per worker in flight (Pool.imap would read the whole input ahead:
     # a million lines held in memory), answers written in input order.
@@ -438,7 +453,6 @@ def _parallel_file(fd: int, out: TextIO, jobs: int, stats: Any) -> None:
     numbers and counts, and memory stays bounded however large the input or its answers."""
     import multiprocessing
     import shutil
-    import signal
     import tempfile
 
     global _FD, _TMP
@@ -454,13 +468,9 @@ def _parallel_file(fd: int, out: TextIO, jobs: int, stats: Any) -> None:
     def write(task: tuple[int, Any]) -> None:
         index, result = task
         size, counts = result.get()
-        # Ctrl-C waits until the part is copied whole: what was written ends at a line's end
-        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        try:
+        with _whole():
             copy(index, size)
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-        stats.add(counts)
+            stats.add(counts)
 
     def copy(index: int, size: int) -> None:
         nonlocal sendfile
