@@ -210,7 +210,7 @@ def show_tile(td: descgen.TileDescriptor, decoded: descgen.Decoded) -> None:
 
     console = _console()
     head = Text()
-    head.append(f"smem for a {td.mn}x{td.k} {td.dtype} tile", style="bold")
+    head.append(f"{td.descriptor} for a {td.mn}x{td.k} {td.dtype} tile", style="bold")
     head.append(f"  {td.major.upper()}-major, {td.swizzle}, at {td.start_address:#x}, {td.atom_order}", style="dim")
     console.print(head)
     steps = Table.grid(padding=(0, 1))
