@@ -56,7 +56,7 @@ def _option(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         "cta_group": LazyChoice(("1", "2"), cast=int),
         "warp": LazyChoice(lambda: tuple(map(str, range(warps_per_warpgroup()))), cast=int),
         "scale_vec": ScaleVecType(),
-        "arch": ArchType(),
+        "arch": ArchType(wgmma=True),
     }
     if entry.value in types:
         return click.option(flag, dest, type=types[entry.value], help=text)

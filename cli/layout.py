@@ -34,7 +34,7 @@ def row_bytes(lay: descgen.SmemLayout) -> int:
 @click.option("--kind", type=KindType(), help="MMA kind; needed for e2m1 (f8f6f4/mxf8f6f4 pad, mxf4/mxf4nvf4 pack).")
 @click.option("--buffer-start", type=UINT, metavar="BYTES", help="With --buffer-size: the operand's buffer; reads outside it are errors.")
 @click.option("--buffer-size", type=UINT, metavar="BYTES", help="With --buffer-start: the buffer's size in bytes.")
-@click.option("--arch", type=ArchType(), help="sm_90a: WORD is a Hopper wgmma descriptor (§9.7.15.5.1.2.2); a tcgen05 "
+@click.option("--arch", type=ArchType(wgmma=True), help="sm_90a: WORD is a Hopper wgmma descriptor (§9.7.15.5.1.2.2); a tcgen05 "
                                               "target, or none: a tcgen05 one (Table 40).")
 @output_options
 def layout(out: Output, word: int, dtype: str, major: str, tile: tuple[int, int], kind: str | None,
@@ -210,7 +210,7 @@ def show_tile(td: descgen.TileDescriptor, decoded: descgen.Decoded) -> None:
 
     console = _console()
     head = Text()
-    head.append(f"smem for a {td.mn}x{td.k} {td.dtype} tile", style="bold")
+    head.append(f"{td.descriptor} for a {td.mn}x{td.k} {td.dtype} tile", style="bold")
     head.append(f"  {td.major.upper()}-major, {td.swizzle}, at {td.start_address:#x}, {td.atom_order}", style="dim")
     console.print(head)
     steps = Table.grid(padding=(0, 1))

@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # computed from the tables on first use (module __getattr__ b
 
 __all__ = ["KIND_LAYOUTS", "SWIZZLES", "WGMMA_SWIZZLES", "LBO_MODES", "MAJORS", "ABSENT_ARGS", "KindFacts", "kind_facts",
            "normalize_kind", "type_names", "idesc_defaults", "mma_k", "shape_rows", "shape_keys", "major_keys",
-           "shape_case", "shape_union", "scale_rows", "selector_keys", "swizzle_attrs", "pattern_boundary", "smem_family", "smem_target", "smem_targets", "submask_counts", "tmem_shape",
+           "shape_case", "shape_union", "scale_rows", "selector_keys", "swizzle_attrs", "pattern_boundary", "smem_family", "smem_target", "smem_targets", "swizzle_derived", "smem_family_target", "submask_counts", "tmem_shape",
            "warps_per_warpgroup", "warp_lanes", "lane_warp", "describe_range", "alloc_sizes"]
 
 
@@ -272,6 +272,21 @@ def pattern_boundary(swizzle: Any, layout: str = "smem_desc") -> int:
     1024 for 128B_base32B); 0 for none, or anything that is not a mode. ``layout``: the
     descriptor family's table (§9.7.15.5.1.2.2 prints the same boundaries for wgmma)."""
     return int(swizzle_attrs(swizzle, layout).get("boundary", 0))
+
+
+@functools.cache
+def swizzle_derived(swizzle: Any, layout: str = "smem_desc") -> tuple[tuple[str, Any, str], ...]:
+    """What a decoded shared memory descriptor derives from its swizzle member: the span and the
+    pattern boundary in bytes, as ``Decoded.derived`` holds them (none for an unknown code)."""
+    attrs = swizzle_attrs(swizzle, layout)
+    return tuple((name, attrs[key], "bytes") for name, key in (("swizzle_bytes", "bytes"), ("pattern_boundary", "boundary"))
+                 if key in attrs)
+
+
+def smem_family_target(layout: str) -> str:
+    """The target a shared memory descriptor family is named by: its table's first ``targets``
+    entry (wgmma: ``sm_90a``), else tcgen05's first target (``sm_100a``)."""
+    return (plan(layout).layout.targets or constraints().targets)[0]
 
 
 def smem_family(arch: Any) -> str:

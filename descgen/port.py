@@ -21,7 +21,7 @@ from typing import Any
 from .catalog import usage_error
 from .engine import Decoded, check_word, plan
 from .errors import EncodeError, Finding, WordError
-from .facts import smem_target, smem_targets
+from .facts import smem_family_target, smem_target, smem_targets
 from .loader import SMEM_LAYOUTS, Field, layout
 from .smem import encode_smem, validate_smem
 from .types import SmemArch
@@ -94,8 +94,8 @@ class Ported:
                 "findings": [f.as_dict() for f in self.findings]}
 
 
-#: Per family: its validator and its encoder, and the target its word is named by in messages.
-_FAMILY = {"smem_desc": (validate_smem, encode_smem, "sm_100a"), "wgmma_smem_desc": (validate_wgmma_smem, encode_wgmma_smem, "sm_90a")}
+#: Per family: its validator and its encoder.
+_FAMILY = {"smem_desc": (validate_smem, encode_smem), "wgmma_smem_desc": (validate_wgmma_smem, encode_wgmma_smem)}
 
 
 def port_smem(word: int, *, to: SmemArch) -> Ported:
@@ -124,7 +124,8 @@ def port_smem(word: int, *, to: SmemArch) -> Ported:
     target_layout, to_arch = found
     source_layout = next(name for name in SMEM_LAYOUTS if name != target_layout)
     check_word(word, 64, layout(source_layout).word)
-    validate, _, from_arch = _FAMILY[source_layout]
+    validate, _ = _FAMILY[source_layout]
+    from_arch = smem_family_target(source_layout)
     report = validate(word)
     source = report.decoded[layout(source_layout).word]
     errors = [f for f in report.findings if f.severity == "error"]

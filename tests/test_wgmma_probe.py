@@ -45,8 +45,9 @@ class Map:
 
     def predicted(self) -> list[list[int]]:
         # the word as the probe wrote it, read as the wgmma descriptor (§9.7.15.5.1.2)
-        return descgen.smem_layout(self.word, dtype=self.dtype, major=self.major, mn=self.mn, k=self.k,
-                                   arch="sm_90a").addresses()
+        layout = descgen.smem_layout(self.word, dtype=self.dtype, major=self.major, mn=self.mn, k=self.k, arch="sm_90a")
+        assert layout.descriptor == "wgmma_smem"
+        return layout.addresses()
 
 
 def _generator():  # type: ignore[no-untyped-def]

@@ -288,29 +288,6 @@ def test_the_table_is_read_strictly():
             parse_layout(broken, "x")
 
 
-def test_the_recorded_hopper_maps_read_as_wgmma_words():
-    """The lead's probe (tests/device/wgmma_probe, on main): every map it recorded on a Hopper GPU
-    is what smem_layout(word, arch="sm_90a") predicts, the word read as the wgmma descriptor it
-    is (no tcgen05 twin, no kind). Skipped where the recorded maps are not in the checkout."""
-    import gzip
-    from pathlib import Path
-
-    maps = Path(__file__).resolve().parent / "device" / "wgmma_probe" / "recorded" / "maps.txt.gz"
-    if not maps.is_file():
-        pytest.skip("tests/device/wgmma_probe/recorded/maps.txt.gz is not in this checkout")
-    lines = gzip.open(maps, "rt").read().splitlines()
-    i, checked = 1, 0
-    while i < len(lines):
-        _, name, inst, _op, word, mn, k, _base = lines[i].split()
-        rows = [[int(x) for x in lines[i + 1 + r].split()] for r in range(int(mn))]
-        i += 1 + int(mn)
-        lay = descgen.smem_layout(int(word, 16), dtype=inst.split("_")[0], major="mn" if "_mn_" in name else "k",
-                                  mn=int(mn), k=int(k), arch="sm_90a")
-        assert lay.descriptor == "wgmma_smem" and lay.addresses() == rows, name
-        checked += 1
-    assert checked == 596
-
-
 def test_emit_batch_and_diff_know_the_word():
     code = descgen.emit(HOPPER, "cpp", descriptor="wgmma_smem")
     assert "wgmma shared memory matrix descriptor" in code and "9.7.15.5.1.2.2" in code
