@@ -12,17 +12,23 @@ __device__ __forceinline__ uint64_t make_desc(const void* p, uint32_t lbo, uint3
 }
 
 
-extern "C" __global__ void wgmma_sparse(float* out, int* iout, const uint32_t* areg, const uint32_t* meta, int ksteps,
+extern "C" __global__ void wgmma_sparse(float* out, int* iout, const uint32_t* areg, const uint32_t* meta,
                                         int scale_d) {
   __shared__ __align__(1024) uint8_t smem[32768];
   float dh[16] = {};
   uint32_t di[8] = {};
   uint32_t m = meta[threadIdx.x];
-  uint64_t a = make_desc(smem, 16, 256, 3);           // f16 A: K-major, 32B swizzle
-  uint64_t b = make_desc(smem + 8192, 16, 256, 3);    // f16 B
-  uint64_t ai = make_desc(smem + 16384, 16, 1024, 1); // s8 A: 128B swizzle
-  uint64_t bi = make_desc(smem + 24576, 16, 1024, 1); // s8 B
-  for (int k = 0; k < ksteps; ++k) {
+  // As CUTLASS's DescriptorIterator: the K loop moves the start address in the low 32 bits only.
+  const uint64_t a0 = make_desc(smem, 16, 256, 3);           // f16 A: K-major, 32B swizzle
+  const uint64_t b0 = make_desc(smem + 8192, 16, 256, 3);    // f16 B
+  const uint64_t ai0 = make_desc(smem + 16384, 16, 1024, 1); // s8 A: 128B swizzle
+  const uint64_t bi0 = make_desc(smem + 24576, 16, 1024, 1); // s8 B
+#pragma unroll 1
+  for (int k = 0; k < 4; ++k) {
+    uint64_t a = (a0 >> 32 << 32) | uint32_t(uint32_t(a0) + 2 * k);   // the next K slice: +32 bytes (>> 4)
+    uint64_t b = (b0 >> 32 << 32) | uint32_t(uint32_t(b0) + 4 * k);
+    uint64_t ai = (ai0 >> 32 << 32) | uint32_t(uint32_t(ai0) + 2 * k);
+    uint64_t bi = (bi0 >> 32 << 32) | uint32_t(uint32_t(bi0) + 4 * k);
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %19, 0;\n"
                "wgmma.mma_async.sp.sync.aligned.m64n32k32.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, %17, %18, 1, p, 1, 1, 0, 0;\n}\n"
@@ -33,10 +39,6 @@ extern "C" __global__ void wgmma_sparse(float* out, int* iout, const uint32_t* a
                : "+r"(di[0]), "+r"(di[1]), "+r"(di[2]), "+r"(di[3]), "+r"(di[4]), "+r"(di[5]), "+r"(di[6]), "+r"(di[7])
                : "l"(ai), "l"(bi), "r"(m), "r"(scale_d));
     asm volatile("wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-    a += 2;   // the next K slice: +32 bytes of start address (>> 4)
-    b += 4;
-    ai += 2;
-    bi += 4;
   }
   int t = threadIdx.x;
   for (int i = 0; i < 16; ++i) out[t * 16 + i] = dh[i];
