@@ -29,8 +29,8 @@ SOURCES = [
     ("wgmma_forms.cu", "every wgmma.mma_async form: f16 (transposed B, 128B swizzle), bf16 with A from registers, "
                        "tf32 (64B swizzle), e4m3 x e5m2 -> f16, s8 x u8 .satfinite, b1 .and.popc (no swizzle), "
                        "descriptors from __cvta_generic_to_shared addresses"),
-    ("wgmma_sparse.cu", "wgmma.mma_async.sp: f16 with sp-sel 1 (32B swizzle), s8 with sp-sel 0, in a K loop "
-                        "that advances the descriptors' start address"),
+    ("wgmma_sparse.cu", "wgmma.mma_async.sp: f16 with sp-sel 1 (32B swizzle), s8 with sp-sel 0, two K slices "
+                        "(unrolled) that advance the descriptors' start address in their low 32 bits"),
 ]
 
 

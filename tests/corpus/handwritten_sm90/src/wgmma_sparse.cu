@@ -23,8 +23,8 @@ extern "C" __global__ void wgmma_sparse(float* out, int* iout, const uint32_t* a
   const uint64_t b0 = make_desc(smem + 8192, 16, 256, 3);    // f16 B
   const uint64_t ai0 = make_desc(smem + 16384, 16, 1024, 1); // s8 A: 128B swizzle
   const uint64_t bi0 = make_desc(smem + 24576, 16, 1024, 1); // s8 B
-#pragma unroll 1
-  for (int k = 0; k < 4; ++k) {
+#pragma unroll
+  for (int k = 0; k < 2; ++k) {  // unrolled: each slice's descriptor is known but for the start address
     uint64_t a = (a0 >> 32 << 32) | uint32_t(uint32_t(a0) + 2 * k);   // the next K slice: +32 bytes (>> 4)
     uint64_t b = (b0 >> 32 << 32) | uint32_t(uint32_t(b0) + 4 * k);
     uint64_t ai = (ai0 >> 32 << 32) | uint32_t(uint32_t(ai0) + 2 * k);
