@@ -4,6 +4,8 @@ Three descriptor words, one generic engine driven by ``tables/`` (PTX Tables 39-
 
 - the 32-bit instruction descriptor: :func:`encode_idesc`, :func:`decode_idesc` (Tables 42-44);
 - the 64-bit shared memory descriptor: :func:`encode_smem`, :func:`decode_smem` (Tables 40-41);
+  Hopper's ``wgmma`` (sm_90a) descriptor: :func:`encode_wgmma_smem`, :func:`decode_wgmma_smem`,
+  :func:`validate_wgmma_smem` (§9.7.15.5.1.2.2), and :func:`port_smem` between the two families;
 - the 64-bit zero-column mask descriptor: :func:`encode_zcm`, :func:`decode_zcm`,
   :func:`zcm_mask` (Table 45);
 - tensor memory addresses (§9.7.16.1): :func:`encode_taddr`, :func:`decode_taddr`,
@@ -36,14 +38,16 @@ from .loader import KINDS
 from .report import NotChecked, Report
 from .smem import decode_smem, encode_smem, validate_smem
 from .types import (AccumType, Arch, AtomOrder, CtaGroup, Descriptor, ElementType, Format, Kind, LboMode, Major, ScaleType,
-                    ScaleVec, Swizzle)
+                    ScaleVec, SmemArch, Swizzle, WgmmaSwizzle)
 from .version import __version__
 from .zcm import decode_zcm, encode_zcm, validate_zcm, zcm_mask, zcm_submasks
 
 if TYPE_CHECKING:  # what the lazy exports below are, for type checkers and editors
     from .compare import Diff, diff
     from .emitters import FORMATS, emit
-    from .facts import KIND_LAYOUTS, LBO_MODES, MAJORS, SWIZZLES
+    from .facts import KIND_LAYOUTS, LBO_MODES, MAJORS, SWIZZLES, WGMMA_SWIZZLES
+    from .port import Ported, port_smem
+    from .wgmma_smem import decode_wgmma_smem, encode_wgmma_smem, validate_wgmma_smem
     from .runtime import RuntimeIdesc, idesc_from_runtime
     from .ptx.scan import ScanFinding, ScanInstruction, ScanOperand, ScanResult, scan_file, scan_ptx
     from .taddr import alloc_sizes, check_alloc, decode_taddr, encode_taddr, lane_warp, validate_taddr, warp_lanes
@@ -58,7 +62,9 @@ if TYPE_CHECKING:  # what the lazy exports below are, for type checkers and edit
 _LAZY = {
     **dict.fromkeys(("ATOM_ORDERS", "SmemLayout", "SwizzleAtom", "TileDescriptor", "advance_smem", "smem_for_tile",
                      "smem_layout", "swizzle_atom"), "tiles"),
-    **dict.fromkeys(("KIND_LAYOUTS", "SWIZZLES", "LBO_MODES", "MAJORS"), "facts"),
+    **dict.fromkeys(("KIND_LAYOUTS", "SWIZZLES", "LBO_MODES", "MAJORS", "WGMMA_SWIZZLES"), "facts"),
+    **dict.fromkeys(("encode_wgmma_smem", "decode_wgmma_smem", "validate_wgmma_smem"), "wgmma_smem"),
+    **dict.fromkeys(("port_smem", "Ported"), "port"),
     **dict.fromkeys(("encode_taddr", "decode_taddr", "validate_taddr", "warp_lanes", "lane_warp", "alloc_sizes",
                      "check_alloc"), "taddr"),
     **dict.fromkeys(("idesc_from_runtime", "RuntimeIdesc"), "runtime"),
@@ -105,6 +111,13 @@ __all__ = [
     "LBO_MODES",
     "encode_smem",
     "decode_smem",
+    # Hopper wgmma (sm_90a) shared memory descriptor, and porting between the two families
+    "WGMMA_SWIZZLES",
+    "encode_wgmma_smem",
+    "decode_wgmma_smem",
+    "validate_wgmma_smem",
+    "port_smem",
+    "Ported",
     # shared memory layouts
     "MAJORS",
     "ATOM_ORDERS",
@@ -177,4 +190,6 @@ __all__ = [
     "Descriptor",
     "Format",
     "AtomOrder",
+    "WgmmaSwizzle",
+    "SmemArch",
 ]

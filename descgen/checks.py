@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from .catalog import SCALE_VECS, Constraints, Rule, catalog, constraints
 from .context import context, no_context
-from .engine import Word
+from .engine import Word, plan
 from .errors import EncodeError, Finding
 from .facts import (alloc_sizes, describe_range, kind_facts, lane_warp, mma_k, pattern_boundary, scale_rows, shape_case,
                     shape_rows, shape_union, submask_counts, tmem_shape, warp_lanes)
@@ -60,14 +60,18 @@ def implemented() -> frozenset[str]:
 
 
 @functools.cache
-def _plan(applies: str, given: frozenset[str], kind: str | None) -> tuple[tuple[tuple[Rule, _Impl], ...], tuple[NotChecked, ...]]:
+def _plan(applies: str, given: frozenset[str], kind: str | None,
+          layout: str | None = None) -> tuple[tuple[tuple[Rule, _Impl], ...], tuple[NotChecked, ...]]:
     """For one kind of word, the context names given and the MMA kind: the rules that can run
     (catalog order) and those that cannot (their context is missing). A rule that runs is checked:
     one whose narrowing context (``uses``) is missing is checked against every case of it, and is
-    not also listed as not checked. A rule of other kinds (``kinds``) is neither."""
+    not also listed as not checked. A rule of other kinds (``kinds``) is neither. ``layout``: a
+    second family of the word (the wgmma shared memory descriptor for ``smem``): only the rules
+    whose fields that layout has (or are context names) concern it; the others are neither."""
     runnable, skipped = [], []
+    names = None if layout is None else {f.name for f in plan(layout).value_fields} | set(no_context())
     for rule in catalog().values():
-        if rule.applies != applies:
+        if rule.applies != applies or (names is not None and not names.issuperset(rule.fields)):
             continue
         missing = tuple(n for n in rule.needs if n not in given)
         if missing:
@@ -134,12 +138,14 @@ def given_names(ctx: Mapping[str, Any]) -> frozenset[str]:
 _GIVEN: dict[tuple[tuple[str, ...], tuple[Any, ...]], frozenset[str]] = {}
 
 
-def run_rules(applies: str, facts: _Facts, ctx: Mapping[str, Any]) -> tuple[list[Finding], tuple[NotChecked, ...]]:
+def run_rules(applies: str, facts: _Facts, ctx: Mapping[str, Any],
+              layout: str | None = None) -> tuple[list[Finding], tuple[NotChecked, ...]]:
     """Every rule of one kind of word (``applies``) over ``facts``: the findings, and the rules whose
     context (``ctx``, normalized: None = not given) was missing, or which read a value known at run
-    time only (facts made by :func:`partial`: reported with ``why="run-time"``)."""
+    time only (facts made by :func:`partial`: reported with ``why="run-time"``). ``layout``: the
+    word's family when it is not the default one (see :func:`_plan`)."""
     c = constraints()
-    runnable, skipped = _plan(applies, given_names(ctx), facts.get("kind"))
+    runnable, skipped = _plan(applies, given_names(ctx), facts.get("kind"), layout)
     found: list[Finding] = []
     late: list[NotChecked] = []
     for rule, fn in runnable:
@@ -545,7 +551,7 @@ def _base_ignored(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
 
 @_impl("SMEM-BASE-OFFSET-BOUNDARY")
 def _base_boundary(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
-    boundary = pattern_boundary(v["swizzle"])
+    boundary = pattern_boundary(v["swizzle"], v.get("layout") or _SMEM)
     if not boundary or v["base_offset"] or v["pattern_start"] is not None:
         return ()
     rows = (v["start_address"] % boundary) >> 7
@@ -557,7 +563,7 @@ def _base_boundary(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
 
 @_impl("SMEM-BASE-OFFSET-TABLE41")
 def _base_table41(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
-    boundary = pattern_boundary(v["swizzle"])
+    boundary = pattern_boundary(v["swizzle"], v.get("layout") or _SMEM)
     if not boundary:
         return ()
     ps = v["pattern_start"]
@@ -567,23 +573,33 @@ def _base_table41(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
     return (rule.finding("base_offset", v["base_offset"], str(want), f"pattern start {ps:#x}, {v['swizzle']} ({boundary}-byte boundary)"),)
 
 
-def smem_findings(values: Mapping[str, Any], ctx: Mapping[str, Any],
-                  unknown: Iterable[str] = ()) -> tuple[list[Finding], tuple[NotChecked, ...]]:
+#: The shared memory descriptor's default family (tcgen05, Table 40); a second family's layout
+#: (``wgmma_smem_desc``) runs the smem rules whose fields it has (:func:`_plan`), its swizzle
+#: members' pattern boundaries from its own table (rules read ``layout`` from the facts).
+_SMEM = "smem_desc"
+
+
+def smem_findings(values: Mapping[str, Any], ctx: Mapping[str, Any], unknown: Iterable[str] = (),
+                  layout: str = _SMEM) -> tuple[list[Finding], tuple[NotChecked, ...]]:
     """The catalog's smem rules over logical values (``unknown``: fields known at run time only)
     under a normalized context; for a fully known word, skipped when its rule key (what the rules
-    read, :func:`_smem_key`) was found clean before."""
+    read, :func:`_smem_key`) was found clean before. ``layout``: the descriptor's family
+    (``smem_desc``: tcgen05, Table 40; ``wgmma_smem_desc``: wgmma, §9.7.15.5.1.2.2)."""
     unknown = tuple(unknown)
-    key = None if unknown else _smem_key(values, ctx.get("arch"), ctx.get("pattern_start"))
-    return _keyed_rules("smem", key, values, unknown, ctx)
+    key = None if unknown else _smem_key(values, ctx.get("arch"), ctx.get("pattern_start"), layout)
+    return _keyed_rules("smem", key, values, unknown, ctx, layout)
 
 
 def _keyed_rules(applies: str, key: tuple[Any, ...] | None, values: Mapping[str, Any], unknown: tuple[str, ...],
-                 ctx: Mapping[str, Any]) -> tuple[list[Finding], tuple[NotChecked, ...]]:
+                 ctx: Mapping[str, Any], layout: str | None = None) -> tuple[list[Finding], tuple[NotChecked, ...]]:
     """:func:`run_rules` over ``values`` and the normalized context (``unknown``: see
-    :func:`partial`), skipped for a rule key found clean before (:func:`_is_clean`)."""
+    :func:`partial`), skipped for a rule key found clean before (:func:`_is_clean`); ``layout``:
+    a second family of the word (:func:`_plan`)."""
+    family = None if layout in (None, _SMEM) else layout
     if _is_clean(applies, key):
-        return [], _plan(applies, given_names(ctx), None)[1]
-    found, skipped = run_rules(applies, partial({**values, **ctx}, unknown), ctx)
+        return [], _plan(applies, given_names(ctx), None, family)[1]
+    facts = {**values, **ctx, "layout": family} if family else {**values, **ctx}
+    found, skipped = run_rules(applies, partial(facts, unknown), ctx, family)
     if not found:
         _mark_clean(applies, key)
     return found, skipped
@@ -621,26 +637,27 @@ def _mark_clean(word: str, key: tuple[Any, ...] | None) -> None:
         pass
 
 
-def _smem_key(values: Mapping[str, Any], arch: Any, pattern_start: Any) -> tuple[Any, ...] | None:
-    """The smem rules read the swizzle, the base offset and the LBO mode; the target (a name: only
-    a string equals one, so its class need not be in the key); the start address only as
-    ``(start % boundary) >> 7`` (boundaries 256, 512, 1024: bits 7-9); the pattern start only as
-    ``ps % boundary`` and ``(ps >> 7) & 7`` (bits 0-9)."""
+def _smem_key(values: Mapping[str, Any], arch: Any, pattern_start: Any, layout: str = _SMEM) -> tuple[Any, ...] | None:
+    """The smem rules read the swizzle, the base offset and the LBO mode (the wgmma family has
+    none); the target (a name: only a string equals one, so its class need not be in the key); the
+    start address only as ``(start % boundary) >> 7`` (boundaries 256, 512, 1024: bits 7-9); the
+    pattern start only as ``ps % boundary`` and ``(ps >> 7) & 7`` (bits 0-9); and the family."""
+    key = (values["swizzle"], values["base_offset"], values.get("lbo_mode"), (values["start_address"] >> 7) & 7, arch, layout)
     if pattern_start is None:
-        return (values["swizzle"], values["base_offset"], values["lbo_mode"], (values["start_address"] >> 7) & 7, arch)
+        return key
     if pattern_start.__class__ is not int or pattern_start < 0:
         return None
-    return (values["swizzle"], values["base_offset"], values["lbo_mode"], (values["start_address"] >> 7) & 7, arch,
-            pattern_start & 1023)
+    return (*key, pattern_start & 1023)
 
 
-def smem_encode_findings(values: Mapping[str, Any], arch: Any = None, pattern_start: Any = None) -> list[Finding]:
+def smem_encode_findings(values: Mapping[str, Any], arch: Any = None, pattern_start: Any = None,
+                         layout: str = _SMEM) -> list[Finding]:
     """:func:`smem_findings` for an encoder's field-checked values and its context arguments
     (normalized here; a bad one raises :class:`descgen.UsageError`), the rules run once per key."""
-    key = _smem_key(values, arch, pattern_start)
+    key = _smem_key(values, arch, pattern_start, layout)
     if _is_clean("smem", key):
         return []
-    found = smem_findings(values, context(arch=arch, pattern_start=pattern_start))[0]
+    found = smem_findings(values, context(arch=arch, pattern_start=pattern_start), (), layout)[0]
     if not found:
         _mark_clean("smem", key)
     return found

@@ -18,7 +18,7 @@ import functools
 
 from .catalog import Rule, catalog, contexts, layout_table, usage_table
 from .context import context_source
-from .engine import check_rule, finding_code
+from .engine import check_rule, code_word, finding_code
 from .facts import ABSENT_ARGS
 from .loader import LAYOUT_FILES, layout
 
@@ -61,16 +61,16 @@ def usage_codes() -> dict[str, Rule]:
     out.update(rule(f"IDESC-{arg.upper().replace('_', '-')}-ABSENT", "idesc", arg,
                     f"{arg} is given but the kind's layout has no field for it", "Tables 42-44") for arg in ABSENT_ARGS)
     for word, source in (("idesc", "§9.7.16.4.2 (32-bit)"), ("smem", "§9.7.16.4.1 (64-bit)"), ("zcm", "§9.7.16.4.3 (64-bit)"),
-                         ("taddr", "§9.7.16.1.1 (32-bit)")):
-        out.update([rule(f"{word.upper()}-WORD-RANGE", word, "word", f"a {word} word is an unsigned integer of its width", source)])
-        out.update([rule(f"{word.upper()}-FIELD-FIXED", word, "field", "reserved and constant fields are not values: "
+                         ("taddr", "§9.7.16.1.1 (32-bit)"), ("wgmma_smem", "§9.7.15.5.1.2.2 (64-bit)")):
+        out.update([rule(f"{code_word(word)}-WORD-RANGE", word, "word", f"a {word} word is an unsigned integer of its width", source)])
+        out.update([rule(f"{code_word(word)}-FIELD-FIXED", word, "field", "reserved and constant fields are not values: "
                          "they are not set by name (descgen.engine.check_value)", source.split(" (")[0])])
-        out.update([rule(f"{word.upper()}-FIELD-UNKNOWN", word, "field", "descgen.encode takes the layout's value "
+        out.update([rule(f"{code_word(word)}-FIELD-UNKNOWN", word, "field", "descgen.encode takes the layout's value "
                          "fields by name; an unknown name is never ignored", source.split(" (")[0])])
     for lay in (layout(n) for n in LAYOUT_FILES):
         for f in lay.fields:
             if f.is_value and f.default is None and not any(f.name in d for d in lay.defaults.values()):
-                out.update([rule(f"{lay.word.upper()}-{f.name.upper().replace('_', '-')}-MISSING", lay.word, f.name,
+                out.update([rule(f"{code_word(lay.word)}-{f.name.upper().replace('_', '-')}-MISSING", lay.word, f.name,
                                  "a value is required", f.source)])
     out.update(rule(f"CONTEXT-{name.upper().replace('_', '-')}", "context", name, f"{name} is {text}",
                     context_source(name)) for name, text in ((n, c.meaning) for n, c in contexts().items()))

@@ -19,18 +19,24 @@ from .loader import VALUE_TYPES, Field, Layout, layout
 from .records import fast_init
 from .transforms import Transform
 
-__all__ = ["Plan", "plan", "Word", "KnownBits", "DecodedField", "Decoded", "decode", "encode", "check_value", "check_word",
+__all__ = ["Plan", "plan", "code_word", "Word", "KnownBits", "DecodedField", "Decoded", "decode", "encode", "check_value", "check_word",
            "finding_code", "check_rule", "unit_word"]
 
 #: Domains with at most this many members are compiled to lookup tables.
 _LUT_LIMIT = 4096
 
 
+def code_word(word: str) -> str:
+    """A word's name as its codes begin: ``SMEM``, ``WGMMA-SMEM`` (for ``wgmma_smem``)."""
+    return word.upper().replace("_", "-")
+
+
 def finding_code(word: str, f: Field, check: str) -> str:
-    """Stable finding code: ``SMEM-RESERVED-14``, ``IDESC-N-RANGE``, ``SMEM-SWIZZLE-CODE``."""
+    """Stable finding code: ``SMEM-RESERVED-14``, ``IDESC-N-RANGE``, ``SMEM-SWIZZLE-CODE``,
+    ``WGMMA-SMEM-RESERVED-46``."""
     if f.type == "reserved":
-        return f"{word.upper()}-RESERVED-{f.lo}"
-    return f"{word.upper()}-{f.name.upper().replace('_', '-')}-{check}"
+        return f"{code_word(word)}-RESERVED-{f.lo}"
+    return f"{code_word(word)}-{f.name.upper().replace('_', '-')}-{check}"
 
 
 def check_rule(f: Field, check: str) -> str:
@@ -101,7 +107,7 @@ def check_value(lay: Layout, f: Field, kind: str | None, value: Any) -> Finding 
         if value not in dom:
             return _finding(lay, f, kind, "RANGE", value, f"out of range{_for_kind(kind)}{_stored(f)}")
         return None
-    raise UsageError((Finding(f"{lay.word.upper()}-FIELD-FIXED", "error", f.name, value, "(not settable)",
+    raise UsageError((Finding(f"{code_word(lay.word)}-FIELD-FIXED", "error", f.name, value, "(not settable)",
                               f"bits {f.bits} are {f.type}, not a value", f.source),))
 
 
@@ -208,7 +214,7 @@ class Plan:
 
     def __init__(self, lay: Layout, kind: str | None) -> None:
         if lay.kinds and kind not in lay.kinds:
-            raise UsageError((Finding(f"{lay.word.upper()}-KIND", "error", "kind", kind, ", ".join(lay.kinds),
+            raise UsageError((Finding(f"{code_word(lay.word)}-KIND", "error", "kind", kind, ", ".join(lay.kinds),
                                       f"{lay.title} serves these kinds only", lay.source),))
         self.layout = lay
         self.kind = kind
@@ -310,7 +316,7 @@ class Plan:
         lay = self.layout
         missing = [f.name for f in self.value_fields if f.name not in values]
         if missing:
-            raise UsageError([Finding(f"{lay.word.upper()}-{m.upper().replace('_', '-')}-MISSING", "error", m, None,
+            raise UsageError([Finding(f"{code_word(lay.word)}-{m.upper().replace('_', '-')}-MISSING", "error", m, None,
                                       self.layout.field(m).domain(self.kind).describe(), "a value is required",
                                       self.layout.field(m).source) for m in missing], self.context)
         found = []
@@ -447,7 +453,7 @@ def _decoded_field(f: Field, raw: int, value: Any, note: str) -> "DecodedField":
 def check_word(word: Any, width: int, what: str) -> None:
     """Raise :class:`WordError` unless ``word`` is an unsigned integer of at most ``width`` bits."""
     if isinstance(word, bool) or not isinstance(word, int) or not 0 <= word < (1 << width):
-        raise WordError((Finding(f"{what.upper()}-WORD-RANGE", "error", "word", word, f"0..{(1 << width) - 1:#x}",
+        raise WordError((Finding(f"{code_word(what)}-WORD-RANGE", "error", "word", word, f"0..{(1 << width) - 1:#x}",
                                  f"{'an' if what[0] in 'aeiou' else 'a'} {what} word is an unsigned {width}-bit integer", "§9.7.16.4"),))
 
 
@@ -648,7 +654,7 @@ def encode(layout_name: str, kind: str | None = None, *, check: bool = True, **f
     unknown = [name for name in fields if name not in p.layout.by_name or not p.layout.by_name[name].is_value]
     if unknown:
         lay = p.layout
-        raise UsageError((Finding(f"{lay.word.upper()}-FIELD-UNKNOWN", "error", unknown[0], fields[unknown[0]],
+        raise UsageError((Finding(f"{code_word(lay.word)}-FIELD-UNKNOWN", "error", unknown[0], fields[unknown[0]],
                                   ", ".join(f.name for f in p.value_fields),
                                   f"{lay.title} has no value field {unknown[0]!r}", lay.source),), p.context)
     return p.encode(fields, check=check)

@@ -14,18 +14,19 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, NamedTuple, o
 from .catalog import constraints, usage_error
 from .context import normalize_warp
 from .engine import Plan, plan
-from .loader import IDESC_LAYOUTS, KINDS, Shape, layout, shapes
-from .types import AccumType, ElementType, Kind, LboMode, Major, ScaleType, Swizzle
+from .loader import IDESC_LAYOUTS, KINDS, SMEM_LAYOUTS, Shape, layout, shapes
+from .types import AccumType, ElementType, Kind, LboMode, Major, ScaleType, Swizzle, WgmmaSwizzle
 
 if TYPE_CHECKING:  # computed from the tables on first use (module __getattr__ below)
     KIND_LAYOUTS: dict[str, str]
     SWIZZLES: tuple[Swizzle, ...]
+    WGMMA_SWIZZLES: tuple[WgmmaSwizzle, ...]
     LBO_MODES: tuple[LboMode, ...]
     MAJORS: tuple[Major, ...]
 
-__all__ = ["KIND_LAYOUTS", "SWIZZLES", "LBO_MODES", "MAJORS", "ABSENT_ARGS", "KindFacts", "kind_facts",
+__all__ = ["KIND_LAYOUTS", "SWIZZLES", "WGMMA_SWIZZLES", "LBO_MODES", "MAJORS", "ABSENT_ARGS", "KindFacts", "kind_facts",
            "normalize_kind", "type_names", "idesc_defaults", "mma_k", "shape_rows", "shape_keys", "major_keys",
-           "shape_case", "shape_union", "scale_rows", "selector_keys", "swizzle_attrs", "pattern_boundary", "submask_counts", "tmem_shape",
+           "shape_case", "shape_union", "scale_rows", "selector_keys", "swizzle_attrs", "pattern_boundary", "smem_family", "submask_counts", "tmem_shape",
            "warps_per_warpgroup", "warp_lanes", "lane_warp", "describe_range", "alloc_sizes"]
 
 
@@ -38,10 +39,12 @@ def _kind_layouts() -> dict[str, str]:
 
 def __getattr__(name: str) -> Any:
     """The enumerations the tables hold, computed on first use so that ``import descgen`` reads
-    no table: ``KIND_LAYOUTS``, ``SWIZZLES`` (Table 40 bits 61-63, code order), ``LBO_MODES``
+    no table: ``KIND_LAYOUTS``, ``SWIZZLES`` (Table 40 bits 61-63, code order), ``WGMMA_SWIZZLES``
+    (§9.7.15.5.1.2.2 bits 62-63), ``LBO_MODES``
     (bit 52) and ``MAJORS`` (the Transpose A/B bits' members)."""
     smem: Callable[[str], tuple[Any, ...]] = lambda f: tuple(layout("smem_desc").field(f).codes(None))  # noqa: E731
     values: dict[str, Callable[[], Any]] = {"KIND_LAYOUTS": _kind_layouts, "SWIZZLES": lambda: smem("swizzle"), "LBO_MODES": lambda: smem("lbo_mode"),
+              "WGMMA_SWIZZLES": lambda: tuple(layout("wgmma_smem_desc").field("swizzle").codes(None)),
               "MAJORS": lambda: tuple(layout("idesc_dense").field("a_major").codes(None))}
     if name in values:
         value = globals()[name] = values[name]()
@@ -255,18 +258,32 @@ def shape_union(kind: str, name: str) -> frozenset[int]:
     return shapes().m_values(kind) if name == "m" else shapes().n_values(kind)
 
 
-def swizzle_attrs(swizzle: Any) -> Mapping[str, Any]:
-    """A swizzle mode's attributes in ``tables/smem_desc.toml``, in bytes: its span (``bytes``) and
-    its Table 41 pattern ``boundary`` (errata E9); empty for anything that is not a mode (None: an
-    unknown code)."""
-    return plan("smem_desc").layout.field("swizzle").member_attrs.get(swizzle, {})
+def swizzle_attrs(swizzle: Any, layout: str = "smem_desc") -> Mapping[str, Any]:
+    """A swizzle mode's attributes in its family's table (``tables/smem_desc.toml``, tcgen05;
+    ``tables/wgmma_smem_desc.toml``, wgmma), in bytes: its span (``bytes``) and its Table 41
+    pattern ``boundary`` (errata E9); empty for anything that is not a mode (None: an unknown
+    code)."""
+    return plan(layout).layout.field("swizzle").member_attrs.get(swizzle, {})
 
 
 @functools.cache
-def pattern_boundary(swizzle: Any) -> int:
+def pattern_boundary(swizzle: Any, layout: str = "smem_desc") -> int:
     """Table 41's pattern boundary in bytes of a swizzle mode (1024, 512, 256 for 128B, 64B, 32B;
-    1024 for 128B_base32B); 0 for none, or anything that is not a mode."""
-    return int(swizzle_attrs(swizzle).get("boundary", 0))
+    1024 for 128B_base32B); 0 for none, or anything that is not a mode. ``layout``: the
+    descriptor family's table (§9.7.15.5.1.2.2 prints the same boundaries for wgmma)."""
+    return int(swizzle_attrs(swizzle, layout).get("boundary", 0))
+
+
+@functools.cache
+def smem_family(arch: Any) -> str:
+    """The shared memory descriptor layout a target's MMA reads: the layout whose ``targets``
+    (``[descriptor]`` of its table) name ``arch`` (``sm_90a``: ``wgmma_smem_desc``,
+    §9.7.15.5.1.2.2); any other target, or None: tcgen05's ``smem_desc`` (Table 40)."""
+    if arch.__class__ is str:
+        for name in SMEM_LAYOUTS:
+            if arch.strip().lower() in plan(name).layout.targets:
+                return name
+    return SMEM_LAYOUTS[0]
 
 
 def submask_counts() -> dict[int, int]:

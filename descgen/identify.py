@@ -7,12 +7,15 @@ command does (``descgen decode``, ``descgen validate``, ``descgen batch``, :func
   form, whose upper 32 bits are the instruction descriptor (errata E31);
 - a descriptor given: that one (an instruction descriptor without a kind: under every kind);
 - nothing given: a word below 2**32 is an instruction descriptor, tried under every kind; a wider
-  word is tried as a shared memory and as a zero-column mask descriptor, and, when its low half is
-  0, as CUTLASS's runtime instruction descriptor too (errata E31, E32).
+  word is tried as a shared memory descriptor of both families (tcgen05's, Table 40, and Hopper
+  wgmma's, §9.7.15.5.1.2.2) and as a zero-column mask descriptor, and, when its low half is 0, as
+  CUTLASS's runtime instruction descriptor too (errata E31, E32). :attr:`Identified.why` says
+  which shared memory family the word's bits point to, and whether it is valid in both (E44).
 
 Every reading is validated with the context that applies to its word; the readings come back best
 first: no error finding first, then the fewest findings, then the order tried (PTX's kind order;
-smem before zcm before the runtime form). A word that is a zero-column mask descriptor also
+smem before wgmma_smem before zcm before the runtime form). A Hopper word (bit 46 clear) reads as
+wgmma with no finding and as tcgen05 with the version warning: wgmma first. A word that is a zero-column mask descriptor also
 passes as a shared memory descriptor with a warning on the fixed bits 46-48, so it ranks second.
 """
 
@@ -34,15 +37,20 @@ from .runtime import RuntimeIdesc, idesc_from_runtime
 from .smem import decode_smem, validate_smem
 from .taddr import decode_taddr, validate_taddr
 from .types import Descriptor, Kind
+from .wgmma_smem import decode_wgmma_smem, validate_wgmma_smem
 from .zcm import decode_zcm, validate_zcm
 
-__all__ = ["DESCRIPTORS", "Reading", "Identified", "identify", "decode_as", "check_any_word", "key_fields", "show_value"]
+__all__ = ["DESCRIPTORS", "Reading", "Identified", "identify", "smem_families", "decode_as", "check_any_word", "key_fields", "show_value"]
 
 #: The words descgen reads, by name.
 DESCRIPTORS: tuple[Descriptor, ...] = get_args(Descriptor)
 
-_VALIDATORS: dict[str, Callable[..., Report]] = {"smem": validate_smem, "zcm": validate_zcm, "taddr": validate_taddr}
-_DECODERS: dict[str, Callable[[int], Decoded]] = {"smem": decode_smem, "zcm": decode_zcm, "taddr": decode_taddr}
+_VALIDATORS: dict[str, Callable[..., Report]] = {"smem": validate_smem, "zcm": validate_zcm, "taddr": validate_taddr,
+                                                 "wgmma_smem": validate_wgmma_smem}
+_DECODERS: dict[str, Callable[[int], Decoded]] = {"smem": decode_smem, "zcm": decode_zcm, "taddr": decode_taddr,
+                                                "wgmma_smem": decode_wgmma_smem}
+#: The shared memory descriptor's families, by word: the family and the target it is named by.
+_FAMILIES = {"smem": "tcgen05 (sm_100a)", "wgmma_smem": "wgmma (sm_90a)"}
 
 
 def check_any_word(word: Any, code: str) -> None:
@@ -110,11 +118,15 @@ class Identified:
         word: the word as given (64-bit for CUTLASS's runtime form).
         readings: every reading tried, best first.
         asked: what the caller fixed: ``"kind"``, ``"descriptor"`` or ``None`` (chosen by width).
+        why: for a 64-bit word read every way, which shared memory descriptor family its bits
+            point to and why (bits one family reserves or fixes), and whether it is valid in both
+            (errata E44); else empty.
     """
 
     word: int
     readings: tuple[Reading, ...]
     asked: str | None
+    why: tuple[str, ...] = ()
 
     @property
     def consistent(self) -> tuple[Reading, ...]:
@@ -175,11 +187,38 @@ def identify(word: int, *, descriptor: Descriptor | None = None, kind: Kind | No
         return Identified(word, _rank(idesc_readings(runtime.idesc if runtime else word, kinds, runtime)), asked)
     if descriptor is not None:
         return Identified(word, (Reading(descriptor, None, _VALIDATORS[descriptor](word, **given(descriptor))),), asked)
-    readings = [Reading(d, None, _VALIDATORS[d](word, **given(d))) for d in ("smem", "zcm")]
+    readings = [Reading(d, None, _VALIDATORS[d](word, **given(d))) for d in ("smem", "wgmma_smem", "zcm")]
+    why = smem_families(readings[0], readings[1])
     if not word & 0xFFFFFFFF:  # low half 0: perhaps CUTLASS's runtime instruction descriptor (E31)
         runtime = idesc_from_runtime(word)
         readings += [r for r in idesc_readings(runtime.idesc, KINDS, runtime) if r.ok]
-    return Identified(word, _rank(readings), asked)
+    return Identified(word, _rank(readings), asked, why)
+
+
+def smem_families(*readings: Reading) -> tuple[str, ...]:
+    """Why a 64-bit word is one shared memory descriptor family's or the other's (E44): per
+    reading (``smem``: tcgen05, ``wgmma_smem``: wgmma), the fixed, reserved or undefined bits that
+    reading finds wrong, then the verdict (valid in both, in one, in neither)."""
+    out = []
+    for r in readings:
+        d = r.decoded
+        for f in r.findings:
+            if f.code.rsplit("-", 1)[-1] in ("RESERVED", "CONST", "CODE") or "-RESERVED-" in f.code:
+                spec = next((x for x in d.fields if x.name == f.field), None)
+                if spec is not None:
+                    out.append(f"as {_FAMILIES[r.descriptor]}: bits {spec.bits} = {spec.raw:#b}: {f.rule} ({f.code}, {f.source})")
+    ok = [r for r in readings if r.ok]
+    names = [_FAMILIES[r.descriptor] for r in ok]
+    if len(ok) == len(readings):
+        best = min(readings, key=lambda r: len(r.findings))
+        out.append(f"valid in both families; {_FAMILIES[best.descriptor]} reads it with the fewest findings"
+                   + (" (as tcgen05 it lacks bit 46, the version: port it with descgen port to use it on Blackwell)"
+                      if best.descriptor == "wgmma_smem" else ""))
+    elif ok:
+        out.append(f"a {names[0]} shared memory descriptor: the other family finds an error")
+    else:
+        out.append("neither shared memory descriptor family reads it without an error")
+    return tuple(out)
 
 
 def show_value(value: Any, fmt: str = "") -> str:
@@ -209,7 +248,8 @@ def key_fields(d: Decoded) -> str:
         if v.get("sparse"):
             parts.append("sparse")
         return ", ".join(parts)
-    if d.descriptor == "smem":
+    if d.descriptor in ("smem", "wgmma_smem"):
         return (f"start {show_value(v['start_address'], '#x')}, LBO {show_value(v['lbo'])}, SBO {show_value(v['sbo'])}, "
-                f"swizzle {show_value(v['swizzle'])}, base offset {show_value(v['base_offset'])}, LBO mode {show_value(v['lbo_mode'])}")
+                f"swizzle {show_value(v['swizzle'])}, base offset {show_value(v['base_offset'])}"
+                + (f", LBO mode {show_value(v['lbo_mode'])}" if "lbo_mode" in v else ""))
     return ", ".join(f"{f.name} {show_value(f.value)}" for f in d.fields if not f.name.startswith("reserved"))

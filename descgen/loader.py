@@ -35,6 +35,7 @@ __all__ = [
     "shapes",
     "LAYOUT_FILES",
     "IDESC_LAYOUTS",
+    "SMEM_LAYOUTS",
     "KINDS",
 ]
 
@@ -44,10 +45,14 @@ LAYOUT_FILES: dict[str, str] = {
     "idesc_mxf8f6f4": "idesc_mxf8f6f4.toml",  # Table 43
     "idesc_mxf4": "idesc_mxf4.toml",  # Table 44
     "smem_desc": "smem_desc.toml",  # Tables 40, 41
+    "wgmma_smem_desc": "wgmma_smem_desc.toml",  # §9.7.15.5.1.2.2 (Hopper wgmma, sm_90a)
     "zcm_desc": "zcm_desc.toml",  # Table 45
     "taddr": "taddr.toml",  # §9.7.16.1.1 tensor memory address
 }
 IDESC_LAYOUTS = ("idesc_dense", "idesc_mxf8f6f4", "idesc_mxf4")
+#: The shared memory descriptor's families: tcgen05 (Table 40) first, the default; then Hopper's
+#: wgmma (§9.7.15.5.1.2.2, its ``targets`` sm_90a).
+SMEM_LAYOUTS = ("smem_desc", "wgmma_smem_desc")
 SHAPES_FILE = "shapes.toml"  # Table 39
 ATOMS_FILE = "smem_atoms.toml"  # Tables 52, 53; §9.7.16.3.3; §9.7.16.10.4
 MAJORS: tuple[Major, ...] = get_args(Major)  # checked against the idesc layouts by tests/test_typing.py
@@ -63,8 +68,8 @@ _FIELD_KEYS = {
     "name", "bits", "type", "description", "source", "transform", "unit", "min", "max",
     "values", "members", "value_type", "domain", "value", "severity", "note", "default",
 }
-_DESCRIPTOR_KEYS = {"word", "layout", "width", "title", "source", "kinds"}
-_LAYOUT_KEYS = {"descriptor", "defaults", "implied", "field", "submasks", "access", "alloc"}
+_DESCRIPTOR_KEYS = {"word", "layout", "width", "title", "source", "kinds", "targets", "family"}
+_LAYOUT_KEYS = {"descriptor", "defaults", "implied", "field", "submasks", "access", "alloc", "operands"}
 
 
 # --------------------------------------------------------------------------------------------
@@ -248,6 +253,10 @@ class Layout:
         width: 32 or 64 bits.
         title, source, path: for display and citations.
         kinds: the MMA kinds this layout serves (idesc only).
+        targets: the targets whose instructions read this layout, when it is one target
+            family's own (the wgmma descriptor: ``sm_90a``); empty: descgen's default family.
+        family: the instruction family whose descriptor this is, where a word has two
+            (``tcgen05``, ``wgmma``); else ``""``.
         fields: in bit order, tiling the word exactly.
         defaults: per kind, the values used when the caller names none.
         implied: values the kind fixes that the word does not hold (e.g. dtype f32).
@@ -264,6 +273,8 @@ class Layout:
     fields: tuple[Field, ...]
     defaults: Mapping[str, Mapping[str, Any]]
     implied: Mapping[str, Any]
+    targets: tuple[str, ...] = ()
+    family: str = ""
     extra: Mapping[str, Any] = dc_field(default_factory=dict)
 
     def field(self, name: str) -> Field:
@@ -684,6 +695,9 @@ def parse_layout(data: Mapping[str, Any], path: str) -> Layout:
     if width not in (32, 64):
         raise TableError(path, "descriptor", f"width must be 32 or 64, got {width!r}")
     kinds = tuple(desc.get("kinds", ()))
+    targets = desc.get("targets", [])
+    if not isinstance(targets, list) or not all(isinstance(t, str) and t for t in targets):
+        raise TableError(path, "descriptor", f"'targets' must be a list of target names, got {targets!r}")
     for k in kinds:
         if k not in KINDS:
             raise TableError(path, "descriptor", f"unknown kind {k!r}; known: {', '.join(KINDS)}")
@@ -714,6 +728,8 @@ def parse_layout(data: Mapping[str, Any], path: str) -> Layout:
         fields=fields,
         defaults={k: dict(v) for k, v in defaults.items()},
         implied=dict(data.get("implied", {})),
+        targets=tuple(targets),
+        family=str(desc.get("family", "")),
         extra=extra,
     )
 

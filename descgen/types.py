@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Literal
 
 __all__ = ["Kind", "ElementType", "AccumType", "ScaleType", "Swizzle", "Major", "LboMode", "ScaleVec", "Arch",
-           "CtaGroup", "Descriptor", "Format", "AtomOrder"]
+           "CtaGroup", "Descriptor", "WgmmaSwizzle", "SmemArch", "Format", "AtomOrder"]
 
 #: The MMA kinds, in PTX's order (Tables 42-44): ``descgen.KINDS``.
 Kind = Literal["tf32", "f16", "f8f6f4", "i8", "mxf8f6f4", "mxf4", "mxf4nvf4"]
@@ -33,6 +33,10 @@ ScaleType = Literal["ue8m0", "ue4m3"]
 #: Swizzle modes of the shared memory descriptor (Table 40 bits 61-63, code order): ``descgen.SWIZZLES``.
 Swizzle = Literal["none", "128B_base32B", "128B", "64B", "32B"]
 
+#: Swizzle modes of the wgmma (sm_90a) shared memory descriptor (§9.7.15.5.1.2.2 bits 62-63, code
+#: order): ``descgen.WGMMA_SWIZZLES``.
+WgmmaSwizzle = Literal["none", "128B", "64B", "32B"]
+
 #: K-major or MN-major (the idesc transpose bits; the tile helpers): ``descgen.MAJORS``.
 Major = Literal["k", "mn"]
 
@@ -46,12 +50,16 @@ ScaleVec = Literal["1X", "2X", "4X", "block16", "block32"]
 #: descgen accepts for them (``sm_101a``/``sm_101f``, renamed ``sm_110a``/``sm_110f``).
 Arch = Literal["sm_100a", "sm_100f", "sm_103a", "sm_103f", "sm_110a", "sm_110f", "sm_101a", "sm_101f"]
 
+#: A target as the shared memory tools take it (``smem_for_tile``, ``smem_layout``, ``port_smem``):
+#: a tcgen05 target, or ``sm_90a``, whose ``wgmma`` reads the Hopper descriptor.
+SmemArch = Literal["sm_90a", "sm_100a", "sm_100f", "sm_103a", "sm_103f", "sm_110a", "sm_110f", "sm_101a", "sm_101f"]
+
 #: ``.cta_group::1`` or ``::2``: the MMA runs on one CTA or on a pair (Table 39).
 CtaGroup = Literal[1, 2]
 
 #: The words descgen reads: instruction descriptor, shared memory descriptor, zero-column mask
-#: descriptor, tensor memory address.
-Descriptor = Literal["idesc", "smem", "zcm", "taddr"]
+#: descriptor, tensor memory address; the wgmma (sm_90a) shared memory descriptor.
+Descriptor = Literal["idesc", "smem", "zcm", "taddr", "wgmma_smem"]
 
 #: What :func:`descgen.emit` writes: ``descgen.FORMATS``.
 Format = Literal["hex", "json", "c", "cpp", "ptx", "python"]

@@ -113,14 +113,14 @@ def _field_codes() -> set[str]:
             for check in _ENGINE_CHECKS[f.type]:
                 if check == "ALIGN" and f.transform.align == 1:
                     continue
-                out.add(f"{lay.word.upper()}-RESERVED-{f.lo}" if f.type == "reserved" else
-                        f"{lay.word.upper()}-{_dash(f.name)}-{check}")
+                out.add(f"{_dash(lay.word)}-RESERVED-{f.lo}" if f.type == "reserved" else
+                        f"{_dash(lay.word)}-{_dash(f.name)}-{check}")
     return out
 
 
 def _missing_codes() -> set[str]:
     """Plan.check's ``<WORD>-<FIELD>-MISSING``: a value field with neither a default nor a kind default."""
-    return {f"{lay.word.upper()}-{_dash(f.name)}-MISSING" for lay in layouts() for f in lay.fields
+    return {f"{_dash(lay.word)}-{_dash(f.name)}-MISSING" for lay in layouts() for f in lay.fields
             if f.is_value and f.default is None and not any(f.name in d for d in lay.defaults.values())}
 
 
@@ -132,10 +132,10 @@ EXPANSIONS: dict[str, Any] = {
     "ZCM-{}-LENGTH": lambda: {"ZCM-START-COUNT-LENGTH", "ZCM-FIRST-SPAN-LENGTH"},
     "IDESC-{}-ABSENT": lambda: {f"IDESC-{_dash(a)}-ABSENT" for a in ABSENT_ARGS},
     "CONTEXT-{}": lambda: {f"CONTEXT-{_dash(n)}" for n in context_names()},
-    "{}-WORD-RANGE": lambda: {f"{w.upper()}-WORD-RANGE" for w in _words()},
-    "{}-FIELD-FIXED": lambda: {f"{w.upper()}-FIELD-FIXED" for w in _words()},
-    "{}-FIELD-UNKNOWN": lambda: {f"{w.upper()}-FIELD-UNKNOWN" for w in _words()},
-    "{}-KIND": lambda: {f"{lay.word.upper()}-KIND" for lay in layouts() if lay.kinds},
+    "{}-WORD-RANGE": lambda: {f"{_dash(w)}-WORD-RANGE" for w in _words()},
+    "{}-FIELD-FIXED": lambda: {f"{_dash(w)}-FIELD-FIXED" for w in _words()},
+    "{}-FIELD-UNKNOWN": lambda: {f"{_dash(w)}-FIELD-UNKNOWN" for w in _words()},
+    "{}-KIND": lambda: {f"{_dash(lay.word)}-KIND" for lay in layouts() if lay.kinds},
     "{}-{}-MISSING": _missing_codes,
     "{}-RESERVED-{}": lambda: {c for c in _field_codes() if "-RESERVED-" in c},
     "{}-{}-{}": _field_codes,  # engine.finding_code

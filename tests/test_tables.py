@@ -37,8 +37,10 @@ LAYOUT_NAMES = tuple(loader.LAYOUT_FILES)
 # The shipped layouts.
 
 
-def test_layout_files_are_the_six_layout_tables():
-    assert set(LAYOUT_NAMES) == {"idesc_dense", "idesc_mxf8f6f4", "idesc_mxf4", "smem_desc", "zcm_desc", "taddr"}
+def test_layout_files_are_the_seven_layout_tables():
+    assert set(LAYOUT_NAMES) == {"idesc_dense", "idesc_mxf8f6f4", "idesc_mxf4", "smem_desc", "zcm_desc", "taddr",
+                                 "wgmma_smem_desc"}
+    assert loader.SMEM_LAYOUTS == ("smem_desc", "wgmma_smem_desc")
     assert loader.IDESC_LAYOUTS == ("idesc_dense", "idesc_mxf8f6f4", "idesc_mxf4")
     assert loader.KINDS == KINDS == descgen.KINDS
 
@@ -52,6 +54,7 @@ def test_layout_files_are_the_six_layout_tables():
         ("smem_desc", "smem", 64),
         ("zcm_desc", "zcm", 64),
         ("taddr", "taddr", 32),
+        ("wgmma_smem_desc", "wgmma_smem", 64),
     ],
 )
 def test_layout_width_and_word(name, word, width):
@@ -88,7 +91,7 @@ def test_every_field_cites_a_source_and_has_unique_name(name):
         assert f.description.strip(), f.name
         # every source names a PTX table or section
         assert "Table" in f.source or "§" in f.source, (f.name, f.source)
-    assert lay.source.startswith(("PTX ISA 9.1 §9.7.16.4", "PTX ISA 9.1 §9.7.16.1.1"))
+    assert lay.source.startswith(("PTX ISA 9.1 §9.7.16.4", "PTX ISA 9.1 §9.7.16.1.1", "PTX ISA 9.1 §9.7.15.5.1.2.2"))
 
 
 @pytest.mark.parametrize("name", LAYOUT_NAMES)

@@ -63,7 +63,7 @@ def test_catalog_codes_are_unique_across_field_codes_and_well_formed():
     tables = (CATALOG, field_codes(), layout_table(), usage_codes())
     assert sum(map(len, tables)) == len(all_codes()), "a code is in two of the catalog, field, layout and usage codes"
     for code, rule in all_codes().items():
-        assert code == code.upper() and code.split("-")[0] in ("IDESC", "SMEM", "ZCM", "MMA", "CONTEXT", "TADDR", "DIFF", "EMIT", "PTX", "BATCH", "IDENTIFY", "LAYOUT", "TABLE"), code
+        assert code == code.upper() and code.split("-")[0] in ("IDESC", "SMEM", "WGMMA", "PORT", "ZCM", "MMA", "CONTEXT", "TADDR", "DIFF", "EMIT", "PTX", "BATCH", "IDENTIFY", "LAYOUT", "TABLE"), code
         assert rule.severity in ("error", "warning", "info")
         assert rule.source and rule.rule, code
     for rule in CATALOG.values():

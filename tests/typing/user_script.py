@@ -231,6 +231,19 @@ def rule_of(report: descgen.Report) -> None:
         assert rule.code == f.code
 
 
+def hopper() -> int:
+    """A Hopper wgmma (sm_90a) descriptor, validated, and ported to Blackwell and back."""
+    swizzle: descgen.WgmmaSwizzle = "128B"
+    assert swizzle in descgen.WGMMA_SWIZZLES
+    word: int = descgen.encode_wgmma_smem(start_address=0x400, lbo=16, sbo=1024, swizzle=swizzle)
+    d: descgen.Decoded = descgen.decode_wgmma_smem(word)
+    assert d.value("swizzle") == "128B" and descgen.validate_wgmma_smem(word, pattern_start=0x400).ok
+    to: descgen.SmemArch = "sm_100a"
+    ported: descgen.Ported = descgen.port_smem(word, to=to)
+    assert descgen.port_smem(ported.word, to="sm_90a").word == word
+    return ported.word
+
+
 def main() -> str:
     version: str = descgen.__version__
     every_kind()
@@ -244,6 +257,7 @@ def main() -> str:
     runtime_and_diff(descgen.encode_idesc(KIND, 128, 256))
     scan()
     errors()
+    hopper()
     return f"// descgen {version}\n" + emit_all(words, report)
 
 
