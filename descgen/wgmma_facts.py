@@ -97,7 +97,7 @@ def parse_wgmma_table(data: Mapping[str, Any], path: str) -> WgmmaTable:
     for key in _INSTRUCTION_KEYS:
         if key not in head:
             raise TableError(path, "instruction", f"missing key '{key}'")
-    rows = []
+    rows: list[WgmmaTypes] = []
     for i, raw in enumerate(data.get("types", ())):
         where = f"types #{i + 1}"
         check_keys(raw, _ROW_KEYS, path, where)

@@ -157,6 +157,13 @@ def test_compile_time_fields_are_known(path, results):
      "MMA-SWIZZLE-TABLE52"),
     ("fa4/fwd_f16_d64_gqa.ptx", 773, "0x40004040", "0xE0004040", "SMEM-SWIZZLE-CODE"),
     ("thunderkittens/tk_bf16_b200_gemm.ptx", 1515, "4611756662049538048", "16140971708118007808", "SMEM-SWIZZLE-CODE"),
+    # issue 21, wgmma (sm_90a): a tcgen05 word's version bit 46 (0x4000404000000000) in B's
+    # descriptor; tcgen05's 128B-with-32B-atom swizzle code (1 in bits 61-63: bit 61, reserved on
+    # Hopper) in A's
+    ("triton_sm90/matmul_fp16_128x128x64_w4_s3.ptx", 245, "4611686293305294848", str(0x4000404000000000),
+     "WGMMA-SMEM-RESERVED-46"),
+    ("triton_sm90/matmul_fp16_128x128x64_w4_s3.ptx", 242, "4611686293305294848", str(0x6000004000000000),
+     "WGMMA-SMEM-RESERVED-52"),
 ])
 def test_planted_literal_is_an_error_at_the_instruction(file, line, old, new, code):
     path = CORPUS / file
