@@ -1,4 +1,7 @@
-"""One ``tcgen05.mma`` instruction checked as a whole: :func:`check_mma`.
+"""One ``tcgen05.mma`` instruction checked as a whole: :func:`check_mma`; one Hopper
+``wgmma.mma_async`` (``sm_90a``, §9.7.15): :func:`check_wgmma`. Both decode and check their shared
+memory descriptors the same way (:func:`_check_operands`: findings named ``a_desc.FIELD``, partly
+known words, rules not checked at run time) and then run their instruction rules.
 
 Each word's own rules run (those of :func:`descgen.validate_idesc`, :func:`descgen.validate_smem`,
 :func:`descgen.validate_zcm`; each word decoded once, each rule run once), then the rules that tie

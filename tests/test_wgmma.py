@@ -253,3 +253,26 @@ def test_scan_wgmma_versions():
     r = scan(sp, head=".version 8.1\n.target sm_90a\n")
     assert sorted(f.finding.allowed for f in r.errors) == ["8.2 or later", "8.4 or later"]
     assert scan(sp, head=".version 8.4\n.target sm_90a\n").ok
+
+
+# ---------------------------------------------------------------------------------------------
+# descgen check-wgmma
+
+
+def test_cli_check_wgmma_exit_status_and_json():
+    import json
+
+    from click.testing import CliRunner
+
+    from descgen.cli import cli
+
+    base = ["check-wgmma", "--dtype", "f32", "--atype", "f16", "--adesc", f"{A:#x}", "--bdesc", f"{B:#x}"]
+    ok = CliRunner().invoke(cli, [*base, "--shape", "m64n128k16", "--trans-b", "1"])
+    assert ok.exit_code == 0 and ok.output == "", ok.output
+    bad = CliRunner().invoke(cli, [*base, "--shape", "m64n12k16", "--json"])
+    assert bad.exit_code == 1
+    doc = json.loads(bad.output)
+    assert [f["code"] for f in doc["result"]["findings"]] == ["WGMMA-SHAPE"]
+    assert doc["result"]["context"]["n"] == 12
+    usage = CliRunner().invoke(cli, [*base, "--shape", "m64n128"])
+    assert usage.exit_code == 2 and "--shape" in usage.output

@@ -1,5 +1,6 @@
-"""PTX scanning: every ``tcgen05.mma`` / ``tcgen05.cp`` in a PTX file, the bits of each descriptor
-operand known at compile time, and each instruction checked with its own qualifiers.
+"""PTX scanning: every ``tcgen05.mma`` / ``tcgen05.cp`` (and Hopper's ``wgmma.mma_async``) in a PTX
+file, the bits of each descriptor operand known at compile time, and each instruction checked with
+its own qualifiers.
 
 :func:`scan_ptx` (and :func:`scan_stream`, one function at a time) reads PTX text line by line
 (comments, several statements on a line and statements over several lines are fine), finds every
@@ -20,6 +21,12 @@ whose inputs are known runs; ``tcgen05.cp``'s ``s-desc`` goes through
 ``PTX-OPERAND-UNRESOLVED`` note saying which fields and why; :class:`ScanTally` groups them for
 the one-line summary. The instruction-syntax rules (``PTX-*``) are catalogued in
 ``tables/rules.toml`` (``applies = "ptx"``).
+
+Hopper's ``wgmma.mma_async{.sp}`` (§9.7.15.5.2, §9.7.15.6.3; ``sm_90a``) is read the same way: its
+shape, types, ``.satfinite`` and immediates (``scale-d``, ``imm-scale-a/b``, ``imm-trans-a/b``,
+``sp-sel``) from the statement, its ``a-desc`` (unless A is in registers) and ``b-desc`` through the
+dataflow, and the whole instruction goes to :func:`descgen.check_wgmma`. A ``wgmma`` under a
+``.target`` other than ``sm_90a`` is ``PTX-TARGET-WGMMA``, once per file.
 
 Decisions (docs/spec-errata.md): E33 (immediates), E34 (the ``.target`` directive), E35 (the
 scale vector size when ``.scale_vectorsize`` is omitted), E36 (partly known words), E38 (known
@@ -232,16 +239,20 @@ class ScanFinding:
 
 @dataclass(frozen=True)
 class ScanInstruction:
-    """One ``tcgen05.mma`` or ``tcgen05.cp`` statement.
+    """One ``tcgen05.mma``, ``tcgen05.cp`` or ``wgmma.mma_async`` statement.
 
     Attributes:
         line: 1-based line where the statement starts.
-        opcode: ``tcgen05.mma`` or ``tcgen05.cp``.
+        opcode: ``tcgen05.mma``, ``tcgen05.cp`` or ``wgmma.mma_async``.
         text: the statement on one line, comments removed (``tcgen05.mma.cta_group::1... ;``).
         qualifiers: what the opcode says: ``kind``, ``cta_group``, ``ws``, ``sp``, ``block_scale``,
             ``scale_vec`` (as written, or None), ``scale_vec_used`` (with the default of E35),
             ``collector`` (``a::fill``, ``b2::use``... or None), ``ashift``, ``a_tmem``; for
-            ``tcgen05.cp``: ``cta_group``, ``shape``, ``multicast``, ``dst_fmt``, ``src_fmt``.
+            ``tcgen05.cp``: ``cta_group``, ``shape``, ``multicast``, ``dst_fmt``, ``src_fmt``; for
+            ``wgmma.mma_async``: ``sp``, ``shape``, ``m``, ``n``, ``k``, ``dtype``, ``atype``, ``btype``,
+            ``satfinite``, ``op`` (``and`` for .b1), ``a_registers``, and the immediates ``scale_d``
+            (None: a predicate), ``scale_a``, ``scale_b``, ``trans_a``, ``trans_b``, ``sp_sel`` (absent
+            when the form has none).
         operands: the descriptor operands, resolved or not.
         report: the validation report of the resolved words (None when none could be checked).
     """
@@ -461,11 +472,11 @@ _TYPE_SIZE = re.compile(r"\.[bsuf](\d+)\b")
 
 @dataclass
 class _Pending:
-    """A tcgen05 instruction whose operands are resolved when its function ends."""
+    """A tcgen05 or wgmma instruction whose operands are resolved when its function ends."""
 
     line: int
     index: int  # the statement's index in its Function
-    opcode: str  # tcgen05.mma / tcgen05.cp
+    opcode: str  # tcgen05.mma / tcgen05.cp / wgmma.mma_async
     text: str
     name: str
     q: dict[str, Any]
@@ -1178,8 +1189,8 @@ def scan_stream(source: str | Iterable[str], *, filename: str = "<stdin>", arch:
 
 
 def scan_ptx(text: str, *, filename: str = "<stdin>", arch: Arch | None = None) -> ScanResult:
-    """Scan PTX text for ``tcgen05.mma`` / ``tcgen05.cp`` and check every descriptor operand with
-    what is known of it at compile time (E38).
+    """Scan PTX text for ``tcgen05.mma`` / ``tcgen05.cp`` / ``wgmma.mma_async`` and check every
+    descriptor operand with what is known of it at compile time (E38).
 
     Args:
         text: the PTX source (a whole file or a fragment).
@@ -1190,7 +1201,7 @@ def scan_ptx(text: str, *, filename: str = "<stdin>", arch: Arch | None = None) 
     Returns:
         A :class:`ScanResult`: the instructions (qualifiers, operands with their known bits, the
         validation report) and the findings by line. Descriptor findings keep their codes
-        (``IDESC-*``, ``SMEM-*``, ``ZCM-*``, ``MMA-*``); the scanner's own are ``PTX-*``
+        (``IDESC-*``, ``SMEM-*``, ``ZCM-*``, ``MMA-*``, ``WGMMA-*``); the scanner's own are ``PTX-*``
         (``descgen rules --applies ptx``).
 
     Raises:
