@@ -134,7 +134,7 @@ def main():
             print(f"SKIP {var['name']}: no wgmma.mma_async", file=sys.stderr)
             continue
         text, trimmed = trim.trim_text(ptx, args.limit)
-        path = out / f"{var['name']}.ptx"
+        path = out / f"{var['name']}_sm90.ptx"  # (names unique across the corpus: triton/ has the sm_100a ones)
         path.write_text(text)
         assembler = ptxas_check(path)
         lines = trim.tc_lines(text)["wgmma.mma_async"]
