@@ -98,6 +98,7 @@ LAZY_COMMANDS = {
     "layout": ("layout", "layout"),
     "taddr": ("tmem", "taddr"),
     "diff": ("diffcmd", "diff"),
+    "port": ("portcmd", "port"),
     "scan": ("scan", "scan"),
     "batch": ("batch", "batch"),
 }
@@ -349,7 +350,7 @@ MAJOR = LazyChoice(lambda: descgen.MAJORS)
 _TILE_ONLY = ("dtype", "major", "atom_order", "kind")
 
 
-@cli.command(short_help="Encode a 64-bit shared memory descriptor (Tables 40-41), or derive one from a tile.")
+@cli.command(short_help="Encode a 64-bit shared memory descriptor (Tables 40-41; --arch sm_90a: wgmma), or derive one from a tile.")
 @click.option("--start-address", "--addr", "start_address", required=True, type=UINT, metavar="BYTES",
               help="Matrix start address in shared memory, bytes (16-aligned).")
 @click.option("--swizzle", required=True, type=LazyChoice(lambda: descgen.SWIZZLES), help="Swizzling mode (case-insensitive).")
@@ -379,11 +380,18 @@ def smem(out: Output, start_address: int, swizzle: str, lbo: int | None, sbo: in
     Table 53 swizzle atoms, LBO/SBO/base offset derived, and the reasoning shown (§9.7.16.3).
     Under cta_group::2, give each CTA's half (A: M/2 x K, B: N/2 x K).
 
+    --arch sm_90a: the Hopper wgmma descriptor (§9.7.15.5.1.2.2: no version bits, 2-bit swizzle
+    in bits 62-63, no --lbo-mode, no 128B_base32B), for the same canonical layouts.
+
     \b
       descgen smem --start-address 0x8000 --lbo 16 --sbo 256 --swizzle 32B   -> 0xc000401000010800
       descgen smem --tile 128x64 --dtype bf16 --major k --swizzle 128B --addr 0x400
+      descgen smem --tile 64x64 --dtype f16 --major k --swizzle 128B --addr 0x400 --arch sm_90a
     """
     context = {**context, "pattern_start": tile_args["pattern_start"]}
+    wgmma = wgmma_arch(context)
+    if wgmma and lbo_mode is not None:
+        raise click.UsageError("--lbo-mode is tcgen05's (Table 40 bit 52): the wgmma descriptor (--arch sm_90a) has none")
     given = [f"--{name.replace('_', '-')}" for name in _TILE_ONLY if tile_args[name] is not None]
     if tile is None:
         if given:
@@ -395,7 +403,11 @@ def smem(out: Output, start_address: int, swizzle: str, lbo: int | None, sbo: in
         args = dict(start_address=start_address, lbo=lbo, sbo=sbo, swizzle=swizzle, base_offset=base_offset or 0,
                     lbo_mode=lbo_mode or "relative")
         out.input = {**args, **context}
-        word = descgen.encode_smem(**args, **context)
+        if wgmma:
+            args.pop("lbo_mode")
+            word = descgen.encode_wgmma_smem(**args, pattern_start=context["pattern_start"])
+        else:
+            word = descgen.encode_smem(**args, **context)
         _show_smem(out, word, context)
         return
     clash = [opt for opt, value in (("--lbo", lbo), ("--sbo", sbo), ("--base-offset", base_offset),
@@ -408,26 +420,35 @@ def smem(out: Output, start_address: int, swizzle: str, lbo: int | None, sbo: in
         raise click.UsageError(f"--tile needs {' and '.join(missing)}")
     targs = dict(tile_args, atom_order=tile_args["atom_order"] or "mn_first")
     out.input = {"tile": list(tile), "swizzle": swizzle, "start_address": start_address, **targs}
-    td = descgen.smem_for_tile(mn=tile[0], k=tile[1], swizzle=swizzle, start_address=start_address, **targs)
+    td = descgen.smem_for_tile(mn=tile[0], k=tile[1], swizzle=swizzle, start_address=start_address, **targs,
+                               **({"arch": context["arch"]} if context["arch"] else {}))
     if out.table:
         from .layout import show_tile
 
-        show_tile(td, descgen.decode_smem(td.word))
+        show_tile(td, descgen.decode_wgmma_smem(td.word) if wgmma else descgen.decode_smem(td.word))
     elif out.code:
         out.write_code(td)
     else:
         _show_smem(out, td.word, context, tile=td.as_dict())
 
 
+def wgmma_arch(context: dict[str, Any]) -> bool:
+    """Whether ``--arch`` selects the wgmma (sm_90a) shared memory descriptor."""
+    from descgen.facts import smem_family
+
+    return context.get("arch") is not None and smem_family(context["arch"]) != "smem_desc"
+
+
 def _show_smem(out: Output, word: int, context: dict[str, Any], **extra: Any) -> None:
+    validate = descgen.validate_wgmma_smem if wgmma_arch(context) else descgen.validate_smem
     if not (out.json or out.table or out.code):
-        out.word(word, 64, lambda: descgen.validate_smem(word, **context).findings)
+        out.word(word, 64, lambda: validate(word, **context).findings)
         return
-    report = descgen.validate_smem(word, **context)
+    report = validate(word, **context)
     if out.code:
         out.write_code(report)
         return
-    d = report.decoded["smem"]
+    d = next(iter(report.decoded.values()))
     if out.json:
         out.emit_json(result=d.as_dict(), **extra)
     else:
@@ -511,10 +532,13 @@ def decode(out: Output, words: tuple[str, ...], as_: str | None, kind: str | Non
                             the others
       --as smem | zcm       the shared memory / zero-column mask descriptor
                             (zcm: --m/--n add the generated mask)
+      --as wgmma_smem       Hopper's wgmma (sm_90a) shared memory descriptor (also: --arch sm_90a)
       --as taddr            a tensor memory address (lane, column; --warp,
                             --alloc-columns, --alloc-base add their rules)
       (no --as)             a word below 2**32 is an idesc; a wider word is decoded as
-                            both smem and zcm and the consistent ones are shown, fewest findings first
+                            smem, wgmma_smem and zcm and the consistent ones are shown, fewest
+                            findings first, with why it is one shared memory family's or the
+                            other's (families=)
     On a terminal, several readings are listed one line each, then the best one in full
     (--all: every reading in full, and the first error of every other one).
 
@@ -605,7 +629,11 @@ def _decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: i
         if as_ not in (None, "idesc"):
             raise click.UsageError(f"--kind applies to instruction descriptors, not --as {as_}")
         as_ = "idesc"
-    if mask_m is not None and as_ in ("idesc", "smem", "taddr"):
+    if wgmma_arch(context):  # --arch sm_90a: the wgmma shared memory descriptor, the target's only word
+        if as_ not in (None, "wgmma_smem"):
+            raise click.UsageError(f"--arch {context['arch']} reads the wgmma shared memory descriptor, not --as {as_}")
+        as_, context = "wgmma_smem", {**context, "arch": None}
+    if mask_m is not None and as_ in ("idesc", "smem", "taddr", "wgmma_smem"):
         raise click.UsageError(f"--m/--n select the zero-column mask; they do not apply to --as {as_}")
     chosen = as_
     if chosen is None:
@@ -631,20 +659,20 @@ def _decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: i
         else:
             reports = {k: by_name[k].report for k in descgen.KINDS}
             _show_many(out, word, "kind", reports, "idesc", verbose, full_when_none=False, runtime=runtime, show_all=show_all)
-    elif chosen in ("smem", "taddr"):
+    elif chosen in ("smem", "taddr", "wgmma_smem"):
         _show_one(out, found.best.report, chosen, verbose)
     elif chosen == "zcm":
         report = found.best.report
         _show_one(out, report, "zcm", verbose, _mask(word, mask_m, mask_n, report))
     else:
-        reports = {"smem": by_name["smem"].report, "zcm": by_name["zcm"].report}
+        reports = {"smem": by_name["smem"].report, "wgmma_smem": by_name["wgmma_smem"].report, "zcm": by_name["zcm"].report}
         kinds = [r.kind for r in found.readings if r.descriptor == "idesc"]
         if kinds:  # CUTLASS's runtime instruction descriptor, consistent with these kinds (E31)
             first_idesc = by_name[kinds[0]]
             reports["idesc"] = first_idesc.report
             runtime = {**first_idesc.runtime.as_dict(), "kinds": kinds} if first_idesc.runtime else None
         _show_many(out, word, "descriptor", reports, None, verbose, full_when_none=True,
-                   mask=_mask(word, mask_m, mask_n, reports["zcm"]), runtime=runtime, show_all=show_all)
+                   mask=_mask(word, mask_m, mask_n, reports["zcm"]), runtime=runtime, show_all=show_all, families=found.why)
 
 
 def _mask(word: int, m: int | None, n: int | None, report: descgen.Report) -> dict[str, Any] | None:
@@ -698,7 +726,7 @@ def _show_one(out: Output, report: descgen.Report, role: str, verbose: bool, mas
 
 def _show_many(out: Output, word: int, label: str, reports: dict[str, descgen.Report], role: str | None, verbose: bool,
                *, full_when_none: bool, mask: dict[str, Any] | None = None, runtime: dict[str, Any] | None = None,
-               show_all: bool = False) -> None:
+               show_all: bool = False, families: tuple[str, ...] = ()) -> None:
     results = {name: r.decoded[role or name] for name, r in reports.items()}
     # Best first: no error, then fewest findings (a zcm word also passes as smem, with a
     # warning on the smem's fixed bits 46-48, so it is listed after zcm).
@@ -706,16 +734,21 @@ def _show_many(out: Output, word: int, label: str, reports: dict[str, descgen.Re
     full = consistent or (list(results) if full_when_none else [])
     if out.json:
         out.emit_json(consistent=consistent, results={name: _result(d, reports[name]) for name, d in results.items()},
-                      **({"mask": mask} if mask else {}), **({"runtime": runtime} if runtime else {}))
+                      **({"mask": mask} if mask else {}), **({"runtime": runtime} if runtime else {}),
+                      **({"families": list(families)} if families else {}))
     elif out.table:
         _runtime_note(runtime, "idesc: " if label == "descriptor" else "")
         not_checked = {name: r.not_checked for name, r in reports.items()} if verbose else None
         _render().decoded_many(word, label, results, consistent, full, mask=mask, not_checked=not_checked,
                                show_all=show_all)
+        if "wgmma_smem" in consistent:  # which shared memory descriptor family (tcgen05 or wgmma), and why
+            for line in families:
+                click.echo(f"note: {line}")
     else:
         width = next(iter(results.values())).width
         lines = [f"word={hex_word(word, width)}", f"consistent={','.join(consistent)}"]
         lines += _runtime_lines(runtime, "idesc." if label == "descriptor" else "")
+        lines += [f"families={line}" for line in families]
         for name in full + [n for n in results if n not in full]:
             d = results[name]
             if name in full:

@@ -28,9 +28,11 @@ CONTEXT_ORDER = tuple(contexts())
 
 #: The context each kind of word is validated with (the keyword arguments of validate_idesc,
 #: validate_smem, validate_zcm, validate_taddr and check_mma), from each entry's ``words``.
-APPLIES: dict[str, tuple[str, ...]] = {word: words_context(word) for word in ("idesc", "smem", "zcm", "mma", "taddr")}
+APPLIES: dict[str, tuple[str, ...]] = {word: words_context(word) for word in ("idesc", "smem", "zcm", "mma", "taddr",
+                                                                              "wgmma_smem")}
 
 _WHAT = {"idesc": "an instruction descriptor", "smem": "a shared memory descriptor",
+         "wgmma_smem": "a wgmma (sm_90a) shared memory descriptor",
          "zcm": "a zero-column mask descriptor", "mma": "an instruction", "taddr": "a tensor memory address"}
 
 
@@ -45,7 +47,8 @@ def _option(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     dest, flag = f"ctx_{name}", option_name(name)
     text = entry.help
     if entry.value == "arch":
-        text = f"{text[:-1]}: {', '.join(constraints().targets)} (sm_101a/f = sm_110a/f)."
+        text = (f"{text[:-1]}: {', '.join(constraints().targets)} (sm_101a/f = sm_110a/f); sm_90a reads a shared memory "
+                "descriptor as Hopper's wgmma one.")
     text += " Default: not given."
     if entry.value == "flag":
         return click.option(f"{flag}/--no-{flag[2:]}", dest, default=None, help=text)
@@ -53,7 +56,7 @@ def _option(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         "cta_group": LazyChoice(("1", "2"), cast=int),
         "warp": LazyChoice(lambda: tuple(map(str, range(warps_per_warpgroup()))), cast=int),
         "scale_vec": ScaleVecType(),
-        "arch": ArchType(),
+        "arch": ArchType(wgmma=True),
     }
     if entry.value in types:
         return click.option(flag, dest, type=types[entry.value], help=text)

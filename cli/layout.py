@@ -13,7 +13,7 @@ import descgen
 
 from .app import DTYPE, MAJOR, output_options
 from .output import EXIT_RULE, Output, hex_word
-from .params import TILE, UINT, WORD, KindType
+from .params import TILE, UINT, WORD, ArchType, KindType
 
 __all__ = ["layout", "chunk_label", "plain_layout", "show_tile", "show_layout"]
 
@@ -34,9 +34,11 @@ def row_bytes(lay: descgen.SmemLayout) -> int:
 @click.option("--kind", type=KindType(), help="MMA kind; needed for e2m1 (f8f6f4/mxf8f6f4 pad, mxf4/mxf4nvf4 pack).")
 @click.option("--buffer-start", type=UINT, metavar="BYTES", help="With --buffer-size: the operand's buffer; reads outside it are errors.")
 @click.option("--buffer-size", type=UINT, metavar="BYTES", help="With --buffer-start: the buffer's size in bytes.")
+@click.option("--arch", type=ArchType(wgmma=True), help="sm_90a: WORD is a Hopper wgmma descriptor (§9.7.15.5.1.2.2); a tcgen05 "
+                                              "target, or none: a tcgen05 one (Table 40).")
 @output_options
 def layout(out: Output, word: int, dtype: str, major: str, tile: tuple[int, int], kind: str | None,
-           buffer_start: int | None, buffer_size: int | None) -> None:
+           buffer_start: int | None, buffer_size: int | None, arch: str | None) -> None:
     """Draw the shared-memory address of every element WORD makes the tensor core read.
 
     Element (i, j) is i along MN (rows of A, columns of B) and j along K. Each 16-byte chunk
@@ -54,13 +56,15 @@ def layout(out: Output, word: int, dtype: str, major: str, tile: tuple[int, int]
 
     \b
       descgen layout 0x4000404000010040 --dtype bf16 --major k --tile 128x64
+      descgen layout 0x4000004000010040 --arch sm_90a --dtype f16 --major k --tile 64x16
     """
     if (buffer_start is None) != (buffer_size is None):
         raise click.UsageError("--buffer-start and --buffer-size go together")
     buffer = (buffer_start, buffer_size) if buffer_start is not None and buffer_size is not None else None
     out.input = {"word": hex_word(word, 64), "dtype": dtype, "major": major, "tile": list(tile), "kind": kind,
-                 "buffer": list(buffer) if buffer else None}
-    lay = descgen.smem_layout(word, dtype=dtype, major=major, mn=tile[0], k=tile[1], kind=kind, buffer=buffer)
+                 "buffer": list(buffer) if buffer else None, **({"arch": arch} if arch else {})}
+    lay = descgen.smem_layout(word, dtype=dtype, major=major, mn=tile[0], k=tile[1], kind=kind, buffer=buffer,
+                              **({"arch": arch} if arch else {}))
     if out.json:
         out.emit_json(result=lay.as_dict())
     elif out.table:
@@ -136,6 +140,8 @@ def plain_layout(lay: descgen.SmemLayout) -> list[str]:
              f"tile={lay.mn}x{lay.k}", f"swizzle={lay.swizzle}", f"start_address={lay.start_address:#x}",
              f"lbo={lay.lbo}", f"sbo={lay.sbo}", f"base_offset={lay.base_offset}",
              f"ok={'true' if lay.ok else 'false'}"]
+    if lay.descriptor != "smem":
+        lines.insert(1, f"descriptor={lay.descriptor}")
     lines += [f"finding={f}" for f in lay.findings]
     width = row_bytes(lay)
     cells = [[f"{row:#07x}"] + [chunk_label(chunks[c]) if c in chunks else "." for c in range(0, width, 16)]
@@ -204,7 +210,7 @@ def show_tile(td: descgen.TileDescriptor, decoded: descgen.Decoded) -> None:
 
     console = _console()
     head = Text()
-    head.append(f"smem for a {td.mn}x{td.k} {td.dtype} tile", style="bold")
+    head.append(f"{td.descriptor} for a {td.mn}x{td.k} {td.dtype} tile", style="bold")
     head.append(f"  {td.major.upper()}-major, {td.swizzle}, at {td.start_address:#x}, {td.atom_order}", style="dim")
     console.print(head)
     steps = Table.grid(padding=(0, 1))

@@ -13,7 +13,7 @@ import click
 
 import descgen
 from descgen.catalog import SCALE_VECS, constraints
-from descgen.context import normalize_arch, normalize_scale_vec
+from descgen.context import normalize_scale_vec
 from descgen.numbers import parse_uint  # the one rule for pasted words
 
 __all__ = ["UInt", "UIntList", "LazyChoice", "TypeChoice", "KindType", "TileShape", "ScaleVecType", "ArchType", "UINT", "WORD", "TILE"]
@@ -224,25 +224,35 @@ class ScaleVecType(LazyChoice):
 
 class ArchType(click.ParamType):
     """A target: ``sm_100a`` ... (``normalize_arch``; ``sm_101a``/``sm_101f`` are read as
-    ``sm_110a``/``sm_110f``). The known targets come from ``tables/rules.toml`` on first use."""
+    ``sm_110a``/``sm_110f``); with ``wgmma=True`` also ``sm_90a``, which selects the Hopper wgmma
+    shared memory descriptor where a command reads one (``smem``, ``decode``, ``validate``,
+    ``layout``, ``port``; an idesc rule given it says tcgen05 needs a Blackwell target). The known
+    targets come from the tables on first use."""
 
     name = "target"
+
+    def __init__(self, wgmma: bool = False) -> None:
+        self.wgmma = wgmma
 
     def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:  # click 8.1 has no ctx
         return "TARGET"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
-        try:
-            arch = normalize_arch(str(value))
-        except descgen.UsageError as e:
-            self.fail(f"{value!r} is not a target descgen knows; one of {e.allowed}", param, ctx)
-        assert arch is not None
-        return arch
+        from descgen.facts import smem_target
+
+        found = smem_target(str(value))
+        if found is None or not (self.wgmma or found[0] == "smem_desc"):
+            self.fail(f"{value!r} is not a target descgen knows; one of {', '.join(self._targets())}", param, ctx)
+        return found[1]
+
+    def _targets(self) -> tuple[str, ...]:
+        from descgen.facts import smem_targets
+
+        return smem_targets() if self.wgmma else constraints().targets
 
     def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
         from click.shell_completion import CompletionItem
 
-        names = constraints().targets
-        return [CompletionItem(t) for t in names if t.startswith(incomplete.lower())]
+        return [CompletionItem(t) for t in self._targets() if t.startswith(incomplete.lower())]
 #: A tile shape, MN x K elements.
 TILE = TileShape()

@@ -71,7 +71,8 @@ def decoded_many(word: int, label: str, results: dict[str, descgen.Decoded], con
     g = _glyphs(console)
     width = next(iter(results.values())).width
     what = "an instruction descriptor" if label == "kind" else (
-        "a 64-bit word (smem, zcm, or CUTLASS's runtime idesc)" if "idesc" in results else "a 64-bit descriptor (smem or zcm)")
+        "a 64-bit word (smem, wgmma_smem, zcm, or CUTLASS's runtime idesc)" if "idesc" in results else
+        "a 64-bit descriptor (smem, wgmma_smem or zcm)")
     names = [_name(label, n) for n in consistent]
     head = Text()
     head.append(hex_word(word, width), style="bold")

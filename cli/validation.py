@@ -15,7 +15,7 @@ from descgen.catalog import APPLIES as APPLIES_TO, USAGE_APPLIES, catalog, layou
 from descgen.codes import all_codes, field_codes, usage_codes
 from descgen.examples import example, rules_markdown
 
-from .app import _render, output_options
+from .app import _render, output_options, wgmma_arch
 from .context import APPLIES, check_applies, context_options
 from .output import EXIT_RULE, ROLES, Output, hex_word, paged, pager_option, plain_finding, plain_not_checked, role_of
 from .params import UINT, WORD, KindType, LazyChoice, descriptor_names
@@ -99,6 +99,8 @@ def validate(out: Output, word: int, as_: str | None, kind: str | None, context:
         raise click.UsageError("--warp, --alloc-columns and --alloc-base apply to tensor memory addresses: add --as taddr")
     if kind is not None and as_ not in (None, "idesc"):
         raise click.UsageError(f"--kind applies to instruction descriptors, not --as {as_}")
+    if kind is None and as_ in (None, "wgmma_smem") and word >> 32 and wgmma_arch(context):
+        as_, context = "wgmma_smem", {**context, "arch": None}  # --arch sm_90a: the wgmma shared memory descriptor
     if as_ is not None or kind is not None:
         check_applies(context, "idesc" if kind is not None else as_)
     ctx = {name: context[name] for name in context if context[name] is not None}

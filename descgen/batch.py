@@ -78,6 +78,7 @@ from .loader import KINDS
 from .numbers import parse_uint
 from .smem import encode_smem, validate_smem
 from .tiles import smem_for_tile
+from .wgmma_smem import encode_wgmma_smem, validate_wgmma_smem
 from .zcm import encode_zcm, mask_info, validate_zcm, zcm_mask
 
 __all__ = ["OPS", "DESCRIPTORS", "BatchStats", "ResponseCache", "handle", "run", "response_line", "request_keys"]
@@ -85,7 +86,7 @@ __all__ = ["OPS", "DESCRIPTORS", "BatchStats", "ResponseCache", "handle", "run",
 #: The operations a request can ask for.
 OPS = ("encode", "decode", "validate", "check")
 #: The descriptor words (``descriptor`` key of encode/decode/validate).
-DESCRIPTORS = ("idesc", "smem", "zcm")
+DESCRIPTORS = ("idesc", "smem", "zcm", "wgmma_smem")
 
 _SMEM_TILE_ONLY = ("mn", "k", "dtype", "major", "atom_order", "kind")
 
@@ -125,12 +126,12 @@ def _shapes() -> dict[tuple[str, str | None], _Shape]:
 
     head = ("op", "id", "descriptor")
     ctx = {name: _params(fn, ("word", "kind", "more"))[0] for name, fn in
-           (("idesc", validate_idesc), ("smem", validate_smem), ("zcm", validate_zcm))}
-    for desc, fn in (("idesc", encode_idesc), ("smem", encode_smem), ("zcm", encode_zcm)):
+           (("idesc", validate_idesc), ("smem", validate_smem), ("zcm", validate_zcm), ("wgmma_smem", validate_wgmma_smem))}
+    for desc, fn in (("idesc", encode_idesc), ("smem", encode_smem), ("zcm", encode_zcm), ("wgmma_smem", encode_wgmma_smem)):
         keys, required = _params(fn)
         _SHAPES["encode", desc] = _Shape(head + keys, ("descriptor",) + required)
-    keys, required = _params(smem_for_tile)
-    _SHAPES["encode", "smem_tile"] = _Shape(head + keys + ("arch",), ("descriptor",) + required)
+    keys, required = _params(smem_for_tile)  # (its arch: sm_90a makes a wgmma word; a tcgen05 target checks the word)
+    _SHAPES["encode", "smem_tile"] = _Shape(head + keys, ("descriptor",) + required)
     for op in ("decode", "validate"):
         for desc in DESCRIPTORS:
             _SHAPES[op, desc] = _Shape(head + ("word",) + (("kind",) if desc == "idesc" else ()) + ctx[desc],
@@ -313,6 +314,8 @@ def _validated(what: str, word: int, kind: Any = None, **ctx: Any) -> Any:
         return validate_idesc(word, kind, **ctx)
     if what == "smem":
         return validate_smem(word, **ctx)
+    if what == "wgmma_smem":
+        return validate_wgmma_smem(word, **ctx)
     return validate_zcm(word, **ctx)
 
 
@@ -364,23 +367,30 @@ def _encode(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
                     if args.get(name) is None} if full else None
         return _encoded(word, 32, lambda: validate_idesc(word, kind, **{k: args[k] for k in _IDESC_CONTEXT if k in args}),
                         "idesc", {"defaults": defaults} if full else None)
-    if desc == "smem":
+    if desc in ("smem", "wgmma_smem"):
         if any(k in req for k in _SMEM_TILE_ONLY):
             shape = shapes["encode", "smem_tile"]
             for key in ("lbo", "sbo", "base_offset", "lbo_mode"):
                 if key in req:
                     raise _usage("BATCH-KEY", key, req[key], shape.allowed(),
                                  f"the tile form of an smem encode (mn, k, dtype, major) computes {key}; drop it or drop the tile keys")
-            args = _args(req, shape, "encode smem (tile form)")
-            arch = args.pop("arch", None)
+            args = _args(req, shape, f"encode {desc} (tile form)")
+            if desc == "wgmma_smem":
+                args["arch"] = args.get("arch") or "sm_90a"  # (another target: LAYOUT-ARCH or the word it reads)
             td = smem_for_tile(**args)
-            report = validate_smem(td.word, arch=arch, pattern_start=args.get("pattern_start"))
-            return True, {**({"result": report.decoded["smem"], "tile": td} if full else
-                             {"word": report.decoded["smem"].hex, "findings": report.findings}), "_source": lambda: report}
-        args = _args(req, shapes["encode", "smem"], "encode smem")
-        word = encode_smem(**args)
-        ctx = {"arch": args.get("arch"), "pattern_start": args.get("pattern_start")}
-        return _encoded(word, 64, lambda: validate_smem(word, **ctx), "smem", {} if full else None)
+            ctx = {"pattern_start": args.get("pattern_start"), **({"arch": args.get("arch")} if td.descriptor == "smem" else {})}
+            report = _validated(td.descriptor, td.word, **ctx)
+            d = report.decoded[td.descriptor]
+            return True, {**({"result": d, "tile": td} if full else
+                             {"word": d.hex, "findings": report.findings}), "_source": lambda: report}
+        args = _args(req, shapes["encode", desc], f"encode {desc}")
+        if desc == "wgmma_smem":
+            word = encode_wgmma_smem(**args)
+            ctx = {"pattern_start": args.get("pattern_start")}
+        else:
+            word = encode_smem(**args)
+            ctx = {"arch": args.get("arch"), "pattern_start": args.get("pattern_start")}
+        return _encoded(word, 64, lambda: _validated(desc, word, **ctx), desc, {} if full else None)
     args = _args(req, shapes["encode", "zcm"], "encode zcm")
     word = encode_zcm(**args)
     m, n = args.get("m"), args.get("n")
@@ -430,7 +440,7 @@ def _decode(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
     # consistent kind, as "idesc", and "runtime" naming them all)
     found = identify(word, descriptor="idesc" if desc == "idesc*" else None, **ctx)
     by_name = {r.name: r for r in found.readings}
-    names = list(KINDS) if desc == "idesc*" else ["smem", "zcm"]
+    names = list(KINDS) if desc == "idesc*" else ["smem", "wgmma_smem", "zcm"]
     runtime = [r for r in found.readings if r.runtime is not None and r.ok]
     results = {name: by_name[name] for name in names}
     if runtime and desc != "idesc*":

@@ -4,7 +4,7 @@ Both words are decoded with one layout, chosen as ``descgen decode`` chooses (er
 explicit ``descriptor`` (and ``kind`` for an instruction descriptor) wins; otherwise two words
 below 2**32 are instruction descriptors, and wider words are shared memory or zero-column mask
 descriptors, or CUTLASS's 64-bit runtime instruction descriptor when the low halves are 0 (E31),
-whichever decodes both words with the fewest findings (ties: smem, zcm, idesc). A tensor memory
+whichever decodes both words with the fewest findings (ties: smem, wgmma_smem, zcm, idesc). A tensor memory
 address is never guessed: give ``descriptor="taddr"``.
 """
 
@@ -171,7 +171,7 @@ def diff(a: int, b: int, *, descriptor: Descriptor | None = None, kind: Kind | N
                       "CUTLASS's runtime form decodes both with the fewest findings")
         else:
             descriptor = _best_wide(a, b)
-            chosen = "the 64-bit descriptor that decodes both with the fewest findings (ties: smem, zcm)"
+            chosen = "the 64-bit descriptor that decodes both with the fewest findings (ties: smem, wgmma_smem, zcm)"
     if descriptor == "idesc":
         kind, ra, rb, why = _idesc_pair(a, b, kind)
         if chosen == "given" and why != "given":
@@ -210,7 +210,7 @@ def _score(rs: tuple[Reading, Reading]) -> tuple[int, int]:
 
 
 def _wide_scores(a: int, b: int) -> dict[Descriptor, tuple[int, int]]:
-    return {name: _score((_readings(a, name)[name], _readings(b, name)[name])) for name in ("smem", "zcm")}
+    return {name: _score((_readings(a, name)[name], _readings(b, name)[name])) for name in ("smem", "wgmma_smem", "zcm")}
 
 
 def _best_wide(a: int, b: int) -> Descriptor:

@@ -45,7 +45,7 @@ Emittable = Union[Decoded, Report, "TileDescriptor", int]
 FORMATS: tuple[Format, ...] = get_args(Format)
 
 #: Default constant name per word (C and Python upper-case it, PTX prefixes ``%``).
-_DEFAULT_NAMES = {"idesc": "idesc", "smem": "smem_desc", "zcm": "zcm_desc", "taddr": "taddr"}
+_DEFAULT_NAMES = {"idesc": "idesc", "smem": "smem_desc", "zcm": "zcm_desc", "taddr": "taddr", "wgmma_smem": "wgmma_desc"}
 
 _C_KEYWORDS = frozenset(
     "auto break case char const continue default do double else enum extern float for goto if inline int long "
@@ -155,7 +155,7 @@ def _items(what: Any, descriptor: str | None, kind: str | None, name: str | None
         lines = [f"tile {what.mn}x{what.k} {what.dtype} {what.major.upper()}-major, swizzle {what.swizzle}, "
                  f"start address {what.start_address:#x}",
                  f"LBO {what.lbo} B: {what.lbo_meaning}", f"SBO {what.sbo} B: {what.sbo_meaning}", f"layout {what.cute}"]
-        yield _decoded_item(name, decode_as(what.word, "smem"), what.findings, lines)
+        yield _decoded_item(name, decode_as(what.word, what.descriptor), what.findings, lines)
     elif isinstance(what, int) and not isinstance(what, bool):
         if what < 0 or what >= 1 << 64:
             raise _usage("EMIT-WORD", "word", what, "an unsigned integer below 2**64",
@@ -185,7 +185,7 @@ def _decode(word: int, descriptor: str, kind: str | None) -> Decoded:
 def _decoded_item(name: str | None, d: Decoded, findings: Iterable[Finding], extra: Sequence[str] = (),
                   context: Mapping[str, Any] | None = None, role: str | None = None) -> _Item:
     lay = layout(d.layout)
-    title = "tcgen05 " + lay.title.split(" (")[0].lower() + (f" .kind::{d.kind}" if d.kind else "")
+    title = f"{lay.family or 'tcgen05'} " + lay.title.split(" (")[0].lower() + (f" .kind::{d.kind}" if d.kind else "")
     lines = [f"{title}, {d.hex} ({d.width}-bit), {lay.source}"]
     if context:
         given = {k: v for k, v in context.items() if v is not None}

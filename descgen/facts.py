@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # computed from the tables on first use (module __getattr__ b
 
 __all__ = ["KIND_LAYOUTS", "SWIZZLES", "WGMMA_SWIZZLES", "LBO_MODES", "MAJORS", "ABSENT_ARGS", "KindFacts", "kind_facts",
            "normalize_kind", "type_names", "idesc_defaults", "mma_k", "shape_rows", "shape_keys", "major_keys",
-           "shape_case", "shape_union", "scale_rows", "selector_keys", "swizzle_attrs", "pattern_boundary", "smem_family", "submask_counts", "tmem_shape",
+           "shape_case", "shape_union", "scale_rows", "selector_keys", "swizzle_attrs", "pattern_boundary", "smem_family", "smem_target", "smem_targets", "swizzle_derived", "smem_family_target", "submask_counts", "tmem_shape",
            "warps_per_warpgroup", "warp_lanes", "lane_warp", "describe_range", "alloc_sizes"]
 
 
@@ -275,15 +275,49 @@ def pattern_boundary(swizzle: Any, layout: str = "smem_desc") -> int:
 
 
 @functools.cache
+def swizzle_derived(swizzle: Any, layout: str = "smem_desc") -> tuple[tuple[str, Any, str], ...]:
+    """What a decoded shared memory descriptor derives from its swizzle member: the span and the
+    pattern boundary in bytes, as ``Decoded.derived`` holds them (none for an unknown code)."""
+    attrs = swizzle_attrs(swizzle, layout)
+    return tuple((name, attrs[key], "bytes") for name, key in (("swizzle_bytes", "bytes"), ("pattern_boundary", "boundary"))
+                 if key in attrs)
+
+
+def smem_family_target(layout: str) -> str:
+    """The target a shared memory descriptor family is named by: its table's first ``targets``
+    entry (wgmma: ``sm_90a``), else tcgen05's first target (``sm_100a``)."""
+    return (plan(layout).layout.targets or constraints().targets)[0]
+
+
 def smem_family(arch: Any) -> str:
     """The shared memory descriptor layout a target's MMA reads: the layout whose ``targets``
     (``[descriptor]`` of its table) name ``arch`` (``sm_90a``: ``wgmma_smem_desc``,
-    §9.7.15.5.1.2.2); any other target, or None: tcgen05's ``smem_desc`` (Table 40)."""
-    if arch.__class__ is str:
-        for name in SMEM_LAYOUTS:
-            if arch.strip().lower() in plan(name).layout.targets:
-                return name
-    return SMEM_LAYOUTS[0]
+    §9.7.15.5.1.2.2); a tcgen05 target, None, or anything that is no target: tcgen05's
+    ``smem_desc`` (Table 40). :func:`smem_target` tells a target from anything else."""
+    found = smem_target(arch)
+    return found[0] if found else SMEM_LAYOUTS[0]
+
+
+def smem_target(arch: Any) -> tuple[str, str] | None:
+    """``(layout, target)`` for a target that reads a shared memory descriptor (any spelling:
+    ``"SM_90A"``, ``"sm_101a"`` = ``sm_110a``): the family's layout and the target's canonical
+    name; None for anything else."""
+    if arch.__class__ is not str:
+        return None
+    name = arch.strip().lower()
+    for layout_name in SMEM_LAYOUTS[1:]:
+        if name in plan(layout_name).layout.targets:
+            return layout_name, name
+    c = constraints()
+    name = c.aliases.get(name, name)
+    return (SMEM_LAYOUTS[0], name) if name in c.targets else None
+
+
+@functools.cache
+def smem_targets() -> tuple[str, ...]:
+    """Every target that reads a shared memory descriptor: the second families' (``sm_90a``),
+    then tcgen05's (``tables/rules.toml`` ``[targets]``)."""
+    return (*(t for name in SMEM_LAYOUTS[1:] for t in plan(name).layout.targets), *constraints().targets)
 
 
 def submask_counts() -> dict[int, int]:

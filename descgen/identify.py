@@ -29,9 +29,9 @@ from .context import context as normalize_context
 from .context import words_context
 from .engine import Decoded, check_word
 from .errors import Finding, WordError
-from .facts import normalize_kind
+from .facts import normalize_kind, smem_family_target
 from .idesc import decode_idesc, idesc_report
-from .loader import KINDS
+from .loader import KINDS, layout
 from .report import Report
 from .runtime import RuntimeIdesc, idesc_from_runtime
 from .smem import decode_smem, validate_smem
@@ -49,8 +49,7 @@ _VALIDATORS: dict[str, Callable[..., Report]] = {"smem": validate_smem, "zcm": v
                                                  "wgmma_smem": validate_wgmma_smem}
 _DECODERS: dict[str, Callable[[int], Decoded]] = {"smem": decode_smem, "zcm": decode_zcm, "taddr": decode_taddr,
                                                 "wgmma_smem": decode_wgmma_smem}
-#: The shared memory descriptor's families, by word: the family and the target it is named by.
-_FAMILIES = {"smem": "tcgen05 (sm_100a)", "wgmma_smem": "wgmma (sm_90a)"}
+
 
 
 def check_any_word(word: Any, code: str) -> None:
@@ -199,6 +198,10 @@ def smem_families(*readings: Reading) -> tuple[str, ...]:
     """Why a 64-bit word is one shared memory descriptor family's or the other's (E44): per
     reading (``smem``: tcgen05, ``wgmma_smem``: wgmma), the fixed, reserved or undefined bits that
     reading finds wrong, then the verdict (valid in both, in one, in neither)."""
+    def label(r: Reading) -> str:
+        lay = layout(r.decoded.layout)
+        return f"{lay.family} ({smem_family_target(lay.name)})"
+
     out = []
     for r in readings:
         d = r.decoded
@@ -206,12 +209,12 @@ def smem_families(*readings: Reading) -> tuple[str, ...]:
             if f.code.rsplit("-", 1)[-1] in ("RESERVED", "CONST", "CODE") or "-RESERVED-" in f.code:
                 spec = next((x for x in d.fields if x.name == f.field), None)
                 if spec is not None:
-                    out.append(f"as {_FAMILIES[r.descriptor]}: bits {spec.bits} = {spec.raw:#b}: {f.rule} ({f.code}, {f.source})")
+                    out.append(f"as {label(r)}: bits {spec.bits} = {spec.raw:#b}: {f.rule} ({f.code}, {f.source})")
     ok = [r for r in readings if r.ok]
-    names = [_FAMILIES[r.descriptor] for r in ok]
+    names = [label(r) for r in ok]
     if len(ok) == len(readings):
         best = min(readings, key=lambda r: len(r.findings))
-        out.append(f"valid in both families; {_FAMILIES[best.descriptor]} reads it with the fewest findings"
+        out.append(f"valid in both families; {label(best)} reads it with the fewest findings"
                    + (" (as tcgen05 it lacks bit 46, the version: port it with descgen port to use it on Blackwell)"
                       if best.descriptor == "wgmma_smem" else ""))
     elif ok:

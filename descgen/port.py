@@ -18,11 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .catalog import constraints, usage_error
-from .context import normalize_arch
+from .catalog import usage_error
 from .engine import Decoded, check_word, plan
-from .errors import EncodeError, Finding, UsageError, WordError
-from .facts import smem_family
+from .errors import EncodeError, Finding, WordError
+from .facts import smem_family_target, smem_target, smem_targets
 from .loader import SMEM_LAYOUTS, Field, layout
 from .smem import encode_smem, validate_smem
 from .types import SmemArch
@@ -95,8 +94,8 @@ class Ported:
                 "findings": [f.as_dict() for f in self.findings]}
 
 
-#: Per family: its validator and its encoder, and the target its word is named by in messages.
-_FAMILY = {"smem_desc": (validate_smem, encode_smem, "sm_100a"), "wgmma_smem_desc": (validate_wgmma_smem, encode_wgmma_smem, "sm_90a")}
+#: Per family: its validator and its encoder.
+_FAMILY = {"smem_desc": (validate_smem, encode_smem), "wgmma_smem_desc": (validate_wgmma_smem, encode_wgmma_smem)}
 
 
 def port_smem(word: int, *, to: SmemArch) -> Ported:
@@ -119,18 +118,14 @@ def port_smem(word: int, *, to: SmemArch) -> Ported:
         EncodeError: the source uses a mode the target family lacks (``PORT-MODE``: tcgen05's
             128B with 32-byte atomicity, or its absolute-address LBO mode, to sm_90a).
     """
-    target_layout = smem_family(to)
-    if target_layout == SMEM_LAYOUTS[0]:
-        try:
-            to = normalize_arch(to)  # type: ignore[assignment]
-        except UsageError:
-            targets = (*(t for name in SMEM_LAYOUTS[1:] for t in layout(name).targets), *constraints().targets)
-            raise usage_error("PORT-TARGET", "to", to, ", ".join(targets), where="port") from None
-    else:
-        to = to.strip().lower()  # type: ignore[assignment]
+    found = smem_target(to)
+    if found is None:
+        raise usage_error("PORT-TARGET", "to", to, ", ".join(smem_targets()), where="port")
+    target_layout, to_arch = found
     source_layout = next(name for name in SMEM_LAYOUTS if name != target_layout)
     check_word(word, 64, layout(source_layout).word)
-    validate, _, from_arch = _FAMILY[source_layout]
+    validate, _ = _FAMILY[source_layout]
+    from_arch = smem_family_target(source_layout)
     report = validate(word)
     source = report.decoded[layout(source_layout).word]
     errors = [f for f in report.findings if f.severity == "error"]
@@ -146,7 +141,7 @@ def port_smem(word: int, *, to: SmemArch) -> Ported:
     changes += _constants(source, target)
     order = {f.name: i for i, f in enumerate(layout(target_layout).fields)}
     changes.sort(key=lambda c: order.get(c.field, -1))
-    return Ported(int(new), source, target, from_arch, to, tuple(changes), tuple(getattr(new, "findings", ())))
+    return Ported(int(new), source, target, from_arch, to_arch, tuple(changes), tuple(getattr(new, "findings", ())))
 
 
 def _carry(source: Decoded, source_layout: str, target_layout: str) -> tuple[dict[str, Any], list[PortChange]]:

@@ -8,7 +8,7 @@ from typing import Any, Mapping
 from .checks import enforce, smem_encode_findings, smem_findings
 from .context import context, no_context
 from .engine import Decoded, FieldsRead, KnownBits, Plan, plan
-from .facts import swizzle_attrs
+from .facts import swizzle_derived
 from .report import NotChecked, Report
 from .types import Arch, LboMode, Swizzle
 
@@ -114,22 +114,13 @@ def _read(word: int | KnownBits) -> tuple[Plan, FieldsRead, tuple[tuple[str, Any
     :func:`decode_fields` adds to them."""
     p = _PLAN[0] if _PLAN else _plan()
     read = p.read(word)
-    return p, read, _derived(read.fields[_swizzle_at(p)].value)
+    return p, read, swizzle_derived(read.fields[_swizzle_at(p)].value)
 
 
 @functools.cache
 def _swizzle_at(p: Plan) -> int:
     """The swizzle field's place among a decoded word's fields (the layout's field order)."""
     return [f.name for f in p.layout.fields].index("swizzle")
-
-
-@functools.cache
-def _derived(swizzle: Any) -> tuple[tuple[str, Any, str], ...]:
-    """The swizzle span and pattern boundary in bytes of a swizzle member (none for an unknown
-    code or an unknown swizzle: None)."""
-    attrs = swizzle_attrs(swizzle)
-    return tuple((name, attrs[key], "bytes") for name, key in (("swizzle_bytes", "bytes"), ("pattern_boundary", "boundary"))
-                 if key in attrs)
 
 
 def validate_smem(word: int | KnownBits, *, arch: Arch | None = None, pattern_start: int | None = None, **more: Any) -> Report:

@@ -9,7 +9,10 @@ Two directions, one model:
   tensor core reads, with the checks that explain wrong reads (:class:`SmemLayout`);
 - :func:`advance_smem`: step a word's start address along K without wrapping.
 
-The address model (errata E9, measured on Hopper tensor cores with these canonical
+Both shared memory descriptor families read these canonical layouts: tcgen05's (§9.7.16.3, the
+default) and Hopper wgmma's (``arch="sm_90a"``: §9.7.15.5.1.2.1, the same layouts without 128B
+with 32-byte atomicity, for wgmma's element types; the word is then a wgmma descriptor,
+§9.7.15.5.1.2.2). The address model (errata E9, measured on Hopper tensor cores with these canonical
 layouts): an element's byte address is ``a ^ ((((a >> (M+S)) - base_offset) & (2**B - 1)) << M)``
 with ``a`` = start address + the §9.7.16.3.3 canonical-layout offset of its 16-byte chunk and
 ``Swizzle<B,M,S>`` the mode's functor (M + S = 7 for every mode: the pattern row is address bits
@@ -26,10 +29,11 @@ from typing import Any, Callable, Iterator, NoReturn, get_args
 from .catalog import layout_finding
 from .engine import check_rule, finding_code
 from .errors import EncodeError, Finding, UsageError
-from .facts import MAJORS, mma_k, normalize_kind, pattern_boundary
-from .loader import atoms, layout, shapes
+from .facts import MAJORS, mma_k, normalize_kind, pattern_boundary, smem_family, smem_target, smem_targets
+from .loader import SMEM_LAYOUTS, atoms, layout, shapes
 from .smem import decode_smem, encode_smem
-from .types import AtomOrder, ElementType, Kind, Major, Swizzle
+from .types import AtomOrder, ElementType, Kind, Major, SmemArch, Swizzle
+from .wgmma_smem import decode_wgmma_smem, encode_wgmma_smem
 
 __all__ = [
     "ATOM_ORDERS",
@@ -49,7 +53,48 @@ ATOM_ORDERS: tuple[AtomOrder, ...] = get_args(AtomOrder)
 CHUNK = 16  # bytes: the 128-bit element of §9.7.16.3
 ADDRESS_LIMIT = 1 << 18  # Table 40: matrix-descriptor-encode(x) = (x & 0x3FFFF) >> 4
 _MAX_ELEMENTS = 1 << 20
-_SRC_CANON = "§9.7.16.3.3"
+#: Per family (its layout), where the text defines: the canonical layouts, LBO, SBO, and the K of
+#: one MMA per type.
+_SOURCES = {"smem_desc": ("§9.7.16.3.3", "§9.7.16.3.1.1", "§9.7.16.3.2", "Table 39"),
+            "wgmma_smem_desc": ("§9.7.15.5.1.2.1.3", "§9.7.15.5.1.2.1.1", "§9.7.15.5.1.2.1.2", "§9.7.15.2")}
+
+
+def _family(arch: Any, kind: Any, dtype: Any) -> str:
+    """The descriptor family ``arch`` selects (:func:`descgen.facts.smem_family`), with the
+    family's own limits on the type: wgmma (``sm_90a``) has no MMA kinds and reads the types of
+    its ``[[operands]]`` rows (§9.7.15.3)."""
+    family = smem_family(arch)
+    if arch is not None and smem_target(arch) is None:
+        _raise(UsageError, "LAYOUT-ARCH", "arch", arch, ", ".join(smem_targets()))
+    if family != SMEM_LAYOUTS[0]:
+        if kind is not None:
+            _raise(UsageError, "LAYOUT-KIND-ARCH", "kind", kind, "None",
+                   f"{arch} reads a wgmma descriptor: wgmma.mma_async has no .kind")
+        types = _wgmma_k()
+        if dtype.__class__ is not str or dtype.lower() not in types:
+            _raise(EncodeError, "LAYOUT-DTYPE-ARCH", "dtype", dtype, ", ".join(types),
+                   f"wgmma.mma_async ({arch}) does not read {dtype!r} from shared memory")
+    return family
+
+
+def _wgmma_k() -> dict[str, int]:
+    """wgmma's shared-memory element types and the K of one dense instruction (§9.7.15.2,
+    §9.7.15.3: ``[[operands]]`` of ``tables/wgmma_smem_desc.toml``)."""
+    return {t: row["k"] for row in layout(SMEM_LAYOUTS[1]).extra["operands"] for t in row["types"]}
+
+
+def _major_check(atom: SwizzleAtom, family: str) -> Finding | None:
+    """May the family read ``atom``'s type with its major-ness and swizzle? tcgen05: Table 52;
+    wgmma: MN-major (imm-trans) for f16/bf16 only (``[[operands]]`` ``majors``), every swizzle."""
+    if family == SMEM_LAYOUTS[0]:
+        return _table52(atom)
+    rows = layout(family).extra["operands"]
+    row = next(r for r in rows if atom.dtype in r["types"])
+    if atom.major in row["majors"]:
+        return None
+    takes = sorted(t for r in rows if atom.major in r["majors"] for t in r["types"])
+    return layout_finding("LAYOUT-MAJOR-ARCH", "major", atom.major, f"{', '.join(takes)} (MN-major); every type K-major",
+                          f"wgmma.mma_async cannot transpose {atom.dtype} ({row['source']})")
 
 
 def _raise(cls: type, code: str, field: str, value: Any, allowed: str, detail: str = "") -> NoReturn:
@@ -337,6 +382,8 @@ class TileDescriptor:
         reasoning: sentences, in order: element storage, atom, tiling, SBO, LBO, K reach, base
             offset, layout.
         findings: warnings (e.g. ``LAYOUT-ATOM-PHASE``); errors raise instead.
+        descriptor: which descriptor ``word`` is: ``"smem"`` (tcgen05, Table 40) or
+            ``"wgmma_smem"`` (Hopper wgmma, §9.7.15.5.1.2.2; ``arch="sm_90a"``).
     """
 
     word: int
@@ -365,6 +412,7 @@ class TileDescriptor:
     tile_cute: str
     reasoning: tuple[str, ...]
     findings: tuple[Finding, ...]
+    descriptor: str = "smem"
 
     @property
     def hex(self) -> str:
@@ -399,6 +447,7 @@ class TileDescriptor:
             "mn_step": self.mn_step, "k_step": self.k_step, "descriptor_k": self.descriptor_k,
             "mma_k": self.mma_k, "canonical": self.canonical, "cute": self.cute, "tile_cute": self.tile_cute,
             "reasoning": list(self.reasoning), "findings": [f.as_dict() for f in self.findings],
+            **({"descriptor": self.descriptor} if self.descriptor != "smem" else {}),
         }
 
 
@@ -453,6 +502,7 @@ def smem_for_tile(
     pattern_start: int | None = None,
     atom_order: AtomOrder = "mn_first",
     kind: Kind | None = None,
+    arch: SmemArch | None = None,
 ) -> TileDescriptor:
     """The shared memory descriptor of an operand tile, and the reasoning behind every field.
 
@@ -478,6 +528,10 @@ def smem_for_tile(
         atom_order: ``"mn_first"`` or ``"k_first"``.
         kind: MMA kind; required for ``e2m1`` (§9.7.16.10.4: f8f6f4/mxf8f6f4 pad 16 elements
             into a 16-byte chunk, mxf4/mxf4nvf4 pack two per byte).
+        arch: the target, optional. ``"sm_90a"``: the word is a Hopper ``wgmma`` descriptor
+            (:func:`descgen.encode_wgmma_smem`, §9.7.15.5.1.2.2) for the same canonical layouts
+            (§9.7.15.5.1.2.1; types f16, bf16, tf32, e4m3, e5m2, s8, u8; no ``kind``; no
+            ``128B_base32B``); a tcgen05 target or None: a tcgen05 descriptor.
 
     Returns:
         A :class:`TileDescriptor` (``.word``, ``.lbo``/``.sbo`` in bytes, ``.reasoning``, ...).
@@ -488,12 +542,19 @@ def smem_for_tile(
             (tile not a whole number of atoms), ``LAYOUT-TILE-RANGE`` (tile past 256 KiB),
             ``LAYOUT-START-ROW`` (a swizzled tile starting inside an atom row),
             ``LAYOUT-PATTERN-START-ALIGN``, ``LAYOUT-ATOM-ORDER-CODE``, ``LAYOUT-DTYPE-*``,
-            ``SMEM-*`` from :func:`descgen.encode_smem` (misaligned start, stride too large).
-        UsageError: unknown kind; ``LAYOUT-KIND-REQUIRED``.
+            ``SMEM-*`` from :func:`descgen.encode_smem` (misaligned start, stride too large);
+            with ``arch="sm_90a"``: ``LAYOUT-DTYPE-ARCH`` (not a wgmma type), ``WGMMA-SMEM-*``.
+        UsageError: unknown kind; ``LAYOUT-KIND-REQUIRED``; ``LAYOUT-ARCH`` (unknown target);
+            ``LAYOUT-KIND-ARCH`` (a kind with ``sm_90a``).
     """
+    family = _family(arch, kind, dtype)
+    wgmma = family != SMEM_LAYOUTS[0]
+    if wgmma:
+        swizzle = _check_choice("LAYOUT-SWIZZLE-CODE", "swizzle", swizzle,
+                                tuple(layout(family).field("swizzle").codes(None)), "{!r} is not a wgmma swizzle mode")
     atom = swizzle_atom(dtype=dtype, major=major, swizzle=swizzle, kind=kind)
     dtype, major, swizzle = atom.dtype, atom.major, atom.swizzle  # the tables' spelling
-    problem = _table52(atom)
+    problem = _major_check(atom, family)
     if problem is not None:
         raise EncodeError((problem,))
     mn, k = _positive("mn", mn), _positive("k", k)
@@ -517,7 +578,11 @@ def smem_for_tile(
 
     # A stride the tile never takes is 0.
     lbo, sbo = _fields(atom, mn_step if n_mn > 1 else 0, k_step if n_k > 1 else 0)
-    word = encode_smem(start_address=start_address, lbo=lbo, sbo=sbo, swizzle=swizzle, base_offset=bo)
+    if wgmma:
+        word = encode_wgmma_smem(start_address=start_address, lbo=lbo, sbo=sbo, swizzle=swizzle,  # type: ignore[arg-type]
+                                 base_offset=bo)  # (a wgmma mode: checked above)
+    else:
+        word = encode_smem(start_address=start_address, lbo=lbo, sbo=sbo, swizzle=swizzle, base_offset=bo)
 
     descriptor_k = atom.k if (major == "k" and atom.swizzled) else k
     cute = _exact(atom, mn, k, lbo, sbo)
@@ -526,10 +591,10 @@ def smem_for_tile(
         t, s = atom.per_chunk, atom.columns
         tile_cute = (f"{atom.cute_swizzle} o ((8,{n_mn * atom.mn // 8}),({t},{s},{n_k})):"
                      f"(({s * t},{sbo * t // CHUNK}),(1,{t},{k_step * t // CHUNK}))")
-    lbo_meaning, sbo_meaning = _meanings(atom, n_mn, n_k)
-    td_mma_k = _mma_k(atom.dtype, atom.kind)
+    lbo_meaning, sbo_meaning = _meanings(atom, n_mn, n_k, family)
+    td_mma_k = _wgmma_k()[atom.dtype] if wgmma else _mma_k(atom.dtype, atom.kind)
     reasoning = _reasoning(atom, mn, k, n_mn, n_k, atom_order, mn_step, k_step, lbo, sbo, lbo_meaning, sbo_meaning,
-                           descriptor_k, td_mma_k, bo_why, cute, tile_cute)
+                           descriptor_k, td_mma_k, bo_why, cute, tile_cute, family)
     findings = tuple(_atom_findings(atom, start_address, lbo, sbo, bo, mn, descriptor_k))
     return TileDescriptor(
         word=int(word), dtype=atom.dtype, kind=atom.kind, major=major, swizzle=swizzle, mn=mn, k=k,
@@ -537,15 +602,16 @@ def smem_for_tile(
         base_offset=bo, lbo_meaning=lbo_meaning, sbo_meaning=sbo_meaning, atom=atom, repeats=(n_mn, n_k),
         mn_step=mn_step, k_step=k_step, descriptor_k=descriptor_k, mma_k=td_mma_k,
         canonical=f"{atom.cute_swizzle} o {_canonical(atom)}", cute=cute, tile_cute=tile_cute,
-        reasoning=reasoning, findings=findings,
+        reasoning=reasoning, findings=findings, descriptor=layout(family).word,
     )
 
 
-def _meanings(atom: SwizzleAtom, n_mn: int, n_k: int) -> tuple[str, str]:
+def _meanings(atom: SwizzleAtom, n_mn: int, n_k: int, family: str = SMEM_LAYOUTS[0]) -> tuple[str, str]:
     """What LBO and SBO mean for this major-ness and swizzle, with their sources
-    (§9.7.16.3.1.1, §9.7.16.3.2; MN-major without swizzle: errata E28)."""
+    (§9.7.16.3.1.1, §9.7.16.3.2, or wgmma's §9.7.15.5.1.2.1.1-2; MN-major without swizzle:
+    errata E28)."""
     unused = {True: "", False: "; one atom that way, so unused: 0"}
-    src_l, src_s = "§9.7.16.3.1.1", "§9.7.16.3.2"
+    src_l, src_s = _SOURCES[family][1:3]
     if atom.major == "k":
         lbo = (f"not used by K-major swizzled layouts, \"assumed to be 1\" ({src_l}; errata E8)" if atom.swizzled else
                "K-major: the stride from one 16-byte column of 8 rows (a core matrix) to the next along K"
@@ -564,7 +630,8 @@ def _meanings(atom: SwizzleAtom, n_mn: int, n_k: int) -> tuple[str, str]:
 
 def _reasoning(atom: SwizzleAtom, mn: int, k: int, n_mn: int, n_k: int, order: str, mn_step: int, k_step: int,
                lbo: int, sbo: int, lbo_meaning: str, sbo_meaning: str, descriptor_k: int, mma: int, bo_why: str,
-               cute: str, tile_cute: str) -> tuple[str, ...]:
+               cute: str, tile_cute: str, family: str = SMEM_LAYOUTS[0]) -> tuple[str, ...]:
+    src_canon, _, _, src_k = _SOURCES[family]
     t = atom.per_chunk
     kind = f" under .kind::{atom.kind}" if atom.kind else ""
     if atom.bit_pitch * t < 128:
@@ -586,7 +653,7 @@ def _reasoning(atom: SwizzleAtom, mn: int, k: int, n_mn: int, n_k: int, order: s
         f"LBO = {lbo} bytes (field {lbo >> 4}): {lbo_meaning}.",
     ]
     unit = t if atom.major == "k" else atom.k
-    mma_text = f"A dense MMA reads K = {mma} elements (Table 39)"
+    mma_text = f"A dense MMA reads K = {mma} elements ({src_k})"
     if descriptor_k < k:
         inside = (f"advance the start address by {_k_offset(atom, k_step, mma)} bytes per MMA inside the atom, and "
                   if mma < descriptor_k else "each reads one atom row: advance the start address ")
@@ -597,7 +664,7 @@ def _reasoning(atom: SwizzleAtom, mn: int, k: int, n_mn: int, n_k: int, order: s
         sentences.append(f"The descriptor reaches all {k} elements of K. {mma_text}: advance the start address by "
                          f"{_k_offset(atom, k_step, mma)} bytes per MMA (advance_smem).")
     sentences.append(bo_why)
-    sentences.append(f"Canonical layout ({_SRC_CANON}): {atom.cute_swizzle} o {_canonical(atom)}; with T = {t}: "
+    sentences.append(f"Canonical layout ({src_canon}): {atom.cute_swizzle} o {_canonical(atom)}; with T = {t}: "
                      f"{cute} (strides in elements).")
     if tile_cute != cute:
         sentences.append(f"That form runs past the atom row beyond K = {descriptor_k} (errata E25); the tile itself "
@@ -625,6 +692,7 @@ class SmemLayout:
         findings: the word's own decode findings, then ``LAYOUT-TABLE52``, ``LAYOUT-OVERLAP``,
             ``LAYOUT-OUTSIDE-BUFFER``, ``LAYOUT-ROW-SPAN`` (errors), ``LAYOUT-ATOM-PHASE``,
             ``LAYOUT-ATOM-STRIDE`` (warnings).
+        descriptor: how ``word`` was read: ``"smem"`` (tcgen05) or ``"wgmma_smem"`` (sm_90a).
     """
 
     word: int
@@ -642,6 +710,7 @@ class SmemLayout:
     buffer: tuple[int, int] | None
     findings: tuple[Finding, ...]
     _bits: tuple[tuple[int, ...], ...] = field(repr=False)
+    descriptor: str = "smem"
 
     def _at(self, i: int, j: int) -> int:
         if not (isinstance(i, int) and isinstance(j, int) and 0 <= i < self.mn and 0 <= j < self.k):
@@ -712,6 +781,8 @@ class SmemLayout:
             out["bits"] = self.bits()
         out["chunks"] = [{"address": a, "elements": [list(e) for e in els]} for a, els in self.chunks().items()]
         out["findings"] = [f.as_dict() for f in self.findings]
+        if self.descriptor != "smem":
+            out["descriptor"] = self.descriptor
         return out
 
 
@@ -724,6 +795,7 @@ def smem_layout(
     k: int,
     kind: Kind | None = None,
     buffer: tuple[int, int] | None = None,
+    arch: SmemArch | None = None,
 ) -> SmemLayout:
     """The shared-memory address of every element a descriptor makes the tensor core read.
 
@@ -739,21 +811,28 @@ def smem_layout(
         dtype, major, kind: as for :func:`smem_for_tile`.
         mn, k: how many elements the MMA reads along MN and K (e.g. 128 x 16 for a bf16 A).
         buffer: ``(start, size)`` in bytes: the caller's buffer; elements outside it are errors.
+        arch: the target, optional: ``"sm_90a"`` reads ``word`` as a Hopper ``wgmma`` descriptor
+            (:func:`descgen.decode_wgmma_smem`; the canonical layouts of §9.7.15.5.1.2.1.3, the
+            same address model); a tcgen05 target or None: as a tcgen05 descriptor.
 
     Raises:
         WordError: ``word`` is not an unsigned 64-bit integer.
         EncodeError: the word's swizzle code is invalid, no Table 53 atom for its swizzle and
             ``major`` (``LAYOUT-SWIZZLE-MAJOR``), a bad type, major-ness, ``mn`` or ``k``.
         UsageError: ``lbo_mode`` absolute (not modelled: ``LAYOUT-LBO-MODE``), a malformed
-            ``buffer``, more than 2**20 elements, unknown kind, ``LAYOUT-KIND-REQUIRED``.
+            ``buffer``, more than 2**20 elements, unknown kind, ``LAYOUT-KIND-REQUIRED``;
+            ``LAYOUT-ARCH``, ``LAYOUT-KIND-ARCH`` (and EncodeError ``LAYOUT-DTYPE-ARCH``) as for
+            :func:`smem_for_tile`. A transposed tile wgmma cannot read is the finding
+            ``LAYOUT-MAJOR-ARCH``.
     """
-    d = decode_smem(word)
+    family = _family(arch, kind, dtype)
+    d = decode_smem(word) if family == SMEM_LAYOUTS[0] else decode_wgmma_smem(word)
     swizzle = d.value("swizzle")
     if swizzle is None:
-        raise EncodeError([f for f in d.findings if f.field == "swizzle"], "smem")
-    if d.value("lbo_mode") != "relative":
-        _raise(UsageError, "LAYOUT-LBO-MODE", "lbo_mode", d.value("lbo_mode"), "relative",
-               f"the word's LBO mode is {d.value('lbo_mode')}")
+        raise EncodeError([f for f in d.findings if f.field == "swizzle"], d.descriptor)
+    lbo_mode = d.values().get("lbo_mode", "relative")  # (the wgmma family has no LBO mode: relative)
+    if lbo_mode != "relative":
+        _raise(UsageError, "LAYOUT-LBO-MODE", "lbo_mode", lbo_mode, "relative", f"the word's LBO mode is {lbo_mode}")
     atom = swizzle_atom(dtype=dtype, major=major, swizzle=swizzle, kind=kind)
     dtype, major, swizzle = atom.dtype, atom.major, atom.swizzle  # the tables' spelling
     mn, k = _positive("mn", mn), _positive("k", k)
@@ -781,14 +860,14 @@ def smem_layout(
     table = tuple(tuple(_read_address(atom, start + off, bo) * 8 + e for off, e in row) for row in bits_of)
 
     findings = list(d.findings)
-    problem = _table52(atom)
+    problem = _major_check(atom, family)
     if problem is not None:
         findings.append(problem)
     findings += _address_findings(table, atom, buffer)
     findings += _atom_findings(atom, start, lbo, sbo, bo, mn, k)
     # (a base offset without swizzling is the word's own warning SMEM-BASE-OFFSET-IGNORED)
     return SmemLayout(int(d.word), atom.dtype, atom.kind, major, mn, k, swizzle, start, lbo, sbo, bo, atom, buffer,
-                      tuple(findings), table)
+                      tuple(findings), table, d.descriptor)
 
 
 def _address_findings(table: tuple[tuple[int, ...], ...], atom: SwizzleAtom,

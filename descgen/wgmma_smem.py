@@ -16,7 +16,7 @@ from typing import Any, Mapping
 from .checks import enforce, smem_encode_findings, smem_findings
 from .context import context, no_context
 from .engine import Decoded, KnownBits, Plan, plan
-from .facts import swizzle_attrs
+from .facts import swizzle_derived
 from .report import NotChecked, Report
 from .types import WgmmaSwizzle
 
@@ -126,8 +126,6 @@ def checked_wgmma_smem(word: int | KnownBits, ctx: Mapping[str, Any]) -> tuple[D
     every finding, and the rules not checked."""
     p = _plan()
     read = p.read(word)
-    attrs = swizzle_attrs(read.values["swizzle"], LAYOUT)
-    derived = tuple((name, attrs[key], "bytes") for name, key in (("swizzle_bytes", "bytes"), ("pattern_boundary", "boundary"))
-                    if key in attrs)
+    derived = swizzle_derived(read.values["swizzle"], LAYOUT)
     found, skipped = smem_findings(read.values, ctx, read.unknown, LAYOUT)
     return p.result(read, found, derived), tuple(skipped)

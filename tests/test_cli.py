@@ -205,8 +205,9 @@ def test_decode_64_bit_word_tries_smem_and_zcm():
     assert "smem.swizzle=32B" in lines and "smem.start_address=32768" in lines
     assert any(line.startswith("zcm.first_error=error ZCM-RESERVED-36") for line in lines)
     doc = run_json("decode", ZCM_WORD, "--m", "32", "--n", "64")
-    assert doc["consistent"] == ["zcm", "smem"]  # best first: smem passes too, but warns (bits 46-48)
-    assert list(doc["results"]) == ["smem", "zcm"]
+    # best first: smem passes too, but warns (bits 46-48); a wgmma descriptor has no fixed bits there
+    assert doc["consistent"] == ["zcm", "wgmma_smem", "smem"]
+    assert list(doc["results"]) == ["smem", "wgmma_smem", "zcm"]
     assert doc["mask"]["mask"] == ZCM_MASK
 
 

@@ -361,7 +361,7 @@ def test_decode_64_bit_word_short_answer() -> None:
     out = run("decode", "0xc000401000010800", "--table", env=_WIDE).stdout
     lines = out.splitlines()
     assert lines[1].split()[:3] == ["smem", "no", "findings"] and "start 0x8000, LBO 16, SBO 256, swizzle 32B" in lines[1]
-    assert "not consistent with zcm" in out and out.count("decoded with") == 1
+    assert "not consistent with wgmma_smem, zcm" in out and out.count("decoded with") == 1
 
 
 def test_decode_piped_is_unchanged_by_the_short_answer() -> None:

@@ -432,6 +432,11 @@ def test_every_layout_code_is_produced_with_the_tables_text():
                                                                                    swizzle="128B"),
                                                          dtype="bf16", major="k", mn=16, k=64)),
         ("SMEM-START-ADDRESS-CARRY", descgen.advance_smem, dict(word=w, nbytes=0x40000)),
+        # the wgmma (sm_90a) family
+        ("LAYOUT-ARCH", descgen.smem_for_tile, dict(tile, arch="sm_80")),
+        ("LAYOUT-KIND-ARCH", descgen.smem_for_tile, dict(tile, arch="sm_90a", kind="f16")),
+        ("LAYOUT-DTYPE-ARCH", descgen.smem_for_tile, dict(tile, arch="sm_90a", dtype="e2m1")),
+        ("LAYOUT-MAJOR-ARCH", descgen.smem_for_tile, dict(tile, arch="sm_90a", dtype="tf32", major="mn", mn=32, k=8)),
     ]
     assert {code for code, _, _ in cases} == set(layout_table()), "one case per [[layout]] code"
     for code, fn, kwargs in cases:

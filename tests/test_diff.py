@@ -142,7 +142,7 @@ def test_diff_runtime_form_against_32_bit():
     d = descgen.diff(F16_N256 << 32, F16_N256 << 32 | 0x10, descriptor="idesc")
     assert d.changed == () and d.low_differs and not d.equal
     # without --as, 64-bit words whose low halves are not 0 are smem/zcm (E32)
-    assert descgen.diff(F16_N256 << 32, F16_N256 << 32 | 0x10).descriptor in ("smem", "zcm")
+    assert descgen.diff(F16_N256 << 32, F16_N256 << 32 | 0x10).descriptor in ("smem", "zcm", "wgmma_smem")
 
 
 def test_diff_smem_start_address():
