@@ -884,8 +884,7 @@ def _per_operand(applies: str, facts: Facts, ctx: Mapping[str, Any]) -> tuple[li
 
 def _wgmma_row(v: _Facts) -> WgmmaTypes | None:
     """The §9.7.15.3 row of A's type (B's when A's is none): the shapes and operands it has."""
-    table = wgmma_table()
-    return table.row(v["atype"]) or table.row(v["btype"])
+    return wgmma_table().row_of(v["atype"], v["btype"])
 
 
 def _type_combos() -> str:

@@ -170,7 +170,7 @@ def check_wgmma(*, atype: str, dtype: str, n: int, b_desc: int | KnownBits, a_de
     atype, dtype = atype.strip().lower(), dtype.strip().lower()
     btype = atype if btype is None else btype.strip().lower()
     if k is None:
-        row = wgmma_table().row(atype) or wgmma_table().row(btype)
+        row = wgmma_table().row_of(atype, btype)
         k = row.k_for(sp) if row is not None else None
     inst: dict[str, Any] = {"atype": atype, "btype": btype, "dtype": dtype, "m": m, "n": n, "k": k, "sp": sp,
                             "trans_a": trans_a, "trans_b": trans_b, "scale_a": scale_a, "scale_b": scale_b,

@@ -77,6 +77,11 @@ class WgmmaTable:
         """The row that takes ``atype`` (and ``btype``, when given) as A's (and B's) type, or None."""
         return next((r for r in self.rows if atype in r.atypes and (btype is None or btype in r.btypes)), None)
 
+    def row_of(self, atype: str, btype: str) -> WgmmaTypes | None:
+        """The row of A's type, else of B's (an instruction whose pair is no row still has the
+        shapes and operands of one of its types), or None."""
+        return self.row(atype) or self.row(btype)
+
 
 def _n_values(spec: Any, path: str, where: str) -> tuple[int, ...]:
     if isinstance(spec, dict):
