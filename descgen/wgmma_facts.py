@@ -21,7 +21,7 @@ __all__ = ["WGMMA_FILE", "WgmmaTypes", "WgmmaTable", "wgmma_table", "wgmma_types
            "parse_wgmma_shape"]
 
 WGMMA_FILE = "wgmma_shapes.toml"
-_ROW_KEYS = {"name", "atypes", "btypes", "dtypes", "bits", "k", "sparse_k", "n", "floating", "transpose", "satfinite",
+_ROW_KEYS = {"name", "atypes", "btypes", "dtypes", "k", "sparse_k", "n", "floating", "transpose", "satfinite",
              "sp_sel", "source"}
 _INSTRUCTION_KEYS = {"m", "targets", "source"}
 _SHAPE = re.compile(r"m(\d+)n(\d+)k(\d+)")
@@ -35,7 +35,6 @@ class WgmmaTypes:
         name: ``f16``, ``bf16``, ``tf32``, ``fp8``, ``int8`` or ``b1``.
         atypes, btypes: the ``.atype`` / ``.btype`` names it takes (any pairing of the two).
         dtypes: the accumulator ``.dtype`` names.
-        bits: element size of A and B, in bits.
         k: K of the dense shapes, in elements. sparse_k: K of the ``.sp`` shapes, or None (no sparse form).
         n: the N of its shapes ``.m64nNkK``, in columns (sorted).
         floating: the floating-point forms: ``imm-scale-a``/``imm-scale-b`` exist.
@@ -49,7 +48,6 @@ class WgmmaTypes:
     atypes: tuple[str, ...]
     btypes: tuple[str, ...]
     dtypes: tuple[str, ...]
-    bits: int
     k: int
     sparse_k: int | None
     n: tuple[int, ...]
@@ -116,7 +114,7 @@ def parse_wgmma_table(data: Mapping[str, Any], path: str) -> WgmmaTable:
         if not all(isinstance(raw[key], bool) for key in ("floating", "transpose", "satfinite")):
             raise TableError(path, where, "floating, transpose and satfinite are true or false")
         rows.append(WgmmaTypes(raw["name"], tuple(raw["atypes"]), tuple(raw["btypes"]), tuple(raw["dtypes"]),
-                               int(raw["bits"]), int(raw["k"]), raw.get("sparse_k"), _n_values(raw["n"], path, where),
+                               int(raw["k"]), raw.get("sparse_k"), _n_values(raw["n"], path, where),
                                raw["floating"], raw["transpose"], raw["satfinite"], tuple(raw["sp_sel"]), raw["source"]))
     if not rows:
         raise TableError(path, "file", "no [[types]] rows")

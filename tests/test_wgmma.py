@@ -63,7 +63,7 @@ def test_table_rows_are_the_spec_values():
 
 def test_table_is_strict():
     good = {"instruction": {"m": 64, "targets": ["sm_90a"], "source": "s"},
-            "types": [{"name": "x", "atypes": ["f16"], "btypes": ["f16"], "dtypes": ["f32"], "bits": 16, "k": 16,
+            "types": [{"name": "x", "atypes": ["f16"], "btypes": ["f16"], "dtypes": ["f32"], "k": 16,
                        "n": [8], "floating": True, "transpose": True, "satfinite": False, "sp_sel": [0], "source": "s"}]}
     assert parse_wgmma_table(good, "t.toml").rows[0].sparse_k is None
     bad = {**good, "types": [dict(good["types"][0], colour="red")]}
