@@ -92,6 +92,7 @@ Exit status:
 LAZY_COMMANDS = {
     "validate": ("validation", "validate"),
     "check": ("validation", "check"),
+    "check-wgmma": ("validation", "check_wgmma"),
     "explain": ("validation", "explain"),
     "rules": ("validation", "rules"),
     "layout": ("layout", "layout"),
@@ -188,6 +189,7 @@ def cli(traceback: bool) -> None:
       descgen taddr --lane 32 --column 0 --warp 1              tensor memory address (32-bit)
       descgen diff 0x08400010 0x08200010                      what differs, field by field
       descgen scan kernel.ptx                                  check the descriptors in PTX
+      descgen check-wgmma --shape m64n128k16 --dtype f32 --atype f16 --adesc 0x4000004000010040 --bdesc 0x4000004000010440
       descgen batch requests.jsonl                             JSON-lines requests, in bulk
     """
 

@@ -210,6 +210,63 @@ def check(out: Output, idesc_word: int, kind: str, a_word: int | None, b_word: i
     _finish(report, exit_zero)
 
 
+@click.command("check-wgmma", short_help="Check one Hopper wgmma.mma_async instruction (sm_90a).")
+@click.option("--shape", required=True, metavar="m64nNkK", help="The shape qualifier, e.g. m64n128k16 (§9.7.15.2).")
+@click.option("--dtype", required=True, help="The accumulator type .dtype: f16, f32 or s32 (§9.7.15.3).")
+@click.option("--atype", required=True, help="A's type .atype: f16, bf16, tf32, e4m3, e5m2, s8, u8, b1.")
+@click.option("--btype", help="B's type .btype (default: --atype).")
+@click.option("--adesc", "a_word", type=WORD, metavar="WORD", help="A's 64-bit descriptor (omit: A from registers).")
+@click.option("--bdesc", "b_word", required=True, type=WORD, metavar="WORD", help="B's 64-bit descriptor.")
+@click.option("--sp", is_flag=True, help="wgmma.mma_async.sp (A structured-sparse).")
+@click.option("--sp-sel", type=int, metavar="N", help="The sp-sel immediate (with --sp).")
+@click.option("--trans-a", type=int, metavar="0|1", help="imm-trans-a (1: A transposed, M-major).")
+@click.option("--trans-b", type=int, metavar="0|1", help="imm-trans-b (1: B transposed, N-major).")
+@click.option("--scale-a", type=int, metavar="1|-1", help="imm-scale-a (-1 negates A).")
+@click.option("--scale-b", type=int, metavar="1|-1", help="imm-scale-b (-1 negates B).")
+@click.option("--scale-d", type=int, metavar="0|1", help="scale-d as an immediate (omit: a predicate).")
+@click.option("--satfinite", is_flag=True, help=".satfinite (integer forms).")
+@click.option("--a-pattern-start", type=UINT, metavar="BYTES", help="Where A's swizzle pattern starts (base offset check).")
+@click.option("--b-pattern-start", type=UINT, metavar="BYTES", help="Where B's swizzle pattern starts (base offset check).")
+@verbose_options
+@output_options
+def check_wgmma(out: Output, shape: str, dtype: str, atype: str, btype: str | None, a_word: int | None, b_word: int,
+                sp: bool, sp_sel: int | None, trans_a: int | None, trans_b: int | None, scale_a: int | None,
+                scale_b: int | None, scale_d: int | None, satfinite: bool, a_pattern_start: int | None,
+                b_pattern_start: int | None, verbose: bool, exit_zero: bool) -> None:
+    """Check one Hopper wgmma.mma_async{.sp} instruction (sm_90a, PTX ISA 9.1 §9.7.15) as a whole:
+    each descriptor's own rules plus the instruction's: the shape for the types (§9.7.15.2), the
+    type combination (§9.7.15.3), the immediates (transpose only for f16/bf16 through a
+    descriptor, negation only for floating types, sp-sel), an ignored LBO.
+
+    The qualifiers and immediates are the instruction's as written; an immediate left out is
+    an operand the form does not have (or, for --scale-d, a predicate). Findings on a descriptor
+    name their field a_desc.FIELD, b_desc.FIELD; output and exit status are those of check.
+
+    \b
+      descgen check-wgmma --shape m64n128k16 --dtype f32 --atype f16 \\
+                          --adesc 0x4000004000010040 --bdesc 0x4000004000010440 --trans-a 0 --trans-b 1
+    """
+    from descgen.wgmma_facts import parse_wgmma_shape
+
+    mnk = parse_wgmma_shape(shape)
+    if mnk is None:
+        raise click.BadParameter(f"{shape!r} is not a shape m64nNkK (e.g. m64n128k16)", param_hint="--shape")
+    m, n, k = mnk
+    args: dict[str, Any] = dict(atype=atype, btype=btype, dtype=dtype, m=m, n=n, k=k, sp=sp, sp_sel=sp_sel,
+                                trans_a=trans_a, trans_b=trans_b, scale_a=scale_a, scale_b=scale_b, scale_d=scale_d,
+                                satfinite=satfinite, a_pattern_start=a_pattern_start, b_pattern_start=b_pattern_start)
+    out.input = {"shape": shape, "adesc": None if a_word is None else hex_word(a_word, 64), "bdesc": hex_word(b_word, 64),
+                 **{key: v for key, v in args.items() if key not in ("m", "n", "k")}}
+    report = descgen.check_wgmma(a_desc=a_word, b_desc=b_word, **args)
+    if out.json:
+        out.emit_json(result=report.as_dict())
+    else:
+        out.lines(plain_finding(f) for f in report.findings)
+        if verbose:
+            out.lines(plain_not_checked(nc) for nc in report.not_checked)
+    _finish(report, exit_zero)
+
+
 # --------------------------------------------------------------------------------------------
 # explain
 

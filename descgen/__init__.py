@@ -11,7 +11,7 @@ Three descriptor words, one generic engine driven by ``tables/`` (PTX Tables 39-
 - tensor memory addresses (§9.7.16.1): :func:`encode_taddr`, :func:`decode_taddr`,
   :func:`validate_taddr`, :func:`warp_lanes`, :func:`check_alloc`;
 - validation against every PTX rule, with the instruction's context: :func:`validate_idesc`,
-  :func:`validate_smem`, :func:`validate_zcm`, and :func:`check_mma` for one instruction.
+  :func:`validate_smem`, :func:`validate_zcm`, and :func:`check_mma` for one instruction (:func:`check_wgmma` for a Hopper ``wgmma.mma_async``).
 - source code: :func:`emit` writes words as C, C++, PTX, Python, hex or JSON with the decoded
   fields as a comment.
 - shared memory layouts (§9.7.16.3, Tables 52-53): :func:`smem_for_tile` (tile -> descriptor and
@@ -33,7 +33,7 @@ from .engine import Decoded, DecodedField, KnownBits, Word, decode, encode
 from .errors import DescgenError, EncodeError, Finding, TableError, UsageError, WordError
 from .facts import idesc_defaults, mma_k, normalize_kind, submask_counts, type_names
 from .idesc import consistent_kinds, decode_idesc, decode_idesc_all, encode_idesc, validate_idesc
-from .instruction import check_mma
+from .instruction import check_mma, check_wgmma
 from .loader import KINDS
 from .report import NotChecked, Report
 from .smem import decode_smem, encode_smem, validate_smem
@@ -149,6 +149,7 @@ __all__ = [
     "validate_smem",
     "validate_zcm",
     "check_mma",
+    "check_wgmma",
     "SCALE_VECS",
     "Report",
     "NotChecked",

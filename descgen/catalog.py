@@ -47,9 +47,10 @@ RULES_FILE = "rules.toml"
 #: The scale vector sizes, as descgen names them (PTX: .scale_vec::1X ... .block32).
 SCALE_VECS: tuple[ScaleVec, ...] = get_args(ScaleVec)
 
-#: What a rule applies to: one word, one instruction (``mma``: :func:`descgen.check_mma`) or an
-#: instruction-syntax or file rule of :func:`descgen.scan_ptx` (``ptx``).
-APPLIES = ("idesc", "smem", "zcm", "mma", "taddr", "ptx")
+#: What a rule applies to: one word, one instruction (``mma``: :func:`descgen.check_mma`; ``wgmma``:
+#: :func:`descgen.check_wgmma`, Hopper) or an instruction-syntax or file rule of
+#: :func:`descgen.scan_ptx` (``ptx``).
+APPLIES = ("idesc", "smem", "zcm", "mma", "taddr", "ptx", "wgmma")
 #: The kinds of context value a ``[[context]]`` entry may declare (``value = ...``).
 CONTEXT_VALUES = ("flag", "uint", "cta_group", "scale_vec", "arch", "warp", "alloc_base")
 _WORDS = ("idesc", "smem", "zcm", "mma", "taddr", "wgmma_smem")
@@ -71,8 +72,8 @@ class Rule:
     Attributes:
         code: stable code (``IDESC-N-SHAPE``).
         severity: ``"error"``, ``"warning"`` or ``"info"``.
-        applies: ``idesc``, ``smem``, ``zcm``, ``mma`` (instruction-level, :func:`descgen.check_mma`) or
-            ``ptx`` (an instruction-syntax or file rule reported by :func:`descgen.scan_ptx`).
+        applies: ``idesc``, ``smem``, ``zcm``, ``mma`` (instruction-level, :func:`descgen.check_mma`),
+            ``wgmma`` (a Hopper instruction, :func:`descgen.check_wgmma`) or ``ptx`` (an instruction-syntax or file rule reported by :func:`descgen.scan_ptx`).
         fields: the fields (or context names) the rule reads.
         needs: context it cannot run without; missing context makes it "not checked".
         uses: context that narrows it when given (otherwise every case is allowed for).

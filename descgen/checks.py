@@ -27,11 +27,12 @@ from .facts import (alloc_sizes, describe_range, kind_facts, lane_warp, mma_k, p
                     shape_rows, shape_union, submask_counts, tmem_shape, warp_lanes)
 from .loader import KINDS, shapes
 from .report import NotChecked
+from .wgmma_facts import WgmmaTypes, wgmma_table, wgmma_types
 
 __all__ = ["Facts", "implemented", "rule_impl", "run_rules", "enforce", "idesc_findings", "smem_findings",
            "zcm_findings", "taddr_findings", "alloc_findings", "mma_findings", "describe_ints", "partial", "RunTimeValue",
            "smem_encode_findings", "zcm_encode_findings",
-           "idesc_word_findings", "IDESC_READS"]
+           "idesc_word_findings", "IDESC_READS", "wgmma_findings"]
 
 #: What a rule reads: the word's logical values, the context, and derived facts.
 Facts = dict[str, Any]
@@ -762,11 +763,19 @@ def _abs_major(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
             for op, desc, _, major in _operands(v) if desc["lbo_mode"] == "absolute" and major not in (want, None)]
 
 
+def _lbo_ignored_in(rule: Rule, operands: Iterable[tuple[str, Mapping[str, Any], Any, Any]]) -> list[Finding]:
+    """E8/E43 for one instruction's operands (op, descriptor values, type, major-ness): a K-major
+    swizzled operand's LBO is not used; one other than 0 or 16 bytes is a note. (A descriptor
+    family without an LBO mode, wgmma's, is relative.)"""
+    return [rule.finding(f"{op}_desc.lbo", desc["lbo"], "0 or 16 (encodes 0 or 1)", f"{op.upper()} is K-major, {desc['swizzle']}")
+            for op, desc, _, major in operands
+            if major == "k" and desc["swizzle"] not in ("none", None) and desc.get("lbo_mode", "relative") == "relative"
+            and desc["lbo"] not in (0, 16)]
+
+
 @_impl("MMA-LBO-IGNORED")
 def _lbo_ignored(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
-    return [rule.finding(f"{op}_desc.lbo", desc["lbo"], "0 or 16 (encodes 0 or 1)", f"{op.upper()} is K-major, {desc['swizzle']}")
-            for op, desc, _, major in _operands(v)
-            if major == "k" and desc["swizzle"] not in ("none", None) and desc["lbo_mode"] == "relative" and desc["lbo"] not in (0, 16)]
+    return _lbo_ignored_in(rule, _operands(v))
 
 
 def enforce(word: int, found: Iterable[Finding], check: bool, where: str) -> int:
@@ -844,16 +853,153 @@ def mma_findings(facts: Facts, ctx: Mapping[str, Any]) -> tuple[list[Finding], t
             order = _catalog_order()
             found.sort(key=lambda f: order[f.code])  # (stable: A's finding before B's)
         return found, skipped
+    return _per_operand("mma", facts, ctx)
+
+
+def _per_operand(applies: str, facts: Facts, ctx: Mapping[str, Any]) -> tuple[list[Finding], tuple[NotChecked, ...]]:
+    """The instruction rules ``applies`` over ``facts``; when both operands' descriptors are there
+    and one is partly known (:func:`partial`), the rules run once per operand, so that an unknown
+    field of one does not hide a finding of the other (a finding about the instruction alone,
+    found in both runs, is kept once). A rule not checked names the operand's field it missed."""
+    operands = [role for role in ("a_desc", "b_desc") if role in facts]
     if len(operands) < 2 or not any(isinstance(facts[role], _Partial) for role in operands):
-        return run_rules("mma", facts, ctx)
+        return run_rules(applies, facts, ctx)
     more_found: list[Finding] = []
     late: list[NotChecked] = []
     for role in operands:
-        more, nc = run_rules("mma", {**{k: v for k, v in facts.items() if k not in operands}, role: facts[role]}, ctx)
-        more_found += more
+        more, nc = run_rules(applies, {**{k: v for k, v in facts.items() if k not in operands}, role: facts[role]}, ctx)
+        more_found += [f for f in more if f not in more_found]
         late += [n if n.why == "context" else NotChecked(n.code, (f"{role}.{n.missing[0]}",), n.rule, n.source, n.why)
                  for n in nc if n not in late]
     return more_found, tuple(late)
+
+
+# --------------------------------------------------------------------------------------------
+# Hopper wgmma.mma_async (§9.7.15): the instruction's shape, types and immediates against
+# tables/wgmma_shapes.toml, and its descriptors against the types. Facts: the instruction's
+# values (``atype``, ``btype``, ``dtype``, ``m``, ``n``, ``k``, ``sp``, ``trans_a``, ``trans_b``,
+# ``scale_a``, ``scale_b``, ``scale_d``, ``sp_sel``, ``satfinite``; None = operand not written)
+# and, when read through descriptors, ``a_desc`` / ``b_desc`` (the words' values).
+
+
+def _wgmma_row(v: _Facts) -> WgmmaTypes | None:
+    """The §9.7.15.3 row of A's type (B's when A's is none): the shapes and operands it has."""
+    return wgmma_table().row_of(v["atype"], v["btype"])
+
+
+def _type_combos() -> str:
+    return "; ".join(f"{'/'.join(r.atypes)} x {'/'.join(r.btypes)} -> {', '.join(r.dtypes)}" for r in wgmma_table().rows)
+
+
+@_impl("WGMMA-TYPES")
+def _wgmma_types(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+    a, b, d = v["atype"], v["btype"], v["dtype"]
+    row = wgmma_table().row(a, b)
+    if row is None:
+        own = _wgmma_row(v)
+        field, value = ("btype", b) if own is not None and a in own.atypes else ("atype", a)
+        allowed = ", ".join(own.btypes if field == "btype" and own is not None else wgmma_types())
+        return (rule.finding(field, value, allowed, f"atype {a}, btype {b}: §9.7.15.3 has no such pair ({_type_combos()})"),)
+    if d not in row.dtypes:
+        return (rule.finding("dtype", d, ", ".join(row.dtypes), f"{a} x {b} accumulates into {' or '.join(row.dtypes)}"),)
+    return ()
+
+
+@_impl("WGMMA-SHAPE")
+def _wgmma_shape(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+    row = _wgmma_row(v)
+    if row is None:
+        return ()  # no type row: WGMMA-TYPES reports it
+    out = []
+    m = wgmma_table().m
+    if v["m"] != m:
+        out.append(rule.finding("m", v["m"], str(m), f"M = {v['m']}"))
+    form = "sparse" if v["sp"] else "dense"
+    k = row.k_for(bool(v["sp"]))
+    if k is None:
+        out.append(rule.finding("sp", True, "false (dense only)", f"{'/'.join(row.atypes)} has no sparse shapes"))
+    elif v["k"] != k:
+        out.append(rule.finding("k", v["k"], str(k), f"{form} {'/'.join(row.atypes)}: .m64nNk{k}"))
+    if v["n"] not in row.n:
+        out.append(rule.finding("n", v["n"], describe_ints(row.n), f"N = {v['n']} with {'/'.join(row.atypes)}"))
+    return out
+
+
+@_impl("WGMMA-TRANSPOSE")
+def _wgmma_transpose(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+    row = _wgmma_row(v)
+    out = []
+    for op in "ab":
+        t = v[f"trans_{op}"]
+        if t is None or t == 0:
+            continue
+        if t != 1:
+            out.append(rule.finding(f"trans_{op}", t, "0, 1", f"imm-trans-{op} = {t}"))
+        elif row is not None and not row.transpose:
+            out.append(rule.finding(f"trans_{op}", t, "0 (K-major)", f"{op.upper()} is {v[f'{op}type']}: only .f16/.bf16 transpose"))
+        elif op == "a" and v["a_in_registers"]:
+            out.append(rule.finding("trans_a", t, "0 (K-major)", "A is read from registers, not through a descriptor"))
+    return out
+
+
+@_impl("WGMMA-SCALE")
+def _wgmma_scale(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+    row = _wgmma_row(v)
+    out = []
+    for op in "ab":
+        s = v[f"scale_{op}"]
+        if s is None or s == 1:
+            continue
+        if s != -1:
+            out.append(rule.finding(f"scale_{op}", s, "-1, 1", f"imm-scale-{op} = {s}"))
+        elif row is not None and not row.floating:
+            out.append(rule.finding(f"scale_{op}", s, "1 (no negation)", f"{v[f'{op}type']} is not a floating-point type"))
+    d = v["scale_d"]
+    if d is not None and d not in (0, 1):  # (None: a predicate, known at run time)
+        out.append(rule.finding("scale_d", d, "0, 1, or a predicate", f"scale-d = {d}"))
+    return out
+
+
+@_impl("WGMMA-SP-SEL")
+def _wgmma_sp_sel(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+    sel = v["sp_sel"]
+    if sel is None:
+        return ()
+    if not v["sp"]:
+        return (rule.finding("sp_sel", sel, "none (not .sp)", "sp-sel without .sp"),)
+    row = _wgmma_row(v)
+    if row is None or row.sparse_k is None or sel in row.sp_sel:
+        return ()  # (no sparse form at all: WGMMA-SHAPE reports .sp)
+    return (rule.finding("sp_sel", sel, ", ".join(map(str, row.sp_sel)) or "none", f"sp-sel = {sel} with {v['atype']}"),)
+
+
+@_impl("WGMMA-SATFINITE")
+def _wgmma_satfinite(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+    row = _wgmma_row(v)
+    if not v["satfinite"] or row is None or row.satfinite:
+        return ()
+    return (rule.finding("satfinite", True, "false", f".satfinite with {v['atype']}"),)
+
+
+def _wgmma_operands(v: _Facts) -> Iterable[tuple[str, Mapping[str, Any], Any, Any]]:
+    """(operand, its descriptor's values, its type, its major-ness) for the operands read through
+    descriptors: transposed (``imm-trans`` 1) is MN-major, else K-major (§9.7.15.5.1.2)."""
+    for op in "ab":
+        desc = v.get(f"{op}_desc")
+        if desc is not None:
+            yield op, desc, v[f"{op}type"], "mn" if v[f"trans_{op}"] == 1 else "k"
+
+
+@_impl("WGMMA-LBO-IGNORED")
+def _wgmma_lbo_ignored(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+    return _lbo_ignored_in(rule, _wgmma_operands(v))
+
+
+def wgmma_findings(facts: Facts) -> tuple[list[Finding], tuple[NotChecked, ...]]:
+    """The catalog's wgmma rules (``applies = "wgmma"``) over ``facts``: the instruction's values
+    and, for the operands read through descriptors, ``a_desc`` / ``b_desc`` (their values, made by
+    :func:`partial` when partly known). The rules take no context."""
+    return _per_operand("wgmma", facts, no_context())
 
 
 # --------------------------------------------------------------------------------------------

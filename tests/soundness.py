@@ -2,7 +2,8 @@
 function's statements one thread at a time, follows branches, gives every run-time leaf a random
 value (kernel parameters, loads, special registers within their architectural bounds, shared
 memory symbols below 2**18 aligned as declared, every opcode it does not model), and records the
-value of every register operand of each ``tcgen05.mma`` / ``tcgen05.cp`` it executes.
+value of every register operand of each ``tcgen05.mma`` / ``tcgen05.cp`` / ``wgmma.mma_async`` it
+executes (:data:`TARGETS`).
 
 Independent of descgen's dataflow on purpose: its own operand parsing, its own scope resolution
 (``.reg`` in nested braces, ``_`` sinks, ``name<N>`` ranges, labels per scope) and its own
@@ -26,6 +27,8 @@ SPECIAL = {"%laneid": (0, 31), "%warpid": (0, 63), "%tid.x": (0, 1023), "%tid.y"
            "%cluster_ctaid.x": (0, 15), "%cluster_ctaid.y": (0, 15), "%cluster_ctaid.z": (0, 15),
            "%cluster_nctaid.x": (1, 16), "%cluster_nctaid.y": (1, 16), "%cluster_nctaid.z": (1, 16)}
 _INT = re.compile(r"-?(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]+|[0-9]+)[uU]?")
+#: The instructions whose descriptor operands the scanner checks: the runs head for them.
+TARGETS = ("tcgen05.mma", "tcgen05.cp", "wgmma.mma_async")
 _NO_DEST = {"bar", "barrier", "bra", "brx", "ret", "exit", "trap", "st", "red", "prefetch", "prefetchu", "nanosleep",
             "fence", "membar", "griddepcontrol", "setmaxnreg", "pmevent", "stmatrix", "discard", "applypriority", "call"}
 
@@ -198,7 +201,7 @@ def parse(text: str, shared: dict[str, int] | None = None) -> list[Fn]:
             continue
         texts = split(rest)
         args = [operand(t) for t in texts]
-        if base in _NO_DEST or (base == "tcgen05" and not op.startswith("tcgen05.ld")):
+        if base in _NO_DEST or (base == "tcgen05" and not op.startswith("tcgen05.ld")) or base == "wgmma":
             args = [("src",)] + args
         fn.stmts.append(Stmt(line, guard, op, texts, args))
     if fn.stmts:
@@ -219,7 +222,7 @@ def _types(op: str) -> list[tuple[str, int]]:
 
 
 def distances(fn: Fn) -> list[float]:
-    """Per statement, how many statements a path needs at least to reach a tcgen05.mma / .cp."""
+    """Per statement, how many statements a path needs at least to reach one of :data:`TARGETS`."""
     n = len(fn.stmts)
     preds: list[list[int]] = [[] for _ in range(n + 1)]
     for i, s in enumerate(fn.stmts):
@@ -238,7 +241,7 @@ def distances(fn: Fn) -> list[float]:
         for j in nxt:
             preds[min(j, n)].append(i)
     dist = [float("inf")] * (n + 1)
-    queue = [i for i, s in enumerate(fn.stmts) if s.op.startswith(("tcgen05.mma", "tcgen05.cp"))]
+    queue = [i for i, s in enumerate(fn.stmts) if s.op.startswith(TARGETS)]
     for i in queue:
         dist[i] = 0
     k = 0
@@ -326,7 +329,7 @@ class Machine:
                 continue
             if base in ("ret", "exit", "trap"):
                 return
-            if base == "tcgen05" and s.op.startswith(("tcgen05.mma", "tcgen05.cp")):
+            if s.op.startswith(TARGETS):
                 on_tcgen05(self, s)
                 continue
             self.step(s, base)

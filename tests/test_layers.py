@@ -29,7 +29,7 @@ LAYERS = (
     ("engine",),
     ("catalog", "report"),
     ("context",),
-    ("facts",),
+    ("facts", "wgmma_facts"),
     ("checks",),
     ("idesc", "smem", "zcm", "taddr", "runtime", "wgmma_smem"),
     ("tiles", "instruction", "identify", "port", "ptx.lexer", "ptx.knownbits", "ptx.ranges", "ptx.dataflow"),

@@ -1,6 +1,6 @@
 """Known bits and ranges never lie (E42): a concrete interpreter (tests/soundness.py, independent of
 descgen's dataflow) runs every function of every corpus file and of every reproduction, with random
-run-time leaves, and each time a tcgen05.mma / tcgen05.cp executes, every register operand's
+run-time leaves, and each time a tcgen05.mma / tcgen05.cp / wgmma.mma_async executes, every register operand's
 concrete value must have the bits and lie in the range the scanner reports for it."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from descgen.ptx.scan import scan_file
 
 from conftest import REPO
-from soundness import parse, run_function
+from soundness import TARGETS, parse, run_function
 
 ROOT = Path(REPO) / "tests"
 FILES = sorted((ROOT / "corpus").glob("*/*.ptx")) + sorted((ROOT / "ptx").glob("*.ptx")) + \
@@ -48,7 +48,7 @@ def check_file(path: Path) -> tuple[int, list[str]]:
                     wrong.append(f"{path.name}:{ins.line} {o.name} {o.text} = {value:#x} outside {o.range}")
 
     for fn in parse(path.read_text(errors="replace"), shared):
-        if not any(s.op.startswith(("tcgen05.mma", "tcgen05.cp")) for s in fn.stmts):
+        if not any(s.op.startswith(TARGETS) for s in fn.stmts):
             continue
         for seed in range(SEEDS):
             run_function(fn, shared, seed, STEPS, on)

@@ -1,5 +1,6 @@
-"""PTX scanning: every ``tcgen05.mma`` / ``tcgen05.cp`` in a PTX file, the bits of each descriptor
-operand known at compile time, and each instruction checked with its own qualifiers.
+"""PTX scanning: every ``tcgen05.mma`` / ``tcgen05.cp`` (and Hopper's ``wgmma.mma_async``) in a PTX
+file, the bits of each descriptor operand known at compile time, and each instruction checked with
+its own qualifiers.
 
 :func:`scan_ptx` (and :func:`scan_stream`, one function at a time) reads PTX text line by line
 (comments, several statements on a line and statements over several lines are fine), finds every
@@ -21,6 +22,12 @@ whose inputs are known runs; ``tcgen05.cp``'s ``s-desc`` goes through
 the one-line summary. The instruction-syntax rules (``PTX-*``) are catalogued in
 ``tables/rules.toml`` (``applies = "ptx"``).
 
+Hopper's ``wgmma.mma_async{.sp}`` (§9.7.15.5.2, §9.7.15.6.3; ``sm_90a``) is read the same way: its
+shape, types, ``.satfinite`` and immediates (``scale-d``, ``imm-scale-a/b``, ``imm-trans-a/b``,
+``sp-sel``) from the statement, its ``a-desc`` (unless A is in registers) and ``b-desc`` through the
+dataflow, and the whole instruction goes to :func:`descgen.check_wgmma`. A ``wgmma`` under a
+``.target`` other than ``sm_90a`` is ``PTX-TARGET-WGMMA``, once per file.
+
 Decisions (docs/spec-errata.md): E33 (immediates), E34 (the ``.target`` directive), E35 (the
 scale vector size when ``.scale_vectorsize`` is omitted), E36 (partly known words), E38 (known
 bits over the whole function; how run-time bits are reported), E39 (a base offset without
@@ -41,10 +48,11 @@ from ..loader import KINDS
 from ..catalog import catalog, constraints
 from ..context import normalize_arch
 from ..identify import key_fields, show_value
-from ..instruction import check_mma
+from ..instruction import check_mma, check_wgmma
 from ..report import Report
 from ..smem import validate_smem
 from ..types import Arch, Kind
+from ..wgmma_facts import parse_wgmma_shape, wgmma_table
 from .dataflow import Function, Value
 from .knownbits import kb_ext
 from .lexer import Operand, events, parse_int, split_operands
@@ -58,6 +66,7 @@ SCAN_CODES = (
     "PTX-TARGET-MISSING",
     "PTX-TARGET-UNKNOWN",
     "PTX-TARGET-TCGEN05",
+    "PTX-TARGET-WGMMA",
     "PTX-VERSION",
     "PTX-MALFORMED",
     "PTX-BLOCK-SCALE",
@@ -230,16 +239,20 @@ class ScanFinding:
 
 @dataclass(frozen=True)
 class ScanInstruction:
-    """One ``tcgen05.mma`` or ``tcgen05.cp`` statement.
+    """One ``tcgen05.mma``, ``tcgen05.cp`` or ``wgmma.mma_async`` statement.
 
     Attributes:
         line: 1-based line where the statement starts.
-        opcode: ``tcgen05.mma`` or ``tcgen05.cp``.
+        opcode: ``tcgen05.mma``, ``tcgen05.cp`` or ``wgmma.mma_async``.
         text: the statement on one line, comments removed (``tcgen05.mma.cta_group::1... ;``).
         qualifiers: what the opcode says: ``kind``, ``cta_group``, ``ws``, ``sp``, ``block_scale``,
             ``scale_vec`` (as written, or None), ``scale_vec_used`` (with the default of E35),
             ``collector`` (``a::fill``, ``b2::use``... or None), ``ashift``, ``a_tmem``; for
-            ``tcgen05.cp``: ``cta_group``, ``shape``, ``multicast``, ``dst_fmt``, ``src_fmt``.
+            ``tcgen05.cp``: ``cta_group``, ``shape``, ``multicast``, ``dst_fmt``, ``src_fmt``; for
+            ``wgmma.mma_async``: ``sp``, ``shape``, ``m``, ``n``, ``k``, ``dtype``, ``atype``, ``btype``,
+            ``satfinite``, ``op`` (``and`` for .b1), ``a_registers``, and the immediates ``scale_d``
+            (None: a predicate), ``scale_a``, ``scale_b``, ``trans_a``, ``trans_b``, ``sp_sel`` (absent
+            when the form has none).
         operands: the descriptor operands, resolved or not.
         report: the validation report of the resolved words (None when none could be checked).
     """
@@ -459,11 +472,11 @@ _TYPE_SIZE = re.compile(r"\.[bsuf](\d+)\b")
 
 @dataclass
 class _Pending:
-    """A tcgen05 instruction whose operands are resolved when its function ends."""
+    """A tcgen05 or wgmma instruction whose operands are resolved when its function ends."""
 
     line: int
     index: int  # the statement's index in its Function
-    opcode: str  # tcgen05.mma / tcgen05.cp
+    opcode: str  # tcgen05.mma / tcgen05.cp / wgmma.mma_async
     text: str
     name: str
     q: dict[str, Any]
@@ -502,6 +515,8 @@ class _Scan:
         self.arch_from = "option" if self.arch else None
         self.target: tuple[int, str] | None = None
         self.no_tcgen05: str | None = None  # a .target known to lack tcgen05 (sm_90a, sm_100, sm_120a)
+        self.target_name: str | None = None  # the .target's target as written (E34), for wgmma
+        self.seen_wgmma = False
         self.version: tuple[int, str] | None = None
         self.version_reported: set[str] = set()  # features already reported by PTX-VERSION
         self.cta_groups: dict[int, int] = {}  # cta_group -> first line, in the current function
@@ -597,6 +612,7 @@ class _Scan:
         if not names:
             return
         name = names[-1]
+        self.target_name = name.strip().lower()
         self._needs_version(line, ".target", (name,))
         try:
             self.arch = normalize_arch(name)
@@ -633,6 +649,8 @@ class _Scan:
                 self.mma(line, index, f"{opcode} {rest}".strip(), opcode, split_operands(rest))
             elif opcode.startswith("tcgen05.cp"):
                 self.cp(line, index, f"{opcode} {rest}".strip(), opcode, split_operands(rest))
+        elif opcode.startswith("wgmma.mma_async"):
+            self.wgmma(line, index, f"{opcode} {rest}".strip(), opcode, split_operands(rest))
 
     def _cta_group(self, line: int, opcode: str) -> None:
         m = re.search(r"\.cta_group::(\d)", opcode)
@@ -880,6 +898,95 @@ class _Scan:
         self.pending.append(_Pending(line, index, "tcgen05.cp", text + ";", name, q,
                                      [("s_desc", operands[1], self.fn.operand_of(operands[1]))]))
 
+    # Hopper wgmma.mma_async (§9.7.15.5.2, §9.7.15.6.3) -----------------------------------------
+
+    def _first_wgmma(self, line: int) -> None:
+        """PTX-TARGET-WGMMA, once per file: wgmma needs sm_90a (the option's target, else the
+        ``.target``'s, E34)."""
+        if self.seen_wgmma:
+            return
+        self.seen_wgmma = True
+        target = self.arch if self.arch_from == "option" else self.target_name
+        allowed = wgmma_table().targets
+        if target is not None and target not in allowed:
+            where = f" (line {self.target[0]})" if self.target is not None and self.arch_from != "option" else ""
+            self.rule("PTX-TARGET-WGMMA", line, ".target", "arch", target, ", ".join(allowed),
+                      f".target {target}{where} has no wgmma.mma_async: ptxas rejects the instruction there")
+
+    def wgmma(self, line: int, index: int, text: str, opcode: str, operands: list[str]) -> None:
+        """``wgmma.mma_async{.sp}.sync.aligned.shape.dtype.atype.btype{.satfinite}`` (``.and.popc``
+        for .b1): the qualifiers and immediates as written; the descriptor operands are resolved
+        when the function ends and the whole instruction goes to :func:`descgen.check_wgmma`."""
+        self._first_wgmma(line)
+        name = "wgmma.mma_async"
+        q: dict[str, Any] = {"sp": False, "shape": None, "m": None, "n": None, "k": None, "dtype": None, "atype": None,
+                             "btype": None, "satfinite": False, "op": None}
+        types: list[str] = []
+        seen: set[str] = set()
+        for token in opcode.split(".")[2:]:
+            is_type = re.fullmatch(r"[a-z]+\d+\w*", token) is not None and parse_wgmma_shape(token) is None
+            if token in seen and not is_type:  # (.f16.f16: a type may repeat)
+                self.malformed(line, name, f"qualifier .{token} given twice")
+                return
+            seen.add(token)
+            shape = parse_wgmma_shape(token)
+            if shape is not None and q["shape"] is None:
+                q["shape"], (q["m"], q["n"], q["k"]) = token, shape
+            elif token in ("sp", "satfinite"):
+                q[token] = True
+            elif token in ("sync", "aligned", "popc"):
+                continue
+            elif token == "and":
+                q["op"] = token
+            elif is_type and len(types) < 3:  # .f32, .e4m3, .s8 ...
+                types.append(token)
+            else:
+                self.malformed(line, name, f"unknown qualifier .{token}")
+                return
+        if q["sp"]:
+            name += ".sp"
+        missing = [w for w in ("sync", "aligned") if w not in seen]
+        if missing or q["shape"] is None or len(types) != 3:
+            what = f"no .{' .'.join(missing)}" if missing else "no .shape (.m64nNkK)" if q["shape"] is None else \
+                "expected .dtype.atype.btype"
+            self.malformed(line, name, what)
+            return
+        q["dtype"], q["atype"], q["btype"] = types
+        row = wgmma_table().row(q["atype"])
+        if row is not None and (q["op"] is not None or "popc" in seen) != (row.name == "b1"):
+            self.malformed(line, name, ".b1 takes .and.popc, the other types do not")
+            return
+        mixed = q["atype"] != q["btype"] and {q["atype"], q["btype"]} <= {"s8", "u8"}
+        self._needs_version(line, name, (name, ".s8.u8" if mixed else None))
+        subject = f"{name}.{q['shape']}.{q['dtype']}.{q['atype']}.{q['btype']}"
+        a_regs = len(operands) > 1 and operands[1].startswith("{")
+        # d, a, b-desc, {sp-meta, sp-sel,} scale-d {, imm-scale-a, imm-scale-b} {, imm-trans-a} {, imm-trans-b}
+        head = 5 if q["sp"] else 3
+        imms: list[str] = []
+        if row is not None:
+            imms = ["scale_a", "scale_b"] * row.floating + (["trans_a"] if row.transpose and not a_regs else []) + \
+                ["trans_b"] * row.transpose
+        want = head + 1 + len(imms)
+        if len(operands) != want or not operands[0].startswith("{"):
+            self.malformed(line, name, f"{len(operands)} operands; {subject} takes {want}: d, "
+                           f"{'a' if a_regs else 'a-desc'}, b-desc, {'sp-meta, sp-sel, ' if q['sp'] else ''}scale-d"
+                           + "".join(f", imm-{i.replace('_', '-')}" for i in imms))
+            return
+        values: dict[str, int | None] = {}
+        for i, key in enumerate(imms):
+            values[key] = parse_int(operands[head + 1 + i])
+            if values[key] is None:
+                self.malformed(line, name, f"imm-{key.replace('_', '-')} {operands[head + 1 + i]} is not an integer constant")
+                return
+        sel = parse_int(operands[4]) if q["sp"] else None
+        if q["sp"] and sel is None:
+            self.malformed(line, name, f"sp-sel {operands[4]} is not an integer constant")
+            return
+        q.update({"a_registers": a_regs, "scale_d": parse_int(operands[head]), "sp_sel": sel, **values})
+        ops = ([] if a_regs else [("a_desc", operands[1])]) + [("b_desc", operands[2])]
+        self.pending.append(_Pending(line, index, "wgmma.mma_async", text + ";", subject, q,
+                                     [(role, t, self.fn.operand_of(t)) for role, t in ops]))
+
     # resolution and checks, once per function ------------------------------------------------
 
     def _operand_bits(self, role: str, text: str, op: Operand, v: Value | None
@@ -924,6 +1031,10 @@ class _Scan:
         if p.opcode == "tcgen05.cp":
             report = _validate_smem_cached(words["s_desc"], self.arch)
             decoded = {"s_desc": report.decoded.get("smem")}
+        elif p.opcode == "wgmma.mma_async":
+            inst = tuple((k, q.get(k)) for k in _WGMMA_ARGS)
+            report = _check_wgmma_cached(words.get("a_desc"), words["b_desc"], inst)
+            decoded = {role: report.decoded.get(role) for role in bits}
         else:
             ctx = self._context(q)
             report = _check_mma_cached(words["idesc"], q["kind"], words.get("a_desc"), words["b_desc"], words.get("zcm"),
@@ -954,7 +1065,8 @@ class _Scan:
                 self.add(line, f, by["s_desc"].label(), "s_desc")
                 continue
             role = _role_of(f)
-            subject = by[role].label() if role in by else f"{p.name}.kind::{q['kind']}"
+            subject = by[role].label() if role in by else p.name if p.opcode == "wgmma.mma_async" else \
+                f"{p.name}.kind::{q['kind']}"
             self.add(line, f, subject, role if role in by else None)
         if p.opcode == "tcgen05.mma":
             idesc_word = report.decoded.get("idesc")
@@ -1002,6 +1114,18 @@ def _check_mma_cached(idesc: int | KnownBits, kind: Kind, a_desc: int | KnownBit
     """:func:`descgen.check_mma`, once per distinct instruction (unrolled kernels repeat them; a
     Report is immutable)."""
     return check_mma(idesc=idesc, kind=kind, a_desc=a_desc, b_desc=b_desc, zcm=zcm, **dict(ctx))
+
+
+#: The qualifiers and immediates of a scanned wgmma.mma_async that :func:`descgen.check_wgmma` takes.
+_WGMMA_ARGS = ("atype", "btype", "dtype", "m", "n", "k", "sp", "trans_a", "trans_b", "scale_a", "scale_b", "scale_d",
+               "sp_sel", "satfinite")
+
+
+@functools.lru_cache(maxsize=4096)
+def _check_wgmma_cached(a_desc: int | KnownBits | None, b_desc: int | KnownBits,
+                        inst: tuple[tuple[str, Any], ...]) -> Report:
+    """:func:`descgen.check_wgmma`, once per distinct instruction."""
+    return check_wgmma(a_desc=a_desc, b_desc=b_desc, **dict(inst))
 
 
 def _role_of(f: Finding) -> str:
@@ -1065,8 +1189,8 @@ def scan_stream(source: str | Iterable[str], *, filename: str = "<stdin>", arch:
 
 
 def scan_ptx(text: str, *, filename: str = "<stdin>", arch: Arch | None = None) -> ScanResult:
-    """Scan PTX text for ``tcgen05.mma`` / ``tcgen05.cp`` and check every descriptor operand with
-    what is known of it at compile time (E38).
+    """Scan PTX text for ``tcgen05.mma`` / ``tcgen05.cp`` / ``wgmma.mma_async`` and check every
+    descriptor operand with what is known of it at compile time (E38).
 
     Args:
         text: the PTX source (a whole file or a fragment).
@@ -1077,7 +1201,7 @@ def scan_ptx(text: str, *, filename: str = "<stdin>", arch: Arch | None = None) 
     Returns:
         A :class:`ScanResult`: the instructions (qualifiers, operands with their known bits, the
         validation report) and the findings by line. Descriptor findings keep their codes
-        (``IDESC-*``, ``SMEM-*``, ``ZCM-*``, ``MMA-*``); the scanner's own are ``PTX-*``
+        (``IDESC-*``, ``SMEM-*``, ``ZCM-*``, ``MMA-*``, ``WGMMA-*``); the scanner's own are ``PTX-*``
         (``descgen rules --applies ptx``).
 
     Raises:

@@ -6,8 +6,8 @@ original order and byte for byte:
   * the header directives (.version, .target, .address_size, .file),
   * every module-level declaration that is not a function definition
     (.global/.shared/.const variables, .extern declarations, comments),
-  * every entry or function definition that contains tcgen05.mma or
-    tcgen05.cp, and every .func definition such a function calls
+  * every entry or function definition that contains tcgen05.mma,
+    tcgen05.cp or wgmma.mma_async, and every .func definition such a function calls
     (transitively), with the prototypes of the kept functions;
 and drops the other function definitions (and the prototypes of dropped
 functions).  Kept functions are never edited inside.  A one-line comment at the
@@ -152,7 +152,7 @@ def trim_text(text, limit=DEFAULT_LIMIT, force=False):
     keep_defs = set()
     work = []
     for idx, (kind, name) in enumerate(info):
-        if kind == "def" and re.search(r"\btcgen05\.(mma|cp)\b", _strip_comments(chunks[idx])):
+        if kind == "def" and re.search(r"\btcgen05\.(mma|cp)\b|\bwgmma\.mma_async\b", _strip_comments(chunks[idx])):
             keep_defs.add(idx)
             work.append(idx)
     # functions called (or whose address is taken) by kept functions, transitively
@@ -181,15 +181,16 @@ def trim_text(text, limit=DEFAULT_LIMIT, force=False):
             continue
         out.append(chunk)
     body = "".join(out)
+    what = "wgmma MMAs" if "wgmma.mma_async" in text else "tcgen05 MMAs or copies"
     note = (f"// trimmed by tests/corpus/trim.py from {len(text.encode())} bytes: kept {len(keep_defs)} of "
-            f"{len(defs)} function definitions (those with tcgen05 MMAs or copies, and their callees), dropped "
+            f"{len(defs)} function definitions (those with {what}, and their callees), dropped "
             f"{dropped_vars} module-level variables they do not use\n")
     return note + body, True
 
 
 def tc_lines(text):
-    """The line numbers of every tcgen05.mma and tcgen05.cp in ``text`` (for the manifests)."""
-    out = {"tcgen05.mma": [], "tcgen05.cp": []}
+    """The line numbers of every tcgen05.mma, tcgen05.cp and wgmma.mma_async in ``text`` (for the manifests)."""
+    out = {"tcgen05.mma": [], "tcgen05.cp": [], "wgmma.mma_async": []}
     for i, line in enumerate(text.splitlines(), 1):
         line = line.split("//", 1)[0]
         for key in out:

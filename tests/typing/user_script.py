@@ -242,6 +242,9 @@ def hopper() -> int:
     to: descgen.SmemArch = "sm_100a"
     ported: descgen.Ported = descgen.port_smem(word, to=to)
     assert descgen.port_smem(ported.word, to="sm_90a").word == word
+    mma: descgen.Report = descgen.check_wgmma(atype="f16", dtype="f32", n=128, a_desc=word, b_desc=word,
+                                              trans_a=0, trans_b=1, scale_a=1, scale_b=-1, scale_d=None)
+    assert mma.ok and set(mma.decoded) == {"a_desc", "b_desc"}
     return ported.word
 
 
