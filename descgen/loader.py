@@ -69,7 +69,7 @@ _FIELD_KEYS = {
     "values", "members", "value_type", "domain", "value", "severity", "note", "default",
 }
 _DESCRIPTOR_KEYS = {"word", "layout", "width", "title", "source", "kinds", "targets", "family"}
-_LAYOUT_KEYS = {"descriptor", "defaults", "implied", "field", "submasks", "access", "alloc", "operands"}
+_LAYOUT_KEYS = {"descriptor", "defaults", "implied", "field", "submasks", "access", "alloc"}
 
 
 # --------------------------------------------------------------------------------------------
@@ -718,20 +718,6 @@ def parse_layout(data: Mapping[str, Any], path: str) -> Layout:
                 raise TableError(path, f"defaults.{kind}", f"no field named '{name}'")
             if value not in f.domain(kind):
                 raise TableError(path, f"defaults.{kind}", f"'{name}' default {value!r} is not a legal value for {kind}")
-    for i, row in enumerate(data.get("operands", [])):  # a second family's operand types (wgmma: §9.7.15.3)
-        where = f"operands #{i + 1}"
-        if not isinstance(row, dict):
-            raise TableError(path, where, "must be a table")
-        check_keys(row, {"types", "k", "majors", "source"}, path, where)
-        types, majors = row.get("types"), row.get("majors")
-        if not (isinstance(types, list) and types and all(isinstance(t, str) for t in types)):
-            raise TableError(path, where, "'types' must be a non-empty list of element type names")
-        if not (isinstance(majors, list) and majors and set(majors) <= set(MAJORS)):
-            raise TableError(path, where, f"'majors' must be a non-empty list of {', '.join(MAJORS)}")
-        if isinstance(row.get("k"), bool) or not isinstance(row.get("k"), int) or row["k"] <= 0:
-            raise TableError(path, where, "'k' must be a positive integer (elements)")
-        if not str(row.get("source", "")).strip():
-            raise TableError(path, where, "missing 'source' (every entry cites its PTX source)")
     extra = {k: v for k, v in data.items() if k not in ("descriptor", "defaults", "implied", "field")}
     return Layout(
         word=desc["word"],

@@ -33,6 +33,7 @@ from .facts import MAJORS, mma_k, normalize_kind, pattern_boundary, smem_family,
 from .loader import SMEM_LAYOUTS, atoms, layout, shapes
 from .smem import decode_smem, encode_smem
 from .types import AtomOrder, ElementType, Kind, Major, SmemArch, Swizzle
+from .wgmma_facts import wgmma_table
 from .wgmma_smem import decode_wgmma_smem, encode_wgmma_smem
 
 __all__ = [
@@ -62,7 +63,7 @@ _SOURCES = {"smem_desc": ("§9.7.16.3.3", "§9.7.16.3.1.1", "§9.7.16.3.2", "Tab
 def _family(arch: Any, kind: Any, dtype: Any) -> str:
     """The descriptor family ``arch`` selects (:func:`descgen.facts.smem_family`), with the
     family's own limits on the type: wgmma (``sm_90a``) has no MMA kinds and reads the types of
-    its ``[[operands]]`` rows (§9.7.15.3)."""
+    the types of ``tables/wgmma_shapes.toml`` (§9.7.15.3)."""
     family = smem_family(arch)
     if arch is not None and smem_target(arch) is None:
         _raise(UsageError, "LAYOUT-ARCH", "arch", arch, ", ".join(smem_targets()))
@@ -79,22 +80,26 @@ def _family(arch: Any, kind: Any, dtype: Any) -> str:
 
 def _wgmma_k() -> dict[str, int]:
     """wgmma's shared-memory element types and the K of one dense instruction (§9.7.15.2,
-    §9.7.15.3: ``[[operands]]`` of ``tables/wgmma_smem_desc.toml``)."""
-    return {t: row["k"] for row in layout(SMEM_LAYOUTS[1]).extra["operands"] for t in row["types"]}
+    §9.7.15.3: ``tables/wgmma_shapes.toml``), the types the tile model knows (b1, K = 256, is not
+    modelled: errata E44)."""
+    elements = atoms().elements
+    return {t: row.k for row in wgmma_table().rows for t in row.atypes if t in elements}
 
 
 def _major_check(atom: SwizzleAtom, family: str) -> Finding | None:
     """May the family read ``atom``'s type with its major-ness and swizzle? tcgen05: Table 52;
-    wgmma: MN-major (imm-trans) for f16/bf16 only (``[[operands]]`` ``majors``), every swizzle."""
+    wgmma: MN-major (imm-trans) only for the types with a transpose operand
+    (``tables/wgmma_shapes.toml`` ``transpose``: f16/bf16), every swizzle."""
     if family == SMEM_LAYOUTS[0]:
         return _table52(atom)
-    rows = layout(family).extra["operands"]
-    row = next(r for r in rows if atom.dtype in r["types"])
-    if atom.major in row["majors"]:
+    table = wgmma_table()
+    row = table.row(atom.dtype)
+    if atom.major == "k" or (row is not None and row.transpose):
         return None
-    takes = sorted(t for r in rows if atom.major in r["majors"] for t in r["types"])
+    takes = sorted(t for r in table.rows if r.transpose for t in r.atypes)
     return layout_finding("LAYOUT-MAJOR-ARCH", "major", atom.major, f"{', '.join(takes)} (MN-major); every type K-major",
-                          f"wgmma.mma_async cannot transpose {atom.dtype} ({row['source']})")
+                          f"wgmma.mma_async cannot transpose {atom.dtype} "
+                          f"({row.source if row else table.source}: imm-trans-a/b exist for f16/bf16 only)")
 
 
 def _raise(cls: type, code: str, field: str, value: Any, allowed: str, detail: str = "") -> NoReturn:

@@ -61,21 +61,6 @@ def test_table_rows_are_the_spec_values():
                                                   "int8": (0,), "b1": ()}
 
 
-def test_the_descriptor_tables_operand_rows_say_the_same():
-    """tables/wgmma_smem_desc.toml's [[operands]] (the tile model's element types, K, majors: issue
-    21's descriptor part) repeat facts of this table: they must agree (K of the dense shapes; MN-major
-    exactly for the types with imm-trans)."""
-    from descgen.loader import layout
-
-    rows = layout("wgmma_smem_desc").extra["operands"]
-    assert rows
-    for row in rows:
-        for t in row["types"]:
-            r = wgmma_table().row(t)
-            assert r is not None and r.k == row["k"], t
-            assert set(row["majors"]) == ({"k", "mn"} if r.transpose else {"k"}), t
-
-
 def test_table_is_strict():
     good = {"instruction": {"m": 64, "targets": ["sm_90a"], "source": "s"},
             "types": [{"name": "x", "atypes": ["f16"], "btypes": ["f16"], "dtypes": ["f32"], "k": 16,

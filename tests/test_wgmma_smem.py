@@ -272,20 +272,25 @@ def test_cli_layout_and_port():
     assert "PORT-MODE" in refused.output
 
 
-def test_the_table_is_read_strictly():
-    import copy
+def test_the_tile_model_takes_wgmmas_types_from_the_shape_table():
+    """The element types, K and major-ness smem_for_tile(arch="sm_90a") takes come from
+    tables/wgmma_shapes.toml (one home): every multiplicand type but b1, K of the dense shape,
+    MN-major only where the form has imm-trans."""
+    from descgen.loader import atoms
 
-    from descgen.loader import atoms, parse_layout, read_table
-
-    data = read_table("wgmma_smem_desc.toml")
-    rows = parse_layout(data, "x").extra["operands"]
-    assert {t for r in rows for t in r["types"]} <= set(atoms().elements)  # the tile model knows every type
-    for bad in ({"types": [], "k": 16, "majors": ["k"], "source": "s"}, {"types": ["f16"], "k": 16, "majors": ["row"], "source": "s"},
-                {"types": ["f16"], "k": 0, "majors": ["k"], "source": "s"}, {"types": ["f16"], "k": 16, "majors": ["k"]}):
-        broken = copy.deepcopy(data)
-        broken["operands"] = [bad]
-        with pytest.raises(descgen.TableError):
-            parse_layout(broken, "x")
+    for t, k, mn in (("f16", 16, True), ("bf16", 16, True), ("tf32", 8, False), ("e4m3", 32, False),
+                     ("e5m2", 32, False), ("s8", 32, False), ("u8", 32, False)):
+        assert t in atoms().elements
+        row = 4 * k  # one 128-byte atom row along K: every type's K is 32 bytes (16 f16, 8 tf32, 32 8-bit)
+        td = descgen.smem_for_tile(dtype=t, major="k", swizzle="128B", mn=64, k=row, start_address=0, arch="sm_90a")
+        assert td.descriptor == "wgmma_smem" and td.mma_k == k
+        if mn:
+            descgen.smem_for_tile(dtype=t, major="mn", swizzle="128B", mn=64, k=row, start_address=0, arch="sm_90a")
+        else:
+            with pytest.raises(descgen.EncodeError, match="LAYOUT-MAJOR-ARCH"):
+                descgen.smem_for_tile(dtype=t, major="mn", swizzle="128B", mn=64, k=row, start_address=0, arch="sm_90a")
+    with pytest.raises(descgen.EncodeError, match="LAYOUT-DTYPE-ARCH"):
+        descgen.smem_for_tile(dtype="b1", major="k", swizzle="128B", mn=64, k=256, start_address=0, arch="sm_90a")
 
 
 def test_emit_batch_and_diff_know_the_word():
