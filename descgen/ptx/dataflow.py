@@ -51,7 +51,7 @@ from .knownbits import (kb_add, kb_and, kb_bfe, kb_bfi, kb_concat, kb_const, kb_
                         kb_prmt, kb_shl, kb_shr, kb_slice, kb_sub, kb_xor, mask_of)
 from .lexer import Operand, parse_int, parse_operand, split_operands
 
-__all__ = ["Value", "Function", "Instr", "SHARED_LIMIT_BITS", "SPECIAL_RANGES", "is_special"]
+__all__ = ["Value", "Function", "Recorder", "Instr", "SHARED_LIMIT_BITS", "SPECIAL_RANGES", "is_special"]
 
 #: E38: a shared memory symbol's address is below 2**18 (sm_100 has 228 KB of shared memory per
 #: SM; shared-window addresses of a CTA are offsets into it), so its bits 18 and up are known 0.
@@ -365,6 +365,51 @@ class Function:
     def solve(self, uses: Sequence[tuple[int, Operand, int]]) -> list[Value]:
         """The value of each ``(instruction index, operand, width)`` at that instruction."""
         return _Solver(self).run(uses)
+
+
+class Recorder:
+    """A function's building calls (:class:`Function`'s ``open_scope``, ``close_scope``,
+    ``declare``, ``label``, ``statement``), kept as they come, for a function that may never be
+    analysed: most functions have no instruction whose operands are asked for, and recording a
+    call costs far less than making it. :meth:`function` replays them into a :class:`Function`,
+    which is then exactly the one the calls would have built (each call sees the scopes and
+    declarations it would have seen). ``depth`` and the statement indices are :class:`Function`'s.
+    """
+
+    __slots__ = ("shared", "calls", "depth", "count")
+
+    def __init__(self, shared: dict[str, int]) -> None:
+        self.shared = shared
+        self.calls: list[tuple[Callable[..., object], tuple[object, ...]]] = []
+        self.depth = 0  # as Function.depth
+        self.count = 0  # statements recorded
+
+    def open_scope(self) -> None:
+        self.calls.append((Function.open_scope, ()))
+        self.depth += 1
+
+    def close_scope(self) -> None:
+        self.calls.append((Function.close_scope, ()))
+        self.depth = max(0, self.depth - 1)
+
+    def declare(self, names: Iterable[tuple[str, int | None]], body_depth: int) -> None:
+        self.calls.append((Function.declare, (list(names), body_depth)))
+
+    def label(self, name: str) -> None:
+        self.calls.append((Function.label, (name,)))
+
+    def statement(self, line: int, guard: str | None, opcode: str, rest: str) -> int:
+        """As :meth:`Function.statement` (the index it would return)."""
+        self.calls.append((Function.statement, (line, guard, opcode, rest)))
+        self.count += 1
+        return self.count - 1
+
+    def function(self) -> Function:
+        """The :class:`Function` the recorded calls build."""
+        fn = Function(self.shared)
+        for call, args in self.calls:
+            call(fn, *args)
+        return fn
 
 
 class _Solver:

@@ -45,7 +45,7 @@ from ..instruction import check_mma
 from ..report import Report
 from ..smem import validate_smem
 from ..types import Arch, Kind
-from .dataflow import Function, Value
+from .dataflow import Function, Recorder, Value
 from .knownbits import kb_ext
 from .lexer import Operand, events, parse_int, split_operands
 
@@ -457,6 +457,13 @@ _SHARED_NAME = re.compile(r"([A-Za-z_$][\w$]*)\s*(?:\[[^\]]*\]\s*)*(?:=.*)?$")
 _TYPE_SIZE = re.compile(r"\.[bsuf](\d+)\b")
 
 
+#: The instructions whose operands the dataflow resolves: a function is analysed (its recorded
+#: statements replayed into a dataflow.Function) only from the first of them on; the others are
+#: only recorded (dataflow.Recorder), which is most of the scanning time saved on files where
+#: most functions have none.
+_RESOLVED = ("tcgen05.mma", "tcgen05.cp", "wgmma.mma_async")
+
+
 @dataclass
 class _Pending:
     """A tcgen05 instruction whose operands are resolved when its function ends."""
@@ -507,7 +514,7 @@ class _Scan:
         self.cta_groups: dict[int, int] = {}  # cta_group -> first line, in the current function
         self.function = ""
         self.shared: dict[str, int] = {}  # .shared symbol -> alignment (bytes), module-wide
-        self.fn = Function(self.shared)
+        self.fn: Function | Recorder = Recorder(self.shared)
         self.pending: list[_Pending] = []
         self.body_depth: int | None = None  # scope depth of the current function's body
         self.header = False  # a function header was the last statement: its '{' opens the body
@@ -626,6 +633,8 @@ class _Scan:
         while rest.startswith("."):  # qualifiers may be spaced out: "tcgen05.mma.cta_group::1 .kind::f16"
             more, _, rest = rest.partition(" ")
             opcode += more
+        if opcode.startswith(_RESOLVED) and isinstance(self.fn, Recorder):
+            self.fn = self.fn.function()
         index = self.fn.statement(line, guard, opcode, rest)
         if opcode.startswith("tcgen05."):
             self._cta_group(line, opcode)
@@ -633,6 +642,11 @@ class _Scan:
                 self.mma(line, index, f"{opcode} {rest}".strip(), opcode, split_operands(rest))
             elif opcode.startswith("tcgen05.cp"):
                 self.cp(line, index, f"{opcode} {rest}".strip(), opcode, split_operands(rest))
+
+    def _operand(self, text: str) -> Operand:
+        """A descriptor operand of the statement just read, resolved in scope."""
+        assert isinstance(self.fn, Function)  # made by statement() for the opcodes in _RESOLVED
+        return self.fn.operand_of(text)
 
     def _cta_group(self, line: int, opcode: str) -> None:
         m = re.search(r"\.cta_group::(\d)", opcode)
@@ -677,7 +691,7 @@ class _Scan:
         q["a_tmem"] = extra["a_tmem"]
         self._mma_syntax(line, name, q, extra)
         self.pending.append(_Pending(line, index, "tcgen05.mma", text + ";", name, q,
-                                     [(role, t, self.fn.operand_of(t)) for role, t in ops]))
+                                     [(role, t, self._operand(t)) for role, t in ops]))
 
     def _mma_qualifiers(self, line: int, opcode: str, name: str) -> dict[str, Any] | None:
         q: dict[str, Any] = {"kind": None, "cta_group": None, "ws": False, "sp": False, "block_scale": False,
@@ -878,7 +892,7 @@ class _Scan:
             self.rule("PTX-CP-SHAPE", line, subject, "dst_fmt" if q["dst_fmt"] is None else "src_fmt", None,
                       ".b8x16 with .b6x16_p32 or .b4x16_p64", "decompression names .dst_fmt and .src_fmt together")
         self.pending.append(_Pending(line, index, "tcgen05.cp", text + ";", name, q,
-                                     [("s_desc", operands[1], self.fn.operand_of(operands[1]))]))
+                                     [("s_desc", operands[1], self._operand(operands[1]))]))
 
     # resolution and checks, once per function ------------------------------------------------
 
@@ -907,10 +921,11 @@ class _Scan:
         pending, self.pending = self.pending, []
         if pending:
             uses = [(p.index, op, WIDTHS[role]) for p in pending for role, _, op in p.ops if op[0] == "reg"]
+            assert isinstance(self.fn, Function)
             vals = iter(self.fn.solve(uses))
             for p in pending:
                 self._check(p, {role: next(vals) for role, _, op in p.ops if op[0] == "reg"})
-        self.fn = Function(self.shared)
+        self.fn = Recorder(self.shared)
         self.body_depth = None
 
     def _check(self, p: _Pending, vals: Mapping[str, Value]) -> None:
