@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, Iterable, Iterator
 
@@ -181,8 +182,10 @@ IDENT = re.compile(r"[%$]?[A-Za-z_$][\w$]*(?:\.[xyzw])?")
 _SYM_OFF = re.compile(r"([A-Za-z_$][\w$]*)\s*\+\s*(\S+)")
 
 
+@functools.lru_cache(maxsize=65536)
 def parse_operand(text: str) -> Operand:
-    """One operand as written (see :data:`Operand`). Never raises."""
+    """One operand as written (see :data:`Operand`). Never raises. Cached: operands repeat (an
+    Operand is immutable)."""
     t = text.strip()
     if not t:
         return ("other", t)
