@@ -394,7 +394,8 @@ def test_e36_missing_words_check_what_is_known_and_say_what_is_not():
     cross = {n.code: (n.missing, n.why) for n in i.report.not_checked if n.code.startswith("MMA-")}
     assert cross == {"MMA-SWIZZLE-TABLE52": (("b_desc.swizzle",), "run-time"),
                      "MMA-LBO-MODE-MAJOR": (("b_desc.lbo_mode",), "run-time"),
-                     "MMA-LBO-IGNORED": (("b_desc.swizzle",), "run-time")}
+                     "MMA-LBO-IGNORED": (("b_desc.swizzle",), "run-time"),
+                     "MMA-SBO-ATOM": (("b_desc.swizzle",), "run-time")}
     # idesc unknown: the rules that read only qualifiers and the target still run
     r = scan("tcgen05.mma.ws.cta_group::2.kind::f16 [%r0], %rd1, %rd2, %r1, 1;")
     assert Counter(r.codes) == Counter({"PTX-OPERAND-UNRESOLVED": 3, "MMA-WS-CTA-GROUP": 1})

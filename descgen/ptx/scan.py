@@ -47,7 +47,7 @@ from ..smem import validate_smem
 from ..types import Arch, Kind
 from .dataflow import Function, Recorder, Value
 from .knownbits import kb_ext
-from .lexer import Operand, events, parse_int, split_operands
+from .lexer import Lexer, Operand, parse_int, split_operands
 
 __all__ = ["scan_ptx", "scan_file", "scan_stream", "ScanStream", "ScanChunk", "ScanTally", "ScanResult",
            "ScanInstruction", "ScanOperand", "ScanFinding", "SCAN_CODES", "parse_int", "not_ptx", "ptx_files"]
@@ -462,6 +462,40 @@ _TYPE_SIZE = re.compile(r"\.[bsuf](\d+)\b")
 #: only recorded (dataflow.Recorder), which is most of the scanning time saved on files where
 #: most functions have none.
 _RESOLVED = ("tcgen05.mma", "tcgen05.cp", "wgmma.mma_async")
+
+
+#: Where a function's text starts: its header's first line (``.entry`` / ``.func``, after
+#: ``.visible`` / ``.weak`` / ``.extern``).
+_HEADER = re.compile(r"^[ \t]*(?:\.(?:visible|weak|extern)[ \t]+)*\.(?:entry|func)\b", re.M)
+#: What a function's text (header to the next header) must not contain to be skipped unread: an
+#: instruction the scanner reads (tcgen05.*, wgmma.*), a directive it keeps (.shared, .target,
+#: .version), a comment or string that could hide where statements end.
+_READ = ("tcgen05", "wgmma", ".shared", ".target", ".version", "/*", '"')
+_LINE_COMMENT = re.compile(r"//[^\n]*")
+_CLOSING = re.compile(r"[\s}]*")
+
+
+def _functions(text: str) -> Iterator[str]:
+    """``text`` cut before each function header (each part ends with a line break but the last)."""
+    at = 0
+    for m in _HEADER.finditer(text):
+        if m.start() > at:
+            yield text[at:m.start()]
+            at = m.start()
+    yield text[at:]
+
+
+def _unread(part: str) -> bool:
+    """Whether a function's text (a part of :func:`_functions`) can be skipped: reading it would
+    change nothing but end the function before it (its header does) and reset the per-function
+    state. It has none of :data:`_READ`, and ends between statements: after its last ``;`` (line
+    comments aside) only closing braces, so the lexer is clean where the next header starts (in
+    PTX that ptxas accepts, a statement's braces close before its ``;``)."""
+    if not part or any(w in part for w in _READ):
+        return False
+    code = _LINE_COMMENT.sub("", part)
+    end = code.rfind(";")
+    return end >= 0 and _CLOSING.fullmatch(code, end + 1) is not None
 
 
 @dataclass
@@ -981,9 +1015,32 @@ class _Scan:
 
     # the whole file --------------------------------------------------------------------------
 
-    def chunks(self, lines: Iterable[str]) -> Iterator[ScanChunk]:
-        """Scan ``lines``; one :class:`ScanChunk` per function (and one for what is outside)."""
-        for kind, line, text in events(lines):
+    def chunks(self, source: str | Iterable[str]) -> Iterator[ScanChunk]:
+        """Scan ``source`` (text, or its lines); one :class:`ScanChunk` per function (and one for
+        what is outside). Text is read function by function: a function :func:`_unread` allows
+        is skipped unread (as reading it would, it only ends the function before it)."""
+        lexer = Lexer()
+        if not isinstance(source, str):
+            yield from self._read(lexer.feed(source))
+        else:
+            first = 1
+            for part in _functions(source):
+                lines = part.splitlines()
+                if lexer.clean and _unread(part):
+                    self.finish_function()  # what its header would do; its body adds nothing
+                    self.cta_groups, self.function, self.header = {}, "", False
+                    if self.instructions or self.findings:
+                        yield self._chunk()
+                else:
+                    yield from self._read(lexer.feed(lines, first))
+                first += len(lines)
+        yield from self._read(lexer.finish())
+        self.finish_function()
+        if self.instructions or self.findings:
+            yield self._chunk()
+
+    def _read(self, events: Iterable[tuple[str, int, str]]) -> Iterator[ScanChunk]:
+        for kind, line, text in events:
             if kind == "stmt":
                 self.statement(line, text)
             elif kind == "open":
@@ -995,9 +1052,6 @@ class _Scan:
                 self.fn.label(text)
             if self.instructions or (self.findings and not self.pending):
                 yield self._chunk()
-        self.finish_function()
-        if self.instructions or self.findings:
-            yield self._chunk()
 
     def _chunk(self) -> ScanChunk:
         ins, found = self.instructions, self.findings
@@ -1039,11 +1093,11 @@ class ScanStream:
 
     def __init__(self, source: str | Iterable[str], filename: str, arch: Arch | None) -> None:
         self._scan = _Scan(filename, arch)
-        self._lines = source.splitlines() if isinstance(source, str) else source
+        self._source = source
         self.filename = filename
 
     def __iter__(self) -> Iterator[ScanChunk]:
-        return self._scan.chunks(self._lines)
+        return self._scan.chunks(self._source)
 
     @property
     def arch(self) -> str | None:
