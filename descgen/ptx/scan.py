@@ -464,9 +464,8 @@ _TYPE_SIZE = re.compile(r"\.[bsuf](\d+)\b")
 _RESOLVED = ("tcgen05.mma", "tcgen05.cp", "wgmma.mma_async")
 
 
-#: Where a function's text starts: its header's first line (``.entry`` / ``.func``, after
-#: ``.visible`` / ``.weak`` / ``.extern``).
-_HEADER = re.compile(r"^[ \t]*(?:\.(?:visible|weak|extern)[ \t]+)*\.(?:entry|func)\b", re.M)
+#: A function header's line up to its ``.entry`` / ``.func`` (``.visible``, ``.weak``, ``.extern``).
+_HEADER_PREFIX = re.compile(r"[ \t]*(?:\.(?:visible|weak|extern)[ \t]+)*")
 #: What a function's text (header to the next header) must not contain to be skipped unread: an
 #: instruction the scanner reads (tcgen05.*, wgmma.*), a directive it keeps (.shared, .target,
 #: .version), a comment or string that could hide where statements end.
@@ -476,12 +475,22 @@ _CLOSING = re.compile(r"[\s}]*")
 
 
 def _functions(text: str) -> Iterator[str]:
-    """``text`` cut before each function header (each part ends with a line break but the last)."""
+    """``text`` cut before each function header's line (each part but the last ends with a line
+    break): where ``.entry`` / ``.func`` follows only blanks and ``.visible`` / ``.weak`` /
+    ``.extern`` on its line."""
+    starts = []
+    for word in (".entry", ".func"):
+        k = text.find(word)
+        while k >= 0:
+            line = text.rfind("\n", 0, k) + 1
+            after = text[k + len(word):k + len(word) + 1]
+            if line and not (after.isalnum() or after in "_$") and _HEADER_PREFIX.fullmatch(text, line, k):
+                starts.append(line)
+            k = text.find(word, k + 1)
     at = 0
-    for m in _HEADER.finditer(text):
-        if m.start() > at:
-            yield text[at:m.start()]
-            at = m.start()
+    for start in sorted(starts):
+        yield text[at:start]
+        at = start
     yield text[at:]
 
 
