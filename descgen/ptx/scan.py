@@ -9,7 +9,11 @@ operand known at compile time, and each instruction checked with its own qualifi
 ``b-desc``, ``zero-column-mask-desc``, ``s-desc``; 32 or 64 bits) its known bits
 (:class:`descgen.engine.KnownBits`) and value range: an immediate (E33) is known; a register is
 followed through the definitions that reach the instruction by :mod:`descgen.ptx.dataflow` (E38,
-E42). Braces open register scopes; registers may be named without ``%`` when declared.
+E42). Braces open register scopes; registers may be named without ``%`` when declared. Only
+functions with such an instruction are analysed: text is read function by function and a function
+with nothing the scanner reads is skipped unread (:func:`_unread`); in a function read, the
+statements before its first tcgen05.mma / tcgen05.cp / wgmma.mma_async are only recorded
+(:class:`descgen.ptx.dataflow.Recorder`) until that instruction asks for their values.
 
 Every instruction is checked by the one :func:`descgen.check_mma` with the instruction's
 qualifiers as context (kind, ``cta_group``, ``.ws``, ``.sp``, the scale vector size, A in tensor
