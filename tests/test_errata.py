@@ -700,10 +700,10 @@ def test_every_erratum_is_pinned_by_tests_that_exist():
 
 
 # ---------------------------------------------------------------------------------------------
-# E44: a swizzled SBO is a whole number of swizzle patterns where the MMA steps by it.
+# E46: a swizzled SBO is a whole number of swizzle patterns where the MMA steps by it.
 
 
-def test_e44_sbo_off_the_pattern_warns_where_it_is_used():
+def test_e46_sbo_off_the_pattern_warns_where_it_is_used():
     from descgen import check_mma
 
     def sbo_findings(n: int, a_sbo: int, b_sbo: int, b_major: str = "k", b_swizzle: str = "128B") -> list[str]:

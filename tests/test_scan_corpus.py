@@ -148,7 +148,7 @@ def test_compile_time_fields_are_known(path, results):
      "MMA-SWIZZLE-TABLE52"),
     ("fa4/fwd_f16_d64_gqa.ptx", 773, "0x40004040", "0xE0004040", "SMEM-SWIZZLE-CODE"),
     ("thunderkittens/tk_bf16_b200_gemm.ptx", 1515, "4611756662049538048", "16140971708118007808", "SMEM-SWIZZLE-CODE"),
-    # SBO off its atom (E44): 1152 bytes between 128B atoms, K-major A and MN-major B alike
+    # SBO off its atom (E46): 1152 bytes between 128B atoms, K-major A and MN-major B alike
     ("triton/matmul_fp16_128x128x64_w4_s3.ptx", 1942, "1073758272", str(0x40004048), "MMA-SBO-ATOM"),
     ("cutedsl/dense_gemm_f16_256x128_2cta.ptx", 259, "4611756662049538048", str(0x4000404800010000), "MMA-SBO-ATOM"),
 ])
