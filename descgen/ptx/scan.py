@@ -561,6 +561,7 @@ class _Scan:
         self.cta_groups: dict[int, int] = {}  # cta_group -> first line, in the current function
         self.function = ""
         self.shared: dict[str, int] = {}  # .shared symbol -> alignment (bytes), module-wide
+        self.direct = False  # the function being read has an instruction in _RESOLVED: no Recorder
         self.fn: Function | Recorder = Recorder(self.shared)
         self.pending: list[_Pending] = []
         self.body_depth: int | None = None  # scope depth of the current function's body
@@ -972,7 +973,7 @@ class _Scan:
             vals = iter(self.fn.solve(uses))
             for p in pending:
                 self._check(p, {role: next(vals) for role, _, op in p.ops if op[0] == "reg"})
-        self.fn = Recorder(self.shared)
+        self.fn = Function(self.shared) if self.direct else Recorder(self.shared)
         self.body_depth = None
 
     def _check(self, p: _Pending, vals: Mapping[str, Value]) -> None:
@@ -1045,6 +1046,7 @@ class _Scan:
                     if self.instructions or self.findings:
                         yield self._chunk()
                 else:
+                    self.direct = any(w in part for w in _RESOLVED)  # its function is analysed: build it at once
                     yield from self._read(lexer.feed(lines, first))
                 first += len(lines)
         yield from self._read(lexer.finish())
