@@ -1,12 +1,17 @@
 """descgen scan throughput on large real compiler output (timings live here, never in tests).
 
-    python bench/bench_scan.py [FILE|DIR ...] [--runs N]
+    python bench/bench_scan.py [FILE|DIR ...] [--runs N] [--linear]
 
 Default input: /work/corpus-big/triton_20mb.ptx (Triton 3.9 kernels concatenated by
 tests/corpus/make_big.py) if present, else tests/corpus/ concatenated. Reports MB/s of
 ``descgen.scan_ptx`` (the median of ``--runs``) and of the streamed form the CLI uses
 (``scan_stream``, with -v's text and --json's lines rendered and dropped), per MB and per
-instruction, and the peak memory of the streamed pass (measured in a separate run).
+instruction, and the peak memory of the streamed pass (measured in a separate run). ``--linear``
+also times ``scan_ptx`` on the input repeated 2 and 4 times (the cost per MB should not grow).
+
+Throughput depends on what the input holds: a function with no tcgen05/wgmma instruction is
+skipped unread (a few substring tests), one with them is read statement by statement and its
+descriptor operands followed through the dataflow.
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("paths", nargs="*")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--linear", action="store_true", help="also time the input repeated 2 and 4 times")
     args = ap.parse_args()
     text = load(args.paths)
     mb = len(text.encode()) / 1e6
@@ -61,6 +67,17 @@ def main() -> None:
           f"{c['known']} operands fully known, {c['partial']} partly, {c['unknown']} unknown")
     print(f"scan_ptx: median of {args.runs}: {dt:.2f} s = {mb / dt:.1f} MB/s "
           f"({dt / max(1, c['instructions']) * 1e6:.0f} us/instruction)")
+    if args.linear:
+        for times_n in (2, 4):
+            big = "\n".join([text] * times_n)
+            runs = []
+            for _ in range(args.runs):
+                t = time.perf_counter()
+                scan_ptx(big)
+                runs.append(time.perf_counter() - t)
+            dn = statistics.median(runs)
+            print(f"  input x{times_n}: {dn:.2f} s = {mb * times_n / dn:.1f} MB/s "
+                  f"({dn / (times_n * dt):.2f} x the time per MB of x1)")
     t = time.perf_counter()
     streamed(text)
     ds = time.perf_counter() - t

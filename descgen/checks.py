@@ -23,9 +23,10 @@ from .catalog import SCALE_VECS, Constraints, Rule, catalog, constraints
 from .context import context, no_context
 from .engine import Word, plan
 from .errors import EncodeError, Finding
-from .facts import (alloc_sizes, describe_range, kind_facts, lane_warp, mma_k, pattern_boundary, scale_rows, shape_case,
+from .facts import (alloc_sizes, describe_range, kind_facts, lane_warp, mma_k, off_pattern, pattern_boundary, scale_rows,
+                    shape_case, swizzle_period,
                     shape_rows, shape_union, submask_counts, tmem_shape, warp_lanes)
-from .loader import KINDS, shapes
+from .loader import KINDS, atoms, shapes
 from .report import NotChecked
 from .wgmma_facts import WgmmaTypes, wgmma_table, wgmma_types
 
@@ -778,6 +779,34 @@ def _lbo_ignored(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
     return _lbo_ignored_in(rule, _operands(v))
 
 
+@_impl("MMA-SBO-ATOM")
+def _sbo_atom(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
+    out = []
+    for op, desc, _, major in _operands(v):
+        swizzle, sbo = desc["swizzle"], desc["sbo"]
+        if sbo is None or major is None or not off_pattern(sbo, swizzle) or not _sbo_steps(op, major, swizzle, v["idesc"]):
+            continue
+        period = swizzle_period(swizzle)
+        across = "8-row groups along " + ("M" if op == "a" else "N") if major == "k" else "atoms along K"
+        out.append(rule.finding(f"{op}_desc.sbo", sbo, f"a multiple of {period} bytes",
+                                f"{op.upper()} is {major.upper()}-major, {swizzle}: SBO steps between {across}; {sbo} bytes "
+                                f"is not a whole number of {period}-byte swizzle patterns, so the next atom starts mid-pattern"))
+    return out
+
+
+def _sbo_steps(op: str, major: str, swizzle: str, idesc: Mapping[str, Any]) -> bool:
+    """Whether one MMA reads more than one swizzle atom along SBO's direction (§9.7.16.3.3): K-major,
+    more than 8 rows of M (A) or N (B) per CTA, counted as half of M or N (cta_group::2 splits them);
+    MN-major, more K rows than the atom has (Table 53) at the kind's dense K (Table 39). Unknown M,
+    N or kind: False (the rule finds nothing it cannot show)."""
+    if major == "k":
+        extent = idesc.get("m" if op == "a" else "n")
+        return isinstance(extent, int) and extent // 2 > 8
+    shape = atoms().atoms.get((swizzle, "mn"))
+    kind = idesc.get("kind")
+    return shape is not None and kind is not None and mma_k(kind, False) > shape.k
+
+
 def enforce(word: int, found: Iterable[Finding], check: bool, where: str) -> int:
     """What an encoder returns once the rules have run: raise :class:`EncodeError` on an error
     finding (unless ``check`` is False); the word as a :class:`descgen.Word` carrying the findings
@@ -795,8 +824,8 @@ def enforce(word: int, found: Iterable[Finding], check: bool, where: str) -> int
 #: operand's findings are a function of them (with the catalog and the tables).
 #: tests/test_speed_paths.py runs the rules with facts that record what is read.
 MMA_READS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "a_desc": (("atype", "a_major"), ("swizzle", "lbo_mode", "lbo")),
-    "b_desc": (("btype", "b_major"), ("swizzle", "lbo_mode", "lbo")),
+    "a_desc": (("atype", "a_major", "m", "kind"), ("swizzle", "lbo_mode", "lbo", "sbo")),
+    "b_desc": (("btype", "b_major", "n", "kind"), ("swizzle", "lbo_mode", "lbo", "sbo")),
 }
 #: An operand's findings under the instruction rules, and the rules not checked, per key
 #: (:func:`_operand_key`); bounded.

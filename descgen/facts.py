@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, NamedTuple, o
 from .catalog import constraints, usage_error
 from .context import normalize_warp
 from .engine import Plan, plan
-from .loader import IDESC_LAYOUTS, KINDS, SMEM_LAYOUTS, Shape, layout, shapes
+from .loader import IDESC_LAYOUTS, KINDS, SMEM_LAYOUTS, Shape, atoms, layout, shapes
 from .types import AccumType, ElementType, Kind, LboMode, Major, ScaleType, Swizzle, WgmmaSwizzle
 
 if TYPE_CHECKING:  # computed from the tables on first use (module __getattr__ below)
@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # computed from the tables on first use (module __getattr__ b
 
 __all__ = ["KIND_LAYOUTS", "SWIZZLES", "WGMMA_SWIZZLES", "LBO_MODES", "MAJORS", "ABSENT_ARGS", "KindFacts", "kind_facts",
            "normalize_kind", "type_names", "idesc_defaults", "mma_k", "shape_rows", "shape_keys", "major_keys",
-           "shape_case", "shape_union", "scale_rows", "selector_keys", "swizzle_attrs", "pattern_boundary", "smem_family", "smem_target", "smem_targets", "swizzle_derived", "smem_family_target", "submask_counts", "tmem_shape",
+           "shape_case", "shape_union", "scale_rows", "selector_keys", "swizzle_attrs", "pattern_boundary", "smem_family", "smem_target", "smem_targets", "swizzle_derived", "smem_family_target", "swizzle_period", "off_pattern", "submask_counts", "tmem_shape",
            "warps_per_warpgroup", "warp_lanes", "lane_warp", "describe_range", "alloc_sizes"]
 
 
@@ -318,6 +318,23 @@ def smem_targets() -> tuple[str, ...]:
     """Every target that reads a shared memory descriptor: the second families' (``sm_90a``),
     then tcgen05's (``tables/rules.toml`` ``[targets]``)."""
     return (*(t for name in SMEM_LAYOUTS[1:] for t in plan(name).layout.targets), *constraints().targets)
+
+
+def swizzle_period(swizzle: Any) -> int:
+    """Bytes after which a swizzle mode's pattern repeats: ``2**(B+M+S)`` for its CuTe functor
+    ``Swizzle<B,M,S>`` (``tables/smem_atoms.toml``, §9.7.16.3.3): 1024, 512, 256 for 128B, 64B,
+    32B, 512 for 128B_base32B (``Swizzle<2,5,2>``); 0 for none, or anything that is not a mode."""
+    f = atoms().swizzles.get(swizzle)
+    return 1 << (f.b + f.m + f.s) if f is not None and f.b else 0
+
+
+def off_pattern(stride: int, swizzle: Any) -> bool:
+    """Whether a stride in bytes from one swizzle atom to the next (SBO; LBO for MN-major
+    swizzled layouts) is not a whole number of :func:`swizzle_period` s, so the next atom starts
+    mid-pattern and its rows take another row's swizzle phase (§9.7.16.3.3's canonical layouts
+    repeat the atom by these strides). False without swizzle: core matrices need 16 bytes only."""
+    period = swizzle_period(swizzle)
+    return bool(period) and stride % period != 0
 
 
 def submask_counts() -> dict[int, int]:

@@ -29,7 +29,8 @@ from typing import Any, Callable, Iterator, NoReturn, get_args
 from .catalog import layout_finding
 from .engine import check_rule, finding_code
 from .errors import EncodeError, Finding, UsageError
-from .facts import MAJORS, mma_k, normalize_kind, pattern_boundary, smem_family, smem_target, smem_targets
+from .facts import (MAJORS, mma_k, normalize_kind, off_pattern, pattern_boundary, smem_family, smem_target,
+                    smem_targets, swizzle_period)
 from .loader import SMEM_LAYOUTS, atoms, layout, shapes
 from .smem import decode_smem, encode_smem
 from .types import AtomOrder, ElementType, Kind, Major, SmemArch, Swizzle
@@ -156,8 +157,9 @@ class SwizzleAtom:
 
     @property
     def period(self) -> int:
-        """Bytes after which the swizzle pattern repeats (128 << B); 0 without swizzle."""
-        return 128 << self.functor[0] if self.swizzled else 0
+        """Bytes after which the swizzle pattern repeats (:func:`descgen.facts.swizzle_period`);
+        0 without swizzle."""
+        return swizzle_period(self.swizzle)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -339,7 +341,7 @@ def _atom_findings(atom: SwizzleAtom, start: int, lbo: int, sbo: int, base_offse
     if atom.major == "mn":
         steps.append(("sbo", k_stride, k > atom.k))
     for name, stride, used in steps:
-        if used and stride % period:
+        if used and off_pattern(stride, atom.swizzle):
             found.append(layout_finding(
                 "LAYOUT-ATOM-STRIDE", name, stride, f"a multiple of {period} bytes",
                 f"{name.upper()} steps from one {atom.swizzle} atom to the next; {stride} bytes is not a whole number of "

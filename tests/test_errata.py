@@ -697,3 +697,33 @@ def test_every_erratum_is_pinned_by_tests_that_exist():
         assert pins, f"E{n}"
         for name in pins:
             assert f"def {name}(" in sources, (f"E{n}", name)
+
+
+# ---------------------------------------------------------------------------------------------
+# E47: a swizzled SBO is a whole number of swizzle patterns where the MMA steps by it.
+
+
+def test_e47_sbo_off_the_pattern_warns_where_it_is_used():
+    from descgen import check_mma
+
+    def sbo_findings(n: int, a_sbo: int, b_sbo: int, b_major: str = "k", b_swizzle: str = "128B") -> list[str]:
+        idesc = encode_idesc("f16", 128, n, b_major=b_major)
+        r = check_mma(idesc=idesc, kind="f16", a_desc=smem_word(sbo=a_sbo), cta_group=1,
+                      b_desc=smem_word(start_address=0x4400, sbo=b_sbo, swizzle=b_swizzle,
+                                       lbo=16 if b_major == "k" else 8192))
+        return sorted(f.field for f in r.findings if f.code == "MMA-SBO-ATOM")
+
+    assert sbo_findings(128, 1024, 1024) == []
+    assert sbo_findings(128, 1152, 2048) == ["a_desc.sbo"]          # 128B: multiples of 1024
+    assert sbo_findings(128, 1024, 1536, b_swizzle="64B") == []       # 64B: multiples of 512
+    assert sbo_findings(128, 1024, 768, b_swizzle="64B") == ["b_desc.sbo"]
+    assert sbo_findings(32, 1024, 1152) == ["b_desc.sbo"]             # 16 rows per CTA or more
+    assert sbo_findings(16, 1024, 1152) == []                         # 8 rows under cta_group::2: unused
+    assert sbo_findings(128, 1024, 1152, b_major="mn") == ["b_desc.sbo"]  # f16 K = 16 rows > 8
+    assert descgen_period("128B_base32B") == 512 and descgen_period("128B") == 1024 and descgen_period("none") == 0
+
+
+def descgen_period(swizzle: str) -> int:
+    from descgen.facts import swizzle_period
+
+    return swizzle_period(swizzle)

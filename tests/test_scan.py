@@ -394,7 +394,8 @@ def test_e36_missing_words_check_what_is_known_and_say_what_is_not():
     cross = {n.code: (n.missing, n.why) for n in i.report.not_checked if n.code.startswith("MMA-")}
     assert cross == {"MMA-SWIZZLE-TABLE52": (("b_desc.swizzle",), "run-time"),
                      "MMA-LBO-MODE-MAJOR": (("b_desc.lbo_mode",), "run-time"),
-                     "MMA-LBO-IGNORED": (("b_desc.swizzle",), "run-time")}
+                     "MMA-LBO-IGNORED": (("b_desc.swizzle",), "run-time"),
+                     "MMA-SBO-ATOM": (("b_desc.swizzle",), "run-time")}
     # idesc unknown: the rules that read only qualifiers and the target still run
     r = scan("tcgen05.mma.ws.cta_group::2.kind::f16 [%r0], %rd1, %rd2, %r1, 1;")
     assert Counter(r.codes) == Counter({"PTX-OPERAND-UNRESOLVED": 3, "MMA-WS-CTA-GROUP": 1})
@@ -590,3 +591,33 @@ def test_cli_rules_and_explain_know_the_ptx_codes():
     assert r.exit_code == 0
     assert "illegal=printf '%s\\n' 'tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale" in r.stdout
     assert "illegal.reports=" in r.stdout and "error PTX-SCALE-VEC-REQUIRED" in r.stdout
+
+
+def test_functions_without_descriptor_instructions_are_skipped_as_if_read():
+    """Text is read function by function; a function with nothing the scanner reads is skipped
+    unread (scan._unread). Reading every line (a line iterator is never skipped) gives the same."""
+    from descgen.ptx import scan as scan_module
+
+    plain = ("\t// .globl plain\n.visible .entry plain(.param .u64 p)\n{\n\t.reg .b32 %r<9>;\n\t.reg .b64 %rd<3>;\n"
+             "\tld.param.u64 %rd1, [p]; // a comment with ; and {\n\tmov.b64 {%r1, %r2}, %rd1;\n$L__BB9_1:\n"
+             "\tadd.s32 %r3, %r1, 1;\n\tsetp.lt.u32 %p1, %r3, 8;\n\t@%p1 bra $L__BB9_1;\n\tret;\n\n}\n")
+    unfinished = "\tmov.b64 %rd5, 1\n"  # no ';': the next header continues it, so it is read
+    declared = ".extern .func (.param .b32 r) helper\n(\n\t.param .b32 a\n)\n;\n"
+    mma = lambda name, sbo: (f".visible .entry {name}()\n{{\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<4>;\n"  # noqa: E731
+                             f"\tmov.b32 %r1, 0x08400010;\n\tmov.b64 %rd1, {A:#x};\n\tmov.b64 %rd2, {B | sbo << 32:#x};\n"
+                             f"\t{MMA}\n}}\n")
+    text = (".version 8.7\n.target sm_100a\n.address_size 64\n" + mma("first", 0x48) + plain + declared
+            + plain.replace("plain", "plain2") + mma("second", 0) + plain.replace("plain", "open").rstrip("}\n")
+            + "\n" + mma("third", 0x49) + unfinished + plain.replace("plain", "last"))
+    parts = list(scan_module._functions(text))
+    assert "".join(parts) == text
+    assert [scan_module._unread(p) for p in parts] == [False, False, True, True, True, False, True, False, True]
+    # "open" (no closing brace) is skipped; "last" is not: the lexer is not clean after "unfinished"
+    skipped, read = scan_ptx(text), scan_module.scan_stream(iter(text.splitlines()))
+    chunks = list(read)
+    assert [i.as_dict() for c in chunks for i in c.instructions] == [i.as_dict() for i in skipped.instructions]
+    assert [f.as_dict() for c in chunks for f in c.findings] == [f.as_dict() for f in skipped.findings]
+    lines = text.splitlines()
+    assert [(f.line, f.code) for f in skipped.findings if f.severity != "info"] == [
+        (11, "MMA-SBO-ATOM"), (74, "MMA-SBO-ATOM")]
+    assert MMA in lines[10] and MMA in lines[73] and "third" in lines[66]

@@ -166,6 +166,9 @@ def test_compile_time_fields_are_known(path, results):
      "WGMMA-SMEM-RESERVED-46"),
     ("triton_sm90/matmul_fp16_128x128x64_w4_s3_sm90.ptx", 242, "4611686293305294848", str(0x6000004000000000),
      "WGMMA-SMEM-RESERVED-52"),
+    # SBO off its atom (E47): 1152 bytes between 128B atoms, K-major A and MN-major B alike
+    ("triton/matmul_fp16_128x128x64_w4_s3.ptx", 1942, "1073758272", str(0x40004048), "MMA-SBO-ATOM"),
+    ("cutedsl/dense_gemm_f16_256x128_2cta.ptx", 259, "4611756662049538048", str(0x4000404800010000), "MMA-SBO-ATOM"),
 ])
 def test_planted_literal_is_an_error_at_the_instruction(file, line, old, new, code):
     path = CORPUS / file

@@ -40,10 +40,11 @@ Nothing here prints or raises on odd PTX: an operand that cannot be read is unkn
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from ..engine import KnownBits
 from . import ranges as R
@@ -51,7 +52,7 @@ from .knownbits import (kb_add, kb_and, kb_bfe, kb_bfi, kb_concat, kb_const, kb_
                         kb_prmt, kb_shl, kb_shr, kb_slice, kb_sub, kb_xor, mask_of)
 from .lexer import Operand, parse_int, parse_operand, split_operands
 
-__all__ = ["Value", "Function", "Instr", "SHARED_LIMIT_BITS", "SPECIAL_RANGES", "is_special"]
+__all__ = ["Value", "Function", "Recorder", "Instr", "SHARED_LIMIT_BITS", "SPECIAL_RANGES", "is_special"]
 
 #: E38: a shared memory symbol's address is below 2**18 (sm_100 has 228 KB of shared memory per
 #: SM; shared-window addresses of a CTA are offsets into it), so its bits 18 and up are known 0.
@@ -143,8 +144,9 @@ def _join(a: Value, b: Value) -> Value:
 _TYPE = re.compile(r"^(?:b|s|u|f|bf|e4m3|e5m2)(\d+)(?:x\d+)?$")
 
 
-def _types(opcode: str) -> list[tuple[str, int]]:
-    """The opcode's type qualifiers in order: ``cvt.u64.u32`` -> [("u", 64), ("u", 32)]."""
+@functools.lru_cache(maxsize=4096)
+def _types(opcode: str) -> tuple[tuple[str, int], ...]:
+    """The opcode's type qualifiers in order: ``cvt.u64.u32`` -> (("u", 64), ("u", 32))."""
     out = []
     for p in opcode.split(".")[1:]:
         if p == "pred":
@@ -153,7 +155,7 @@ def _types(opcode: str) -> list[tuple[str, int]]:
         m = _TYPE.match(p)
         if m:
             out.append((p.rstrip("0123456789x")[:1] if not p.startswith("bf") else "f", int(m.group(1))))
-    return out
+    return tuple(out)
 
 
 #: Opcodes whose first operand, when a register, is read, never written (``bar.sync %r``,
@@ -200,6 +202,23 @@ class Instr:
             texts = split_operands(self._rest)[self._skip:]
             self._srcs = tuple(_resolved(parse_operand(t), _own_register) for t in texts)
         return self._srcs
+
+
+def _dest_keys(op: Operand, resolve: Callable[[str], str | None]) -> tuple[str | None, ...]:
+    """The register keys a destination operand writes, in order (None for ``_`` and for what is
+    no register), names resolved by ``resolve``."""
+    kind = op[0]
+    if kind in ("vec", "pair"):
+        return tuple(k for o in op[1] for k in _dest_keys(o, resolve))
+    if kind == "name":
+        return (resolve(str(op[1])),)
+    return (None,)
+
+
+@functools.lru_cache(maxsize=65536)
+def _own_dests(op: Operand) -> tuple[str | None, ...]:
+    """:func:`_dest_keys` where no scope declares names (most statements; cached)."""
+    return _dest_keys(op, _own_register)
 
 
 def _own_register(name: str) -> str | None:
@@ -291,6 +310,8 @@ class Function:
     def resolve(self, name: str) -> str | None:
         """The key of a register name in scope, or None when it names no register (a label, a
         symbol). ``%``-names nobody declared are the function's own."""
+        if not self._names and not self._ranges:
+            return _own_register(name)
         key = self._names.get(name)
         if key is not None:
             return key
@@ -328,26 +349,12 @@ class Function:
             srcs = ()
         elif first is not None and base not in _NO_DEST and (base != "tcgen05" or opcode.startswith("tcgen05.ld")) \
                 and first[0] in ("name", "vec", "pair", "sink"):
-            dests = tuple(self._dests(first))
+            dests = _own_dests(first) if not self._names and not self._ranges else _dest_keys(first, self.resolve)
             skip = 1
         if srcs is None and (self._names or self._ranges):  # names of this scope: resolve them now
             srcs = tuple(_resolved(parse_operand(t), self.resolve) for t in split_operands(rest)[skip:])
         self.instrs.append(Instr(line, gkey, opcode, dests, srcs, rest, skip, flow, target))
         return len(self.instrs) - 1
-
-    def _dests(self, op: Operand) -> list[str | None]:
-        kind = op[0]
-        if kind == "sink":
-            return [None]
-        if kind in ("vec", "pair"):
-            out: list[str | None] = []
-            for o in op[1]:
-                out += self._dests(o)
-            return out
-        if kind == "name":
-            key = self.resolve(str(op[1]))
-            return [key]
-        return [None]
 
     def _call(self, rest: str) -> tuple[str | None, ...]:
         """``call (%r1, %r2), f, (args);``: the return registers are written (unknown)."""
@@ -365,6 +372,62 @@ class Function:
     def solve(self, uses: Sequence[tuple[int, Operand, int]]) -> list[Value]:
         """The value of each ``(instruction index, operand, width)`` at that instruction."""
         return _Solver(self).run(uses)
+
+
+class Recorder:
+    """A function's building calls (:class:`Function`'s ``open_scope``, ``close_scope``,
+    ``declare``, ``label``, ``statement``), kept as they come, for a function that may never be
+    analysed: most functions have no instruction whose operands are asked for, and recording a
+    call costs far less than making it. :meth:`function` replays them into a :class:`Function`,
+    which is then exactly the one the calls would have built (each call sees the scopes and
+    declarations it would have seen). ``depth`` and the statement indices are :class:`Function`'s.
+    A call is kept as a tuple of strings and ints (the garbage collector stops tracking those).
+    """
+
+    __slots__ = ("shared", "calls", "depth", "count")
+
+    def __init__(self, shared: dict[str, int]) -> None:
+        self.shared = shared
+        self.calls: list[tuple[Any, ...]] = []
+        self.depth = 0  # as Function.depth
+        self.count = 0  # statements recorded
+
+    def open_scope(self) -> None:
+        self.calls.append(("{",))
+        self.depth += 1
+
+    def close_scope(self) -> None:
+        self.calls.append(("}",))
+        self.depth = max(0, self.depth - 1)
+
+    def declare(self, names: Iterable[tuple[str, int | None]], body_depth: int) -> None:
+        self.calls.append(("declare", tuple(names), body_depth))
+
+    def label(self, name: str) -> None:
+        self.calls.append(("label", name))
+
+    def statement(self, line: int, guard: str | None, opcode: str, rest: str) -> int:
+        """As :meth:`Function.statement` (the index it would return)."""
+        self.calls.append((line, guard, opcode, rest))
+        self.count += 1
+        return self.count - 1
+
+    def function(self) -> Function:
+        """The :class:`Function` the recorded calls build."""
+        fn = Function(self.shared)
+        for call in self.calls:
+            what = call[0]
+            if what == "{":
+                fn.open_scope()
+            elif what == "}":
+                fn.close_scope()
+            elif what == "label":
+                fn.label(call[1])
+            elif what == "declare":
+                fn.declare(call[1], call[2])
+            else:
+                fn.statement(*call)
+        return fn
 
 
 class _Solver:

@@ -14,10 +14,11 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, Iterable, Iterator
 
-__all__ = ["events", "split_operands", "parse_int", "parse_operand", "Operand", "IDENT"]
+__all__ = ["events", "Lexer", "split_operands", "parse_int", "parse_operand", "Operand", "IDENT"]
 
 _LEX = re.compile(r'[;{}"]|//|/\*')
 _LABEL = re.compile(r"\s*([A-Za-z_$%][\w$]*)\s*:(?!:)")
@@ -29,104 +30,130 @@ def events(lines: Iterable[str]) -> Iterator[tuple[str, int, str]]:
     """``(kind, line, text)``: ``stmt`` (``;``-terminated, possibly over several lines, whitespace
     collapsed; the line directives end at the newline), ``label``, ``open`` and ``close`` (scope
     braces), with the line each starts on. Comments are dropped; strings are kept whole."""
-    parts: list[str] = []
-    start = 0
-    depth = 0  # braces inside the current statement (vector operands, initializers)
-    in_comment = False
+    lexer = Lexer()
+    yield from lexer.feed(lines)
+    yield from lexer.finish()
 
-    def flush() -> str:
-        stmt = " ".join("".join(parts).split())
-        parts.clear()
+
+class Lexer:
+    """:func:`events` in parts: :meth:`feed` lines (numbered from ``first``), as many times as
+    wanted, then :meth:`finish`. Between feeds, :attr:`clean` says whether the lines read so far
+    end between statements (nothing pending, no comment open), where a caller may leave lines
+    out and resume at another line."""
+
+    __slots__ = ("parts", "start", "depth", "in_comment")
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []  # the statement read so far
+        self.start = 0  # its first line
+        self.depth = 0  # braces inside the current statement (vector operands, initializers)
+        self.in_comment = False
+
+    @property
+    def clean(self) -> bool:
+        return not self.parts and not self.in_comment and self.depth == 0
+
+    def finish(self) -> Iterator[tuple[str, int, str]]:
+        """The statement left without its ``;`` at the end, if any."""
+        stmt = self._flush()
+        if stmt:
+            yield ("stmt", self.start, stmt)
+
+    def _flush(self) -> str:
+        stmt = " ".join("".join(self.parts).split())
+        self.parts.clear()
         return stmt
 
-    n = 0
-    for n, line in enumerate(lines, 1):
-        pos = 0
-        if in_comment:
-            k = line.find("*/")
-            if k < 0:
-                continue
-            pos, in_comment = k + 2, False
-        colon = ":" in line
-        while True:
-            if not parts and colon and depth == 0:
-                m = _LABEL.match(line, pos)
-                if m:
-                    yield ("label", n, m.group(1))
-                    pos = m.end()
-                    continue
-            m = _LEX.search(line, pos)
-            seg = line[pos:] if m is None else line[pos:m.start()]
-            if parts:
-                parts.append(seg)
-            elif seg and not seg.isspace():
-                start = n
-                parts.append(seg)
-            if m is None:
-                break
-            ch = m.group()
-            pos = m.end()
-            if ch == ";":
-                if depth:
-                    parts.append(";")
-                    continue
-                stmt = flush()
-                if stmt:
-                    yield ("stmt", start, stmt)
-            elif ch == "{":
-                pending = "".join(parts).strip()
-                if depth == 0 and (not pending or (pending[0] == "." and "=" not in pending)):
-                    parts.clear()
-                    if pending:
-                        yield ("stmt", start, " ".join(pending.split()))
-                    yield ("open", n, "{")
-                else:
-                    if not parts:
-                        start = n
-                    depth += 1
-                    parts.append("{")
-            elif ch == "}":
-                if depth == 0:
-                    stmt = flush()
-                    if stmt:
-                        yield ("stmt", start, stmt)
-                    yield ("close", n, "}")
-                else:
-                    depth -= 1
-                    parts.append("}")
-            elif ch == '"':
-                k = pos
+    def feed(self, lines: Iterable[str], first: int = 1) -> Iterator[tuple[str, int, str]]:
+        """The events of ``lines``, the first numbered ``first``."""
+        parts, flush = self.parts, self._flush
+        start, depth, in_comment = self.start, self.depth, self.in_comment
+        try:
+            for n, line in enumerate(lines, first):
+                pos = 0
+                if in_comment:
+                    k = line.find("*/")
+                    if k < 0:
+                        continue
+                    pos, in_comment = k + 2, False
+                colon = ":" in line
                 while True:
-                    k = line.find('"', k)
-                    if k < 0 or line[k - 1] != "\\":
+                    if not parts and colon and depth == 0:
+                        m = _LABEL.match(line, pos)
+                        if m:
+                            yield ("label", n, m.group(1))
+                            pos = m.end()
+                            continue
+                    m = _LEX.search(line, pos)
+                    seg = line[pos:] if m is None else line[pos:m.start()]
+                    if parts:
+                        parts.append(seg)
+                    elif seg and not seg.isspace():
+                        start = n
+                        parts.append(seg)
+                    if m is None:
                         break
-                    k += 1
-                if not parts:
-                    start = n
-                end = len(line) if k < 0 else k + 1
-                parts.append(line[m.start():end])
-                pos = end
-            elif ch == "//":
-                break
-            else:  # /* ... */
-                k = line.find("*/", pos)
-                if k < 0:
-                    in_comment = True
-                    break
+                    ch = m.group()
+                    pos = m.end()
+                    if ch == ";":
+                        if depth:
+                            parts.append(";")
+                            continue
+                        stmt = flush()
+                        if stmt:
+                            yield ("stmt", start, stmt)
+                    elif ch == "{":
+                        pending = "".join(parts).strip()
+                        if depth == 0 and (not pending or (pending[0] == "." and "=" not in pending)):
+                            parts.clear()
+                            if pending:
+                                yield ("stmt", start, " ".join(pending.split()))
+                            yield ("open", n, "{")
+                        else:
+                            if not parts:
+                                start = n
+                            depth += 1
+                            parts.append("{")
+                    elif ch == "}":
+                        if depth == 0:
+                            stmt = flush()
+                            if stmt:
+                                yield ("stmt", start, stmt)
+                            yield ("close", n, "}")
+                        else:
+                            depth -= 1
+                            parts.append("}")
+                    elif ch == '"':
+                        k = pos
+                        while True:
+                            k = line.find('"', k)
+                            if k < 0 or line[k - 1] != "\\":
+                                break
+                            k += 1
+                        if not parts:
+                            start = n
+                        end = len(line) if k < 0 else k + 1
+                        parts.append(line[m.start():end])
+                        pos = end
+                    elif ch == "//":
+                        break
+                    else:  # /* ... */
+                        k = line.find("*/", pos)
+                        if k < 0:
+                            in_comment = True
+                            break
+                        if parts:
+                            parts.append(" ")
+                        pos = k + 2
                 if parts:
-                    parts.append(" ")
-                pos = k + 2
-        if parts:
-            if depth == 0 and parts[0].lstrip().startswith(_LINE_DIRECTIVES):
-                stmt = flush()
-                if stmt:
-                    yield ("stmt", start, stmt)
-            else:
-                parts.append(" ")
-    stmt = flush()
-    if stmt:
-        yield ("stmt", start, stmt)
-
+                    if depth == 0 and parts[0].lstrip().startswith(_LINE_DIRECTIVES):
+                        stmt = flush()
+                        if stmt:
+                            yield ("stmt", start, stmt)
+                    else:
+                        parts.append(" ")
+        finally:
+            self.start, self.depth, self.in_comment = start, depth, in_comment
 
 
 def split_operands(text: str) -> list[str]:
@@ -181,8 +208,10 @@ IDENT = re.compile(r"[%$]?[A-Za-z_$][\w$]*(?:\.[xyzw])?")
 _SYM_OFF = re.compile(r"([A-Za-z_$][\w$]*)\s*\+\s*(\S+)")
 
 
+@functools.lru_cache(maxsize=65536)
 def parse_operand(text: str) -> Operand:
-    """One operand as written (see :data:`Operand`). Never raises."""
+    """One operand as written (see :data:`Operand`). Never raises. Cached: operands repeat (an
+    Operand is immutable)."""
     t = text.strip()
     if not t:
         return ("other", t)

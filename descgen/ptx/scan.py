@@ -10,7 +10,11 @@ its own qualifiers.
 ``b-desc``, ``zero-column-mask-desc``, ``s-desc``; 32 or 64 bits) its known bits
 (:class:`descgen.engine.KnownBits`) and value range: an immediate (E33) is known; a register is
 followed through the definitions that reach the instruction by :mod:`descgen.ptx.dataflow` (E38,
-E42). Braces open register scopes; registers may be named without ``%`` when declared.
+E42). Braces open register scopes; registers may be named without ``%`` when declared. Only
+functions with such an instruction are analysed: text is read function by function and a function
+with nothing the scanner reads is skipped unread (:func:`_unread`); in a function read, the
+statements before its first tcgen05.mma / tcgen05.cp / wgmma.mma_async are only recorded
+(:class:`descgen.ptx.dataflow.Recorder`) until that instruction asks for their values.
 
 Every instruction is checked by the one :func:`descgen.check_mma` with the instruction's
 qualifiers as context (kind, ``cta_group``, ``.ws``, ``.sp``, the scale vector size, A in tensor
@@ -53,9 +57,9 @@ from ..report import Report
 from ..smem import validate_smem
 from ..types import Arch, Kind
 from ..wgmma_facts import parse_wgmma_shape, wgmma_table
-from .dataflow import Function, Value
+from .dataflow import Function, Recorder, Value
 from .knownbits import kb_ext
-from .lexer import Operand, events, parse_int, split_operands
+from .lexer import Lexer, Operand, parse_int, split_operands
 
 __all__ = ["scan_ptx", "scan_file", "scan_stream", "ScanStream", "ScanChunk", "ScanTally", "ScanResult",
            "ScanInstruction", "ScanOperand", "ScanFinding", "SCAN_CODES", "parse_int", "not_ptx", "ptx_files"]
@@ -470,6 +474,56 @@ _SHARED_NAME = re.compile(r"([A-Za-z_$][\w$]*)\s*(?:\[[^\]]*\]\s*)*(?:=.*)?$")
 _TYPE_SIZE = re.compile(r"\.[bsuf](\d+)\b")
 
 
+#: The instructions whose operands the dataflow resolves: a function is analysed (its recorded
+#: statements replayed into a dataflow.Function) only from the first of them on; the others are
+#: only recorded (dataflow.Recorder), which is most of the scanning time saved on files where
+#: most functions have none.
+_RESOLVED = ("tcgen05.mma", "tcgen05.cp", "wgmma.mma_async")
+
+
+#: A function header's line up to its ``.entry`` / ``.func`` (``.visible``, ``.weak``, ``.extern``).
+_HEADER_PREFIX = re.compile(r"[ \t]*(?:\.(?:visible|weak|extern)[ \t]+)*")
+#: What a function's text (header to the next header) must not contain to be skipped unread: an
+#: instruction the scanner reads (tcgen05.*, wgmma.*), a directive it keeps (.shared, .target,
+#: .version), a comment or string that could hide where statements end.
+_READ = ("tcgen05", "wgmma", ".shared", ".target", ".version", "/*", '"')
+_LINE_COMMENT = re.compile(r"//[^\n]*")
+_CLOSING = re.compile(r"[\s}]*")
+
+
+def _functions(text: str) -> Iterator[str]:
+    """``text`` cut before each function header's line (each part but the last ends with a line
+    break): where ``.entry`` / ``.func`` follows only blanks and ``.visible`` / ``.weak`` /
+    ``.extern`` on its line."""
+    starts = []
+    for word in (".entry", ".func"):
+        k = text.find(word)
+        while k >= 0:
+            line = text.rfind("\n", 0, k) + 1
+            after = text[k + len(word):k + len(word) + 1]
+            if line and not (after.isalnum() or after in "_$") and _HEADER_PREFIX.fullmatch(text, line, k):
+                starts.append(line)
+            k = text.find(word, k + 1)
+    at = 0
+    for start in sorted(starts):
+        yield text[at:start]
+        at = start
+    yield text[at:]
+
+
+def _unread(part: str) -> bool:
+    """Whether a function's text (a part of :func:`_functions`) can be skipped: reading it would
+    change nothing but end the function before it (its header does) and reset the per-function
+    state. It has none of :data:`_READ`, and ends between statements: after its last ``;`` (line
+    comments aside) only closing braces, so the lexer is clean where the next header starts (in
+    PTX that ptxas accepts, a statement's braces close before its ``;``)."""
+    if not part or any(w in part for w in _READ):
+        return False
+    code = _LINE_COMMENT.sub("", part)
+    end = code.rfind(";")
+    return end >= 0 and _CLOSING.fullmatch(code, end + 1) is not None
+
+
 @dataclass
 class _Pending:
     """A tcgen05 or wgmma instruction whose operands are resolved when its function ends."""
@@ -522,7 +576,8 @@ class _Scan:
         self.cta_groups: dict[int, int] = {}  # cta_group -> first line, in the current function
         self.function = ""
         self.shared: dict[str, int] = {}  # .shared symbol -> alignment (bytes), module-wide
-        self.fn = Function(self.shared)
+        self.direct = False  # the function being read has an instruction in _RESOLVED: no Recorder
+        self.fn: Function | Recorder = Recorder(self.shared)
         self.pending: list[_Pending] = []
         self.body_depth: int | None = None  # scope depth of the current function's body
         self.header = False  # a function header was the last statement: its '{' opens the body
@@ -642,6 +697,8 @@ class _Scan:
         while rest.startswith("."):  # qualifiers may be spaced out: "tcgen05.mma.cta_group::1 .kind::f16"
             more, _, rest = rest.partition(" ")
             opcode += more
+        if opcode.startswith(_RESOLVED) and isinstance(self.fn, Recorder):
+            self.fn = self.fn.function()
         index = self.fn.statement(line, guard, opcode, rest)
         if opcode.startswith("tcgen05."):
             self._cta_group(line, opcode)
@@ -651,6 +708,11 @@ class _Scan:
                 self.cp(line, index, f"{opcode} {rest}".strip(), opcode, split_operands(rest))
         elif opcode.startswith("wgmma.mma_async"):
             self.wgmma(line, index, f"{opcode} {rest}".strip(), opcode, split_operands(rest))
+
+    def _operand(self, text: str) -> Operand:
+        """A descriptor operand of the statement just read, resolved in scope."""
+        assert isinstance(self.fn, Function)  # made by statement() for the opcodes in _RESOLVED
+        return self.fn.operand_of(text)
 
     def _cta_group(self, line: int, opcode: str) -> None:
         m = re.search(r"\.cta_group::(\d)", opcode)
@@ -695,7 +757,7 @@ class _Scan:
         q["a_tmem"] = extra["a_tmem"]
         self._mma_syntax(line, name, q, extra)
         self.pending.append(_Pending(line, index, "tcgen05.mma", text + ";", name, q,
-                                     [(role, t, self.fn.operand_of(t)) for role, t in ops]))
+                                     [(role, t, self._operand(t)) for role, t in ops]))
 
     def _mma_qualifiers(self, line: int, opcode: str, name: str) -> dict[str, Any] | None:
         q: dict[str, Any] = {"kind": None, "cta_group": None, "ws": False, "sp": False, "block_scale": False,
@@ -896,7 +958,7 @@ class _Scan:
             self.rule("PTX-CP-SHAPE", line, subject, "dst_fmt" if q["dst_fmt"] is None else "src_fmt", None,
                       ".b8x16 with .b6x16_p32 or .b4x16_p64", "decompression names .dst_fmt and .src_fmt together")
         self.pending.append(_Pending(line, index, "tcgen05.cp", text + ";", name, q,
-                                     [("s_desc", operands[1], self.fn.operand_of(operands[1]))]))
+                                     [("s_desc", operands[1], self._operand(operands[1]))]))
 
     # Hopper wgmma.mma_async (§9.7.15.5.2, §9.7.15.6.3) -----------------------------------------
 
@@ -985,7 +1047,7 @@ class _Scan:
         q.update({"a_registers": a_regs, "scale_d": parse_int(operands[head]), "sp_sel": sel, **values})
         ops = ([] if a_regs else [("a_desc", operands[1])]) + [("b_desc", operands[2])]
         self.pending.append(_Pending(line, index, "wgmma.mma_async", text + ";", subject, q,
-                                     [(role, t, self.fn.operand_of(t)) for role, t in ops]))
+                                     [(role, t, self._operand(t)) for role, t in ops]))
 
     # resolution and checks, once per function ------------------------------------------------
 
@@ -1014,10 +1076,11 @@ class _Scan:
         pending, self.pending = self.pending, []
         if pending:
             uses = [(p.index, op, WIDTHS[role]) for p in pending for role, _, op in p.ops if op[0] == "reg"]
+            assert isinstance(self.fn, Function)
             vals = iter(self.fn.solve(uses))
             for p in pending:
                 self._check(p, {role: next(vals) for role, _, op in p.ops if op[0] == "reg"})
-        self.fn = Function(self.shared)
+        self.fn = Function(self.shared) if self.direct else Recorder(self.shared)
         self.body_depth = None
 
     def _check(self, p: _Pending, vals: Mapping[str, Value]) -> None:
@@ -1078,9 +1141,33 @@ class _Scan:
 
     # the whole file --------------------------------------------------------------------------
 
-    def chunks(self, lines: Iterable[str]) -> Iterator[ScanChunk]:
-        """Scan ``lines``; one :class:`ScanChunk` per function (and one for what is outside)."""
-        for kind, line, text in events(lines):
+    def chunks(self, source: str | Iterable[str]) -> Iterator[ScanChunk]:
+        """Scan ``source`` (text, or its lines); one :class:`ScanChunk` per function (and one for
+        what is outside). Text is read function by function: a function :func:`_unread` allows
+        is skipped unread (as reading it would, it only ends the function before it)."""
+        lexer = Lexer()
+        if not isinstance(source, str):
+            yield from self._read(lexer.feed(source))
+        else:
+            first = 1
+            for part in _functions(source):
+                lines = part.splitlines()
+                if lexer.clean and _unread(part):
+                    self.finish_function()  # what its header would do; its body adds nothing
+                    self.cta_groups, self.function, self.header = {}, "", False
+                    if self.instructions or self.findings:
+                        yield self._chunk()
+                else:
+                    self.direct = any(w in part for w in _RESOLVED)  # its function is analysed: build it at once
+                    yield from self._read(lexer.feed(lines, first))
+                first += len(lines)
+        yield from self._read(lexer.finish())
+        self.finish_function()
+        if self.instructions or self.findings:
+            yield self._chunk()
+
+    def _read(self, events: Iterable[tuple[str, int, str]]) -> Iterator[ScanChunk]:
+        for kind, line, text in events:
             if kind == "stmt":
                 self.statement(line, text)
             elif kind == "open":
@@ -1092,9 +1179,6 @@ class _Scan:
                 self.fn.label(text)
             if self.instructions or (self.findings and not self.pending):
                 yield self._chunk()
-        self.finish_function()
-        if self.instructions or self.findings:
-            yield self._chunk()
 
     def _chunk(self) -> ScanChunk:
         ins, found = self.instructions, self.findings
@@ -1148,11 +1232,11 @@ class ScanStream:
 
     def __init__(self, source: str | Iterable[str], filename: str, arch: Arch | None) -> None:
         self._scan = _Scan(filename, arch)
-        self._lines = source.splitlines() if isinstance(source, str) else source
+        self._source = source
         self.filename = filename
 
     def __iter__(self) -> Iterator[ScanChunk]:
-        return self._scan.chunks(self._lines)
+        return self._scan.chunks(self._source)
 
     @property
     def arch(self) -> str | None:
