@@ -1,0 +1,1 @@
+"""Back-ends: descgen's tables and facts written out for other languages (C++/CUDA headers...)."""
