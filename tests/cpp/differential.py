@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import operator
 import random
 import struct
 import sys
@@ -26,8 +27,12 @@ from array import array
 from typing import Any, Iterator
 
 import descgen
+from descgen import checks
 from descgen.backends import cpp_header
-from descgen.catalog import SCALE_VECS, constraints
+from descgen.catalog import SCALE_VECS, catalog, constraints
+from descgen.context import context
+from descgen.engine import plan
+from descgen.facts import kind_facts
 from descgen.loader import KINDS, layout
 
 RECORD = struct.Struct("<BBbbbbbbbBB5xQQQQqq")
@@ -76,16 +81,20 @@ def _exhaustive() -> Iterator[bytes]:
         fields = {f.name: (f.lo, cpp_header._legal_raw(f, kind)) for f in lay.fields}
         for f in lay.fields:  # every field at its first legal raw value
             base |= fields[f.name][1][0] << f.lo
-        names = ["m", "n", "sparse", "k_dim", "a_major", "b_major", "atype", "btype"]
-        names = [n for n in names if n in by]
-        for combo in itertools.product(*[fields[n][1] for n in names]):
-            w = base
-            for n, raw in zip(names, combo):
-                lo = fields[n][0]
-                w = (w & ~(((1 << by[n].width) - 1) << lo)) | (raw << lo)
-            for cg in (-1, 1, 2):
-                for ws in (-1, 0, 1):
-                    yield _pack(0, ki, cg, ws, w0=w)
+        families = (  # Table 39 / 50 under every cta_group and .ws; Tables 39 (types) / 51 / 52 / 54 under a_tmem and scale_vec
+            (("m", "n", "sparse", "k_dim", "b_major", "btype"), [(cg, ws, -1, -1) for cg in (-1, 1, 2) for ws in (-1, 0, 1)]),
+            (("atype", "btype", "dtype", "scale_type", "a_major", "b_major", "sparse", "k_dim", "a_sf_id", "b_sf_id"),
+             [(-1, -1, a_tmem, sv) for a_tmem in (-1, 0, 1) for sv in range(-1, len(SCALE_VECS))]),
+        )
+        for names, contexts in families:
+            names = tuple(n for n in names if n in by)
+            for combo in itertools.product(*[fields[n][1] for n in names]):
+                w = base
+                for n, raw in zip(names, combo):
+                    lo = fields[n][0]
+                    w = (w & ~(((1 << by[n].width) - 1) << lo)) | (raw << lo)
+                for cg, ws, a_tmem, sv in contexts:
+                    yield _pack(0, ki, cg, ws, a_tmem=a_tmem, sv=sv, w0=w)
     smem = layout("smem_desc").by_name
     for swz in range(8):
         for base_offset in range(8):
@@ -129,7 +138,7 @@ def records(n: int = SIZE, seed: int = SEED) -> bytes:
 
     while done < n:
         r = bits(32)
-        op = (0, 0, 0, 0, 1, 1, 2, 3, 4, 4)[r % 10]
+        op = _OPS[r % len(_OPS)]
         kind = (r >> 4) % len(KINDS)
         cg = (-1, 1, 2)[(r >> 8) % 3]
         ws, sp, a_tmem = tri(), tri(), tri()
@@ -158,6 +167,10 @@ def records(n: int = SIZE, seed: int = SEED) -> bytes:
                         word(smem, 64) if has_a else 0, word(smem, 64), word(zcm, 64), *ps)
         done += 1
     return bytes(out[: n * RECORD.size])
+
+
+#: The mix of the random records: idesc 55%, smem 20%, zcm 10%, taddr 10%, check_mma 5%.
+_OPS = (0,) * 11 + (1,) * 4 + (2,) * 2 + (3,) * 2 + (4,)
 
 
 def _fnv(ok: bool, codes: list[int]) -> int:
@@ -198,21 +211,153 @@ _SV: dict[int, Any] = {-1: None, **dict(enumerate(SCALE_VECS))}
 _ARCH: dict[int, Any] = {-1: None, **dict(enumerate(constraints().targets))}
 
 
-def digests(data: bytes) -> array:
-    """The Python API's digest of every record (see the module docstring)."""
+def digests(data: bytes, check_every: int = 64) -> array:
+    """The Python API's digest of every record (see the module docstring).
+
+    A million API calls take minutes, so the answers are composed from what the API itself is made
+    of (:class:`_Composer`): each word's field checks (the engine's per-field decode) and each
+    catalog rule's findings, remembered per the facts the library declares the rule reads
+    (``checks.IDESC_READS``, the smem / zcm rule keys, ``checks.MMA_READS``: tests/test_speed_paths.py
+    holds the library to them). Every ``check_every``-th record is also answered by the public
+    API call itself, and a difference raises: the composition is checked as it goes."""
     ids = {code: i for i, code in enumerate(cpp_header.codes())}
+    compose = _Composer(ids)
     out = array("I")
     append = out.append
-    memo: dict[Any, int] = {}
-    for rec in RECORD.iter_unpack(data):
-        hit = memo.get(rec)
-        if hit is None:
+    for i, rec in enumerate(RECORD.iter_unpack(data)):
+        ok, codes = compose(rec)
+        if i % check_every == 0:
             report = answer(rec)
-            hit = _fnv(report.ok, [ids[f.code] for f in report.findings])
-            if len(memo) < 1 << 20:
-                memo[rec] = hit
-        append(hit)
+            full = [ids[f.code] for f in report.findings]
+            if (report.ok, full) != (ok, codes):
+                raise AssertionError(f"record {i} {rec}: the API says {report.ok} {[f.code for f in report.findings]}, "
+                                     f"composed {ok} {[cpp_header.codes()[c] for c in codes]}")
+        append(_fnv(ok, codes))
     return out
+
+
+class _Composer:
+    """A record's (ok, codes) from the API's parts, each rule's findings remembered per what it reads."""
+
+    def __init__(self, ids: dict[str, int]) -> None:
+        self.ids = ids
+        self.c = constraints()
+        self.memo: dict[Any, tuple[tuple[int, bool], ...]] = {}
+        self.ctx: dict[Any, dict[str, Any]] = {}
+        self.runnable: dict[tuple[str, int], list[tuple[Any, Any, Any, dict[Any, Any]]]] = {}
+        self.rule_memo: dict[tuple[str, str], dict[Any, Any]] = {}
+        self.idesc_rules = [(r.code, r, checks.rule_impl(r.code), tuple(checks.IDESC_READS[r.code]), frozenset(r.needs))
+                            for r in catalog().values() if r.applies == "idesc"]
+        self.plans = {k: kind_facts(k).plan for k in KINDS}
+        self.smem, self.zcm, self.taddr = plan("smem_desc"), plan("zcm_desc"), plan("taddr")
+
+    def _runnable(self, kind: str, ctx: dict[str, Any]) -> list[tuple[Any, Any, Any, dict[Any, Any]]]:
+        """The idesc rules that run under ``ctx`` (its needs given), each with a getter of what it reads
+        (the names present in a ``kind`` word's facts) and its memo (one per rule and kind)."""
+        given = checks.given_names(ctx)
+        present = set(self.plans[kind].layout.by_name) | set(ctx) | {"kind", "k", "implied_dtype"}
+        out = []
+        for code, rule, fn, reads, needs in self.idesc_rules:
+            if needs <= given:
+                names = [n for n in reads if n in present]
+                get = operator.itemgetter(*names) if len(names) > 1 else (lambda v, n=names[0]: (v[n],))
+                out.append((rule, fn, get, self.rule_memo.setdefault((code, kind), {})))
+        return out
+
+    def _codes(self, findings: Any) -> tuple[tuple[int, bool], ...]:
+        return tuple((self.ids[f.code], f.severity == "error") for f in findings)
+
+    def _context(self, **given: Any) -> dict[str, Any]:
+        key = tuple(given.items())
+        hit = self.ctx.get(key)
+        if hit is None:
+            hit = self.ctx[key] = context(**given)
+        return hit
+
+    def _idesc(self, word: int, kind: str, ctx: dict[str, Any], out: list[tuple[int, bool]]) -> dict[str, Any]:
+        read = self.plans[kind].read(word)
+        out += self._codes(read.findings)
+        facts = checks._idesc_facts(kind, read.values, ctx)
+        runnable = self.runnable.get((kind, id(ctx)))
+        if runnable is None:
+            runnable = self.runnable[kind, id(ctx)] = self._runnable(kind, ctx)
+        c = self.c
+        for rule, fn, get, memo in runnable:
+            key = get(facts)
+            hit = memo.get(key)
+            if hit is None:
+                hit = memo[key] = self._codes(fn(rule, facts, c))
+            if hit:
+                out += hit
+        return read.values
+
+    def _smem(self, word: int, ctx: dict[str, Any], out: list[tuple[int, bool]]) -> dict[str, Any]:
+        read = self.smem.read(word)
+        out += self._codes(read.findings)
+        key = ("smem", checks._smem_key(read.values, ctx["arch"], ctx["pattern_start"]))
+        hit = self.memo.get(key)
+        if hit is None:
+            hit = self.memo[key] = self._codes(checks.smem_findings(read.values, ctx)[0])
+        out += hit
+        return read.values
+
+    def _zcm(self, word: int, ctx: dict[str, Any], out: list[tuple[int, bool]]) -> None:
+        read = self.zcm.read(word)
+        out += self._codes(read.findings)
+        key = ("zcm", checks._zcm_key(read.values, ctx["m"], ctx["n"], ctx["ws"]))
+        hit = self.memo.get(key)
+        if hit is None:
+            hit = self.memo[key] = self._codes(checks.zcm_findings(read.values, ctx)[0])
+        out += hit
+
+    def __call__(self, rec: tuple[Any, ...]) -> tuple[bool, list[int]]:
+        op, kind, cg, ws, sp, a_tmem, sv, arch, warp, has_a, has_zcm, w0, w1, w2, w3, p0, p1 = rec
+        out: list[tuple[int, bool]] = []
+        if op == 0:
+            self._idesc(w0, KINDS[kind], self._context(cta_group=_opt(cg), ws=_flag(ws), sp=_flag(sp), scale_vec=_SV[sv],
+                                                        a_tmem=_flag(a_tmem), arch=_ARCH[arch]), out)
+        elif op == 1:
+            self._smem(w0, self._context(arch=_ARCH[arch], pattern_start=_opt(p0)), out)
+        elif op == 2:
+            self._zcm(w0, self._context(m=_opt(p0), n=_opt(p1), ws=_flag(ws)), out)
+        elif op == 3:
+            read = self.taddr.read(w0)
+            out += self._codes(read.findings)
+            out += self._codes(checks.taddr_findings(read.values, self._context(warp=_opt(warp), alloc_columns=_opt(p0),
+                                                                                 alloc_base=_opt(p1)))[0])
+        else:  # check_mma: the idesc, A and B, the zcm under the idesc's M and N, then the rules between them
+            ctx = self._context(cta_group=_opt(cg), ws=_flag(ws), sp=_flag(sp), scale_vec=_SV[sv],
+                                a_tmem=_flag(a_tmem) if a_tmem >= 0 or not has_a else False, arch=_ARCH[arch])
+            values = self._idesc(w0, KINDS[kind], ctx, out)
+            facts: dict[str, Any] = {"idesc": {**values, "kind": KINDS[kind]}}
+            for role, word, start, given in (("a_desc", w1, p0, has_a), ("b_desc", w2, p1, True)):
+                if given:
+                    facts[role] = self._smem(word, self._context(arch=_ARCH[arch], pattern_start=_opt(start)), out)
+            if has_zcm:
+                self._zcm(w3, self._context(m=values["m"], n=values["n"], ws=_flag(ws)), out)
+            out += self._codes(checks.mma_findings(facts, ctx)[0])
+        return all(not error for _, error in out), [code for code, _ in out]
+
+
+def digests_parallel(data: bytes, jobs: int = 0) -> array:
+    """:func:`digests` over ``jobs`` forked processes (0: one per CPU), in record order."""
+    import multiprocessing
+    import os
+    jobs = jobs or len(os.sched_getaffinity(0))
+    if jobs < 2:
+        return digests(data)
+    step = -(-len(data) // RECORD.size // jobs) * RECORD.size
+    parts = [data[i:i + step] for i in range(0, len(data), step)]
+    with multiprocessing.get_context("fork").Pool(len(parts)) as pool:
+        done = pool.map(_digest_bytes, parts)
+    out = array("I")
+    for part in done:
+        out.frombytes(part)
+    return out
+
+
+def _digest_bytes(part: bytes) -> bytes:
+    return digests(part).tobytes()
 
 
 def sha256(data: bytes) -> str:
@@ -229,7 +374,7 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["digests"]:
         with open(argv[1], "rb") as fh:
             data = fh.read()
-        out = digests(data)
+        out = digests_parallel(data)
         with open(argv[2], "wb") as fh:
             fh.write(out.tobytes())
         return 0
