@@ -467,7 +467,7 @@ _PRELUDE = r"""#if defined(__CUDACC__)
 #if defined(__CUDA_ARCH__)
 #define DESCGEN_TRAP_() __trap()
 #else
-#define DESCGEN_TRAP_() std::abort()
+#define DESCGEN_TRAP_() (std::fflush(stdout), std::abort())  // (printf went to stdout: flushed first)
 #endif
 #define DESCGEN_CHECK(cond, code, field, value, allowed)                                                  \
     do {                                                                                                  \

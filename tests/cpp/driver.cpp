@@ -1,6 +1,6 @@
 // The host side of the differential test (tests/test_cpp_header.py): reads records
 // (tests/cpp/differential.py) and writes one 32-bit digest per record; with --explain I, prints
-// record I's codes instead; with --bench, times the validators over the records.
+// record I's codes instead; with --coverage, every code reported; with --bench, times the validators.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -12,7 +12,7 @@ using descgen_differential::Record;
 
 int main(int argc, char** argv) {
     if (argc < 3) {
-        std::fprintf(stderr, "usage: driver RECORDS OUT | driver RECORDS --explain I | driver RECORDS --bench REPEATS\n");
+        std::fprintf(stderr, "usage: driver RECORDS OUT | driver RECORDS --explain I | --coverage | --bench REPEATS\n");
         return 2;
     }
     std::FILE* in = std::fopen(argv[1], "rb");
@@ -28,6 +28,17 @@ int main(int argc, char** argv) {
         std::printf("ok=%d", r.ok() ? 1 : 0);
         for (int j = 0; j < r.count; ++j) std::printf(" %s", descgen::tcgen05::code_str(r.item[j].code));
         std::printf("\n");
+        return 0;
+    }
+    if (std::strcmp(argv[2], "--coverage") == 0) {  // every code some record reports, one a line
+        static bool seen[descgen::tcgen05::CODE_COUNT] = {};
+        for (const Record& rec : records) {
+            r.count = r.errors = 0;
+            descgen_differential::run(rec, r);
+            for (int j = 0; j < r.count; ++j) seen[static_cast<int>(r.item[j].code)] = true;
+        }
+        for (int c = 0; c < descgen::tcgen05::CODE_COUNT; ++c)
+            if (seen[c]) std::printf("%s\n", descgen::tcgen05::CODE_STR[c]);
         return 0;
     }
     if (std::strcmp(argv[2], "--bench") == 0) {
