@@ -42,7 +42,7 @@ from ..taddr import encode_taddr
 from ..version import __version__
 from ..zcm import encode_zcm
 
-__all__ = ["header", "codes", "plans", "EVALUATOR_RULES", "FILE_NAME"]
+__all__ = ["header", "codes", "plans", "unreachable_codes", "EVALUATOR_RULES", "FILE_NAME"]
 
 #: The file name the header is written as (``descgen header --lang cpp -o``'s default).
 FILE_NAME = "descgen_tcgen05.hpp"
@@ -166,6 +166,18 @@ def codes() -> list[str]:
     return list(out)
 
 
+def unreachable_codes() -> list[str]:
+    """The field codes no word can report: every raw value of the field is legal in every plan
+    (``IDESC-A-SF-ID-RANGE``: two bits, IDs 0-3)."""
+    out: dict[str, bool] = {}
+    for word, lay, kind in plans():
+        for f in layout(lay).fields:
+            code = finding_code(word, f, _CHECK[f.type])
+            full = len(set(_legal_raw(f, kind))) == 1 << f.width
+            out[code] = out.get(code, True) and full
+    return [code for code, full in out.items() if full]
+
+
 def _check_rules() -> None:
     for word, expected in EVALUATOR_RULES.items():
         have = tuple(r.code for r in catalog().values() if r.applies == word)
@@ -265,8 +277,8 @@ def _data() -> str:
     w("/** One field of a plan (a layout for one kind): bits, type, transform (value = (raw << shift) + add),\n"
       " *  the code of its own check, its legal raw values (runs) and, for an enum, raw -> name id. */\n")
     w("struct FieldSpec { std::uint8_t lo, width, type, severity, shift; std::int16_t add; std::int8_t slot;\n"
-      "                   std::uint16_t code, runs, nruns; std::int16_t enums; const char* name; const char* unit;\n"
-      "                   const char* allowed; };\n")
+      "                   std::uint16_t code, runs, nruns; std::int16_t enums; std::uint64_t legal; const char* name;\n"
+      "                   const char* unit; const char* allowed; };\n")
     w("struct Run { std::uint32_t lo, hi, step; };\n")
     w("struct PlanSpec { std::uint8_t width, first, count; };\n")
     fields, runs, enums, plan_rows = [], [], [], []
@@ -283,9 +295,11 @@ def _data() -> str:
                 by_code = {code: nid[str(n)] for n, code in f.codes(kind).items()}
                 enums += [str(by_code.get(r, -1)) for r in range(1 << f.width)]
             slot = slots[word].index(f.name) if f.is_value else -1
+            # a field of at most 6 bits: its legal raw values as a mask too (one bit test)
+            narrow = _mask(_legal_raw(f, kind)) if f.width <= 6 else "0"
             allowed = f.domain(kind).describe() if f.is_value else (f"{f.const:#0{f.width + 2}b}" if f.type == "constant" else "0")
             fields.append(f"{{{f.lo}, {f.width}, {_TYPES[f.type]}, {_SEVERITIES[f.severity]}, {shift}, {add}, {slot}, "
-                          f"{cid[finding_code(word, f, _CHECK[f.type])]}, {len(runs)}, {len(legal)}, {e}, {_c(f.name)}, "
+                          f"{cid[finding_code(word, f, _CHECK[f.type])]}, {len(runs)}, {len(legal)}, {e}, {narrow}, {_c(f.name)}, "
                           f"{_c(f.unit)}, {_c(allowed)}}}")
             runs += [f"{{{lo}u, {hi}u, {step}u}}" for lo, hi, step in legal]
     w(_array("PlanSpec", "PLANS", plan_rows, 8))
@@ -316,6 +330,8 @@ def _data() -> str:
       " *  of value / M_UNIT, value / N_UNIT. */\n")
     w(f"constexpr long long M_UNIT = {m_unit};\nconstexpr long long N_UNIT = {n_unit};\n")
     w("struct ShapeRow { std::uint8_t kind, cta_group, ws, sparse; std::int16_t k; std::uint64_t m, n; };\n")
+    rows = tuple(sorted(rows, key=lambda r: KINDS.index(r.kind)))  # (stable: Table 39's order within a kind)
+    w(_array("std::uint16_t", "SHAPE_FIRST", [str(sum(1 for r in rows if KINDS.index(r.kind) < i)) for i in range(len(KINDS) + 1)]))
     w(_array("ShapeRow", "SHAPES", [f"{{{KINDS.index(r.kind)}, {r.cta_group}, {int(r.ws)}, {int(r.sparse)}, {r.k}, "
                                      f"{_mask(m // m_unit for m in r.m)}, {_mask(n // n_unit for n in r.n)}}}" for r in rows], 1))
     w(f"constexpr int SHAPE_COUNT = {len(rows)};\n")
@@ -330,11 +346,26 @@ def _data() -> str:
     w(_array("std::int16_t", "KS", [str(x) for k in KINDS for x in kind_facts(k).ks]))
     w("/** The dtype each kind implies when its layout has no dtype field (name id, -1: none). */\n")
     w(_array("std::int8_t", "IMPLIED_DTYPE", [str(nid[d]) if (d := kind_facts(k).implied_dtype) else "-1" for k in KINDS]))
-    combos = [(KINDS.index(k), cmb) for k in KINDS for cmb in sorted(kind_facts(k).combos, key=str)]
-    w("/** Table 39's legal (atype, btype, dtype, scale type) per kind (name ids; -1: none). */\n")
-    w("struct Combo { std::uint8_t kind; std::int8_t a, b, d, s; };\n")
-    w(_array("Combo", "COMBOS", [f"{{{k}, {', '.join(str(nid[x]) if x is not None else '-1' for x in cmb)}}}" for k, cmb in combos], 4))
-    w(f"constexpr int COMBO_COUNT = {len(combos)};\n")
+    combos = [(KINDS.index(k), cmb) for k in KINDS for cmb in kind_facts(k).combos]
+    if len(names) > 63:
+        raise ValueError("more than 63 enum names: bit 63 of a name mask stands for none")
+
+    def key(cmb: tuple[Any, ...]) -> int:  # each name id + 1 in a byte (0: none)
+        return sum((nid[x] + 1 if x is not None else 0) << (24 - 8 * i) for i, x in enumerate(cmb))
+
+    keys = [(ki, key(cmb)) for ki, cmb in combos]
+    keys.sort()
+    w("/** Table 39's legal (atype, btype, dtype, scale type) per kind: keys (each name id + 1 in a byte, high\n"
+      " *  to low; 0: none), sorted per kind from COMBO_FIRST[kind]; and per kind each column's names as a mask\n"
+      " *  (bit 63: none). */\n")
+    w(_array("std::uint32_t", "COMBO_KEYS", [f"0x{k:08x}u" for _, k in keys], 8))
+    w(f"constexpr int COMBO_COUNT = {len(keys)};\n")
+    w(_array("std::uint16_t", "COMBO_FIRST", [str(sum(1 for k, _ in keys if k < i)) for i in range(len(KINDS) + 1)]))
+    columns = []
+    for ki in range(len(KINDS)):
+        for j in range(4):
+            columns.append(_mask(63 if cmb[j] is None else nid[cmb[j]] for k, cmb in combos if k == ki))
+    w(_array("std::uint64_t", "COMBO_COLUMNS", columns, 4))
     w("/** Element sizes in bits per name id (0: not an element type) (tables/smem_atoms.toml). */\n")
     w(_array("std::uint8_t", "TYPE_BITS", [str(c.type_bits.get(n, 0)) for n in names]))
     w("/** Table 52: the swizzle modes (name-id mask) each element size (bit mask) and major-ness may use. */\n")

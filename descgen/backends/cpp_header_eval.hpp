@@ -69,7 +69,7 @@ DESCGEN_HD inline void read_plan(int plan, std::uint64_t word, Values& out, Repo
         if (f.type == 2) value = ENUMS[f.enums + raw];
         else if (f.type == 0) value = (static_cast<long long>(raw) << f.shift) + f.add;
         else value = raw;
-        if (report && !in_runs(raw, f.runs, f.nruns))
+        if (report && !(f.width <= 6 ? (f.legal >> raw) & 1u : in_runs(raw, f.runs, f.nruns)))
             report->add(static_cast<Code>(f.code), f.severity, f.name, f.type == 0 ? value : raw, role);
         if (f.slot >= 0) {
             out.v[f.slot] = value;
@@ -124,35 +124,54 @@ DESCGEN_HD inline int type_bits(long long id) { return id >= 0 && id < NAME_COUN
 
 // -- instruction descriptor ----------------------------------------------------------------------
 
-/** What the idesc rules read: the values, the kind, the MMA's K (-1: none, K = 96 with sparsity). */
+/** What the idesc rules read: the values, the kind, the MMA's K (-1: none, K = 96 with sparsity), and
+ *  Table 39 walked once for the word: which rows the context has, and the M, N and Table 50 answers
+ *  of the rows M and N are checked against (_shape_scope in descgen/checks.py). */
 struct IdescFacts {
     const Values* d;
     int kind;
     long long k;
     Context ctx;
+    bool ctx_rows;      // Table 39 has rows for the kind under the context (any sparsity, K)
+    bool own_case;      // ... and for the word's sparsity and K
+    bool scope;         // the rows M and N are checked against exist (the context's, else any context's)
+    bool m_ok;          // M is in one of them
+    bool n_rows;        // some of them have M
+    bool n_ok;          // one with M has N
+    bool t50_rows;      // some of them have M and N
+    bool t50_ok;        // one with M and N has N in Table 50 for its cta_group
 };
 
-DESCGEN_HD inline bool row_in(const ShapeRow& r, int kind, int cta_group, int ws) {
-    return r.kind == kind && (cta_group < 0 || r.cta_group == cta_group) && (ws < 0 || r.ws == ws);
+DESCGEN_HD inline bool row_in(const ShapeRow& r, int cta_group, int ws) {
+    return (cta_group < 0 || r.cta_group == cta_group) && (ws < 0 || r.ws == ws);
 }
-/** Table 39's rows for the kind under cta_group / .ws (-1: any), sparsity and K: any? */
-DESCGEN_HD inline bool any_case(int kind, int cta_group, int ws, long long sparse, long long k) {
-    for (int i = 0; i < SHAPE_COUNT; ++i)
-        if (row_in(SHAPES[i], kind, cta_group, ws) && SHAPES[i].sparse == sparse && SHAPES[i].k == k) return true;
-    return false;
-}
-/** _shape_scope: the (cta_group, ws) the rows of M and N are taken under; false when none. */
-DESCGEN_HD inline bool shape_scope(const IdescFacts& f, int& cg, int& ws) {
-    if (f.k < 0) return false;
-    long long sparse = f.d->get(idesc_slot::sparse);
-    cg = f.ctx.cta_group;
-    ws = f.ctx.ws;
-    if (any_case(f.kind, cg, ws, sparse, f.k)) return true;
-    cg = ws = -1;
-    return any_case(f.kind, -1, -1, sparse, f.k);
-}
-DESCGEN_HD inline bool scope_row(const IdescFacts& f, const ShapeRow& r, int cg, int ws) {
-    return row_in(r, f.kind, cg, ws) && r.sparse == f.d->get(idesc_slot::sparse) && r.k == f.k;
+
+/** One walk over the kind's Table 39 rows: the facts the shape rules read. */
+DESCGEN_HD inline void walk_shapes(IdescFacts& f) {
+    const long long sparse = f.d->get(idesc_slot::sparse), m = f.d->get(idesc_slot::m), n = f.d->get(idesc_slot::n);
+    const int cg = f.ctx.cta_group, ws = f.ctx.ws;
+    bool any_case = false;
+    f.ctx_rows = f.own_case = false;
+    for (int pass = 0; pass < 2; ++pass) {  // pass 0: the context's rows; pass 1: any context's (when it has none)
+        f.m_ok = f.n_rows = f.n_ok = f.t50_rows = f.t50_ok = false;
+        bool found = false;
+        for (int i = SHAPE_FIRST[f.kind]; i < SHAPE_FIRST[f.kind + 1]; ++i) {
+            const ShapeRow& r = SHAPES[i];
+            if (!row_in(r, pass ? -1 : cg, pass ? -1 : ws)) continue;
+            if (!pass) f.ctx_rows = true;
+            if (r.sparse != sparse || r.k != f.k) continue;
+            found = true;
+            if (!in_mask(m, M_UNIT, r.m)) continue;
+            f.m_ok = f.n_rows = true;
+            if (!in_mask(n, N_UNIT, r.n)) continue;
+            f.n_ok = f.t50_rows = true;
+            if (r.cta_group < 3 && in_mask(n, N_UNIT, T50_N[r.cta_group])) f.t50_ok = true;
+        }
+        if (!pass) f.own_case = found;
+        any_case = found;
+        if (found || f.k < 0) break;
+    }
+    f.scope = f.k >= 0 && any_case;
 }
 
 DESCGEN_HD inline void idesc_types_table39(const IdescFacts& f, Report& r) {
@@ -160,19 +179,18 @@ DESCGEN_HD inline void idesc_types_table39(const IdescFacts& f, Report& r) {
     long long dtype = d.get(idesc_slot::dtype);
     if (dtype < 0) dtype = IMPLIED_DTYPE[f.kind];
     const long long given[4] = {d.get(idesc_slot::atype), d.get(idesc_slot::btype), dtype, d.get(idesc_slot::scale_type)};
-    bool column[4] = {false, false, false, false};
-    for (int i = 0; i < COMBO_COUNT; ++i) {
-        const Combo& c = COMBOS[i];
-        if (c.kind != f.kind) continue;
-        const long long row[4] = {c.a, c.b, c.d, c.s};
-        bool all = true;
-        for (int j = 0; j < 4; ++j) {
-            column[j] = column[j] || row[j] == given[j];
-            all = all && row[j] == given[j];
-        }
-        if (all) return;
+    std::uint32_t key = 0;
+    for (int j = 0; j < 4; ++j) {
+        if (!name_in(given[j] < 0 ? 63 : given[j], COMBO_COLUMNS[f.kind * 4 + j])) return;  // a type the field checks report
+        key = key << 8 | static_cast<std::uint32_t>(given[j] + 1);
     }
-    if (!(column[0] && column[1] && column[2] && column[3])) return;  // a type the field checks report
+    int lo = COMBO_FIRST[f.kind], hi = COMBO_FIRST[f.kind + 1];  // binary search of the kind's sorted keys
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (COMBO_KEYS[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo < COMBO_FIRST[f.kind + 1] && COMBO_KEYS[lo] == key) return;
     bool mx = d.has(idesc_slot::scale_type);
     r.add(Code::IDESC_TYPES_TABLE39, 0, mx ? "scale_type" : "dtype", mx ? given[3] : given[2]);
 }
@@ -182,49 +200,25 @@ DESCGEN_HD inline void idesc_k_value(const IdescFacts& f, Report& r) {
     long long sparse = d.get(idesc_slot::sparse);
     bool k96 = d.get(idesc_slot::k_dim) >= 0 && NAME_INT[d.get(idesc_slot::k_dim)] == 96;
     if (k96 && sparse) { r.add(Code::IDESC_K_VALUE, 0, "k_dim", 96); return; }
-    bool rows = false;
-    for (int i = 0; i < SHAPE_COUNT; ++i) rows = rows || row_in(SHAPES[i], f.kind, f.ctx.cta_group, f.ctx.ws);
-    if (f.k < 0 || !rows || any_case(f.kind, f.ctx.cta_group, f.ctx.ws, sparse, f.k)) return;
+    if (f.k < 0 || !f.ctx_rows || f.own_case) return;
     if (d.has(idesc_slot::k_dim)) r.add(Code::IDESC_K_VALUE, 0, "k_dim", f.k);
     else r.add(Code::IDESC_K_VALUE, 0, "sparse", sparse);
 }
 
 DESCGEN_HD inline void idesc_m_shape(const IdescFacts& f, Report& r) {
-    int cg, ws;
-    if (!shape_scope(f, cg, ws)) return;
     long long m = f.d->get(idesc_slot::m);
-    for (int i = 0; i < SHAPE_COUNT; ++i)
-        if (scope_row(f, SHAPES[i], cg, ws) && in_mask(m, M_UNIT, SHAPES[i].m)) return;
-    if (in_mask(m, M_UNIT, M_UNION[f.kind])) r.add(Code::IDESC_M_SHAPE, 0, "m", m);
+    if (f.scope && !f.m_ok && in_mask(m, M_UNIT, M_UNION[f.kind])) r.add(Code::IDESC_M_SHAPE, 0, "m", m);
 }
 
 DESCGEN_HD inline void idesc_n_shape(const IdescFacts& f, Report& r) {
-    int cg, ws;
-    if (!shape_scope(f, cg, ws)) return;
-    long long m = f.d->get(idesc_slot::m), n = f.d->get(idesc_slot::n);
-    bool rows = false;
-    for (int i = 0; i < SHAPE_COUNT; ++i) {
-        if (!scope_row(f, SHAPES[i], cg, ws) || !in_mask(m, M_UNIT, SHAPES[i].m)) continue;
-        rows = true;
-        if (in_mask(n, N_UNIT, SHAPES[i].n)) return;
-    }
-    if (rows && in_mask(n, N_UNIT, N_UNION[f.kind])) r.add(Code::IDESC_N_SHAPE, 0, "n", n);
+    long long n = f.d->get(idesc_slot::n);
+    if (f.scope && f.n_rows && !f.n_ok && in_mask(n, N_UNIT, N_UNION[f.kind])) r.add(Code::IDESC_N_SHAPE, 0, "n", n);
 }
 
 DESCGEN_HD inline void idesc_n_transpose_8bit(const IdescFacts& f, Report& r) {
     const Values& d = *f.d;
     if (d.get(idesc_slot::b_major) != name::mn || type_bits(d.get(idesc_slot::btype)) != 8) return;  // (8: Table 50's title)
-    int cg, ws;
-    if (!shape_scope(f, cg, ws)) return;
-    long long m = d.get(idesc_slot::m), n = d.get(idesc_slot::n);
-    bool rows = false;
-    for (int i = 0; i < SHAPE_COUNT; ++i) {
-        const ShapeRow& s = SHAPES[i];
-        if (!scope_row(f, s, cg, ws) || !in_mask(m, M_UNIT, s.m) || !in_mask(n, N_UNIT, s.n)) continue;
-        rows = true;
-        if (s.cta_group < 3 && in_mask(n, N_UNIT, T50_N[s.cta_group])) return;
-    }
-    if (rows) r.add(Code::IDESC_N_TRANSPOSE_8BIT, 0, "n", n);
+    if (f.scope && f.t50_rows && !f.t50_ok) r.add(Code::IDESC_N_TRANSPOSE_8BIT, 0, "n", d.get(idesc_slot::n));
 }
 
 DESCGEN_HD inline void idesc_major_type_size(const IdescFacts& f, Report& r) {
@@ -265,8 +259,8 @@ DESCGEN_HD inline void mma_ws_cta_group(const IdescFacts& f, Report& r) {
 
 DESCGEN_HD inline void mma_ws_kind(const IdescFacts& f, Report& r) {
     if (f.ctx.ws != 1) return;
-    for (int i = 0; i < SHAPE_COUNT; ++i)
-        if (row_in(SHAPES[i], f.kind, -1, 1)) return;
+    for (int i = SHAPE_FIRST[f.kind]; i < SHAPE_FIRST[f.kind + 1]; ++i)
+        if (SHAPES[i].ws) return;
     r.add(Code::MMA_WS_KIND, 0, "ws", 1);
 }
 
@@ -332,10 +326,14 @@ DESCGEN_HD inline void arch_rule(const IdescFacts& f, Report& r, bool applies, s
 
 /** The idesc rules, in the catalog's order, each when its context is given. */
 DESCGEN_HD inline void idesc_rules(const Values& d, int kind, Context ctx, Report& r) {
-    IdescFacts f{&d, kind, 0, ctx};
+    IdescFacts f{};
+    f.d = &d;
+    f.kind = kind;
+    f.ctx = ctx;
     long long sparse = d.get(idesc_slot::sparse);
     bool k96 = d.get(idesc_slot::k_dim) >= 0 && NAME_INT[d.get(idesc_slot::k_dim)] == 96;
     f.k = k96 && sparse ? -1 : k96 ? 96 : KS[kind * 2 + (sparse ? 1 : 0)];
+    walk_shapes(f);
     const std::uint32_t given = ctx.given();
 #define DESCGEN_RULE_(CODE, CALL) if ((RULE_NEEDS[static_cast<int>(Code::CODE)] & ~given) == 0) CALL
     DESCGEN_RULE_(IDESC_TYPES_TABLE39, idesc_types_table39(f, r));
