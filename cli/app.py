@@ -99,6 +99,7 @@ LAZY_COMMANDS = {
     "diff": ("diffcmd", "diff"),
     "scan": ("scan", "scan"),
     "batch": ("batch", "batch"),
+    "header": ("header", "header"),
 }
 
 

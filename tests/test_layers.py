@@ -16,7 +16,7 @@ import pytest
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIB = os.path.join(REPO, "descgen")
 #: Subpackages of descgen/ (their modules are named ``ptx.scan``...).
-SUBPACKAGES = ("ptx",)
+SUBPACKAGES = ("ptx", "backends")
 MODULES = sorted([name[:-3] for name in os.listdir(LIB) if name.endswith(".py") and name != "__init__.py"] +
                  [f"{sub}.{name[:-3]}" for sub in SUBPACKAGES for name in os.listdir(os.path.join(LIB, sub))
                   if name.endswith(".py") and name != "__init__.py"])
@@ -34,7 +34,7 @@ LAYERS = (
     ("idesc", "smem", "zcm", "taddr", "runtime"),
     ("tiles", "instruction", "identify", "ptx.lexer", "ptx.knownbits", "ptx.ranges", "ptx.dataflow"),
     ("ptx.scan", "compare", "emitters", "codes"),
-    ("batch", "examples"),
+    ("batch", "examples", "backends.cpp_header"),
     ("__main__",),
 )
 

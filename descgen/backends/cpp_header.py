@@ -281,7 +281,10 @@ def _data() -> str:
       "                   const char* unit; const char* allowed; };\n")
     w("struct Run { std::uint32_t lo, hi, step; };\n")
     w("struct PlanSpec { std::uint8_t width, first, count; };\n")
-    fields, runs, enums, plan_rows = [], [], [], []
+    fields: list[str] = []
+    runs: list[str] = []
+    enums: list[str] = []
+    plan_rows: list[str] = []
     slots = {word: _slots(word) for word in ("idesc", "smem", "zcm", "taddr")}
     for word, lay_name, kind in plans():
         lay = layout(lay_name)
@@ -405,9 +408,9 @@ def _data() -> str:
     subs = sorted(submask_counts().items())
     w(_array("std::int16_t", "ZCM_SUBMASKS", [str(x) for pair in subs for x in pair], 8))
     w(f"constexpr int ZCM_SUBMASKS_COUNT = {len(subs)};\n")
-    lanes, columns = tmem_shape()
+    lanes, tmem_columns = tmem_shape()
     w("/** sec. 9.7.16.1, 9.7.16.8.1, 9.7.16.7.1: tensor memory's shape, warps per warpgroup, tcgen05.alloc sizes. */\n"
-      f"constexpr long long TMEM_LANES = {lanes};\nconstexpr long long TMEM_COLUMNS = {columns};\n"
+      f"constexpr long long TMEM_LANES = {lanes};\nconstexpr long long TMEM_COLUMNS = {tmem_columns};\n"
       f"constexpr long long WARPS = {warps_per_warpgroup()};\n")
     w(_array("std::int16_t", "ALLOC_SIZES", [str(n) for n in alloc_sizes()]))
     w(f"constexpr int ALLOC_SIZE_COUNT = {len(alloc_sizes())};\n")
