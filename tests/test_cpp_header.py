@@ -214,3 +214,30 @@ def test_recorded_device_digests_match_python_now(differential_run: dict[str, ob
     device.frombytes((RECORDED / "device_digests.bin").read_bytes())
     assert differential.sha256(device.tobytes()) == s["device_digests_sha256"]
     assert device == differential_run["python"]
+
+
+@needs_gxx
+def test_readme_example_compiles(build: Path) -> None:
+    """The README's C++ example (the block that includes the header) compiles, strict, and its
+    static_assert holds."""
+    readme = (HERE.parent / "README.md").read_text(encoding="utf-8")
+    examples = [b for b in re.findall(r"```cpp\n(.*?)```", readme, flags=re.S) if cpp_header.FILE_NAME in b]
+    assert examples
+    for i, code in enumerate(examples):
+        src = build / f"readme_{i}.cpp"
+        src.write_text(code)
+        _cc([GXX, *STRICT, f"-I{build}", "-c", str(src), "-o", str(build / f"readme_{i}.o")], build)
+
+
+def test_cli_writes_the_header(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from descgen.cli import cli
+
+    out = tmp_path / "h.hpp"
+    result = CliRunner().invoke(cli, ["header", "--lang", "cpp", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.read_text() == cpp_header.header()
+    result = CliRunner().invoke(cli, ["header", "--lang", "cpp"])
+    assert result.exit_code == 0 and result.output == cpp_header.header()
+    assert CliRunner().invoke(cli, ["header", "--lang", "rust"]).exit_code == 2
