@@ -212,6 +212,11 @@ def _default(lay_name: str, kind: str | None, slot: str | None, nid: dict[str, i
     return str(nid[str(value)]) if f.type == "enum" else str(int(value))
 
 
+def _combo_hash(key: int, bits: int) -> int:
+    """The slot of a type combination's key in its kind's set (COMBO_HASH in the header)."""
+    return ((key * 0x9E3779B1) & 0xFFFFFFFF) >> (32 - bits)
+
+
 def _data() -> str:
     """The generated part: every table the evaluator reads."""
     c = constraints()
@@ -306,6 +311,7 @@ def _data() -> str:
                           f"{_c(f.unit)}, {_c(allowed)}}}")
             runs += [f"{{{lo}u, {hi}u, {step}u}}" for lo, hi, step in legal]
     w(_array("PlanSpec", "PLANS", plan_rows, 8))
+    w(f"constexpr int PLAN_COUNT = {len(plan_rows)};\n")
     w(f"constexpr int MAX_SLOTS = {max(len(s) for s in slots.values())};\n")
     w("constexpr long long UNSET = -0x7fffffffffffffffll;\n")
     w("/** Per plan and slot: the value an encoder takes when not given one (the kind's types, the field's\n"
@@ -357,13 +363,27 @@ def _data() -> str:
         return sum((nid[x] + 1 if x is not None else 0) << (24 - 8 * i) for i, x in enumerate(cmb))
 
     keys = [(ki, key(cmb)) for ki, cmb in combos]
-    keys.sort()
+    table: list[int] = []
+    first, bits_of = [], []
+    for ki in range(len(KINDS)):  # per kind an open-addressing set of its keys (linear probing; 0: empty)
+        mine = [k for i, k in keys if i == ki]
+        bits = max(3, (2 * len(mine) - 1).bit_length())
+        slots_ = [0] * (1 << bits)
+        for k in mine:
+            h = _combo_hash(k, bits)
+            while slots_[h]:
+                h = (h + 1) & ((1 << bits) - 1)
+            slots_[h] = k
+        first.append(len(table))
+        bits_of.append(bits)
+        table += slots_
     w("/** Table 39's legal (atype, btype, dtype, scale type) per kind: keys (each name id + 1 in a byte, high\n"
-      " *  to low; 0: none), sorted per kind from COMBO_FIRST[kind]; and per kind each column's names as a mask\n"
-      " *  (bit 63: none). */\n")
-    w(_array("std::uint32_t", "COMBO_KEYS", [f"0x{k:08x}u" for _, k in keys], 8))
-    w(f"constexpr int COMBO_COUNT = {len(keys)};\n")
-    w(_array("std::uint16_t", "COMBO_FIRST", [str(sum(1 for k, _ in keys if k < i)) for i in range(len(KINDS) + 1)]))
+      " *  to low; 0: none) in a set per kind (open addressing from COMBO_HASH_FIRST[kind], 2**COMBO_HASH_BITS\n"
+      " *  slots, hash (key * 0x9e3779b1) >> (32 - bits), linear probing, 0: empty); and per kind each\n"
+      " *  column's names as a mask (bit 63: none). */\n")
+    w(_array("std::uint32_t", "COMBO_HASH", [f"0x{k:08x}u" for k in table], 8))
+    w(_array("std::uint16_t", "COMBO_HASH_FIRST", [str(x) for x in first]))
+    w(_array("std::uint8_t", "COMBO_HASH_BITS", [str(x) for x in bits_of]))
     columns = []
     for ki in range(len(KINDS)):
         for j in range(4):
@@ -386,6 +406,8 @@ def _data() -> str:
         sv_rows.append(f"{{{SCALE_VECS.index(r['name'])}, {sum(1 << KINDS.index(k) for k in r['kinds'])}u, "
                        f"{{{', '.join(map(str, ks))}}}, {_mask(nid[t] for t in r['scale_types'])}, {_mask(r['sf_ids'])}}}")
     w(_array("ScaleVecRow", "SCALE_VEC_ROWS", sv_rows, 1))
+    w(f"/** The block-scaled kinds (those with [[scale_vec]] rows), as a Kind mask. */\n"
+      f"constexpr std::uint32_t SCALED_KINDS = {sum(1 << KINDS.index(k) for k in {k for r in c.scale_vec for k in r['kinds']})}u;\n")
     w(f"constexpr int SCALE_VEC_ROW_COUNT = {len(sv_rows)};\n")
     w("/** [[requires]]: the targets (Arch mask) that meet each feature the rules ask about. */\nnamespace require {\n")
     for feat in _FEATURES:

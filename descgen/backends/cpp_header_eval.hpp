@@ -42,7 +42,7 @@ constexpr long long NONE = -1;
 struct Values {
     long long v[MAX_SLOTS];
     std::uint32_t present;
-    DESCGEN_HD long long get(int slot) const { return (present >> slot) & 1u ? v[slot] : NONE; }
+    DESCGEN_HD long long get(int slot) const { return v[slot]; }  // (a slot the plan lacks holds NONE)
     DESCGEN_HD bool has(int slot) const { return (present >> slot) & 1u; }
 };
 
@@ -58,24 +58,47 @@ DESCGEN_HD constexpr std::uint64_t field_mask(const FieldSpec& f) {
     return f.width >= 64 ? ~0ull : ((1ull << f.width) - 1);
 }
 
-/** Read every field of a plan: the values, and (report != nullptr) each field's own check. */
-DESCGEN_HD inline void read_plan(int plan, std::uint64_t word, Values& out, Report* report, int role = 0) {
-    const PlanSpec& p = PLANS[plan];
-    out.present = 0;
-    for (int i = p.first; i < p.first + p.count; ++i) {
-        const FieldSpec& f = FIELDS[i];
-        std::uint32_t raw = static_cast<std::uint32_t>((word >> f.lo) & field_mask(f));
-        long long value;
-        if (f.type == 2) value = ENUMS[f.enums + raw];
-        else if (f.type == 0) value = (static_cast<long long>(raw) << f.shift) + f.add;
-        else value = raw;
-        if (report && !(f.width <= 6 ? (f.legal >> raw) & 1u : in_runs(raw, f.runs, f.nruns)))
-            report->add(static_cast<Code>(f.code), f.severity, f.name, f.type == 0 ? value : raw, role);
-        if (f.slot >= 0) {
-            out.v[f.slot] = value;
-            out.present |= 1u << f.slot;
+/** Read field I of the tables (a compile-time index: its shifts, masks and legal values are
+ *  constants) and the fields after it up to END. */
+template <int I, int END>
+struct FieldReader {
+    DESCGEN_HD static inline void read(std::uint64_t word, Values& out, Report* report, int role) {
+        if constexpr (I < END) {
+            constexpr FieldSpec f = FIELDS[I];
+            const std::uint32_t raw = static_cast<std::uint32_t>((word >> f.lo) & field_mask(f));
+            long long value;
+            if constexpr (f.type == 2) value = ENUMS[f.enums + raw];
+            else if constexpr (f.type == 0) value = (static_cast<long long>(raw) << f.shift) + f.add;
+            else value = raw;
+            if (report) {
+                bool legal;
+                if constexpr (f.width <= 6) legal = (f.legal >> raw) & 1u;
+                else legal = in_runs(raw, f.runs, f.nruns);
+                if (!legal) report->add(static_cast<Code>(f.code), f.severity, f.name, f.type == 0 ? value : raw, role);
+            }
+            if constexpr (f.slot >= 0) {
+                out.v[f.slot] = value;
+                out.present |= 1u << f.slot;
+            }
+            FieldReader<I + 1, END>::read(word, out, report, role);
         }
     }
+};
+
+/** Plan P's reader when plan == P, else the next plan's. */
+template <int P>
+DESCGEN_HD inline void read_plan_from(int plan, std::uint64_t word, Values& out, Report* report, int role) {
+    if constexpr (P < PLAN_COUNT) {
+        if (plan == P) FieldReader<PLANS[P].first, PLANS[P].first + PLANS[P].count>::read(word, out, report, role);
+        else read_plan_from<P + 1>(plan, word, out, report, role);
+    }
+}
+
+/** Read every field of a plan: the values, and (report != nullptr) each field's own check. */
+DESCGEN_HD inline void read_plan(int plan, std::uint64_t word, Values& out, Report* report, int role = 0) {
+    out.present = 0;
+    for (int i = 0; i < MAX_SLOTS; ++i) out.v[i] = NONE;
+    read_plan_from<0>(plan, word, out, report, role);
 }
 
 /** Pack logical values (UNSET: the plan's default) into a word; under DESCGEN_DEBUG each field's
@@ -131,7 +154,7 @@ struct IdescFacts {
     const Values* d;
     int kind;
     long long k;
-    Context ctx;
+    const Context& ctx;
     bool ctx_rows;      // Table 39 has rows for the kind under the context (any sparsity, K)
     bool own_case;      // ... and for the word's sparsity and K
     bool scope;         // the rows M and N are checked against exist (the context's, else any context's)
@@ -184,13 +207,13 @@ DESCGEN_HD inline void idesc_types_table39(const IdescFacts& f, Report& r) {
         if (!name_in(given[j] < 0 ? 63 : given[j], COMBO_COLUMNS[f.kind * 4 + j])) return;  // a type the field checks report
         key = key << 8 | static_cast<std::uint32_t>(given[j] + 1);
     }
-    int lo = COMBO_FIRST[f.kind], hi = COMBO_FIRST[f.kind + 1];  // binary search of the kind's sorted keys
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (COMBO_KEYS[mid] < key) lo = mid + 1;
-        else hi = mid;
+    const int bits = COMBO_HASH_BITS[f.kind];
+    const std::uint32_t mask = (1u << bits) - 1;
+    for (std::uint32_t h = (key * 0x9e3779b1u) >> (32 - bits);; h = (h + 1) & mask) {  // the kind's set of legal keys
+        const std::uint32_t slot = COMBO_HASH[COMBO_HASH_FIRST[f.kind] + h];
+        if (slot == key) return;
+        if (!slot) break;
     }
-    if (lo < COMBO_FIRST[f.kind + 1] && COMBO_KEYS[lo] == key) return;
     bool mx = d.has(idesc_slot::scale_type);
     r.add(Code::IDESC_TYPES_TABLE39, 0, mx ? "scale_type" : "dtype", mx ? given[3] : given[2]);
 }
@@ -305,9 +328,7 @@ DESCGEN_HD inline void idesc_scale_vec_type(const IdescFacts& f, Report& r) {
 
 DESCGEN_HD inline void idesc_sf_id(const IdescFacts& f, Report& r, int slot, Code code, const char* field) {
     long long sf = f.d->get(slot);
-    bool block_scaled = false;
-    for (int i = 0; i < SCALE_VEC_ROW_COUNT; ++i) block_scaled = block_scaled || sv_row(SCALE_VEC_ROWS[i], f.kind, -1);
-    if (sf < 0 || f.k < 0 || !block_scaled) return;
+    if (sf < 0 || f.k < 0 || !((SCALED_KINDS >> f.kind) & 1u)) return;
     std::uint32_t allowed = 0;
     int sv = static_cast<int>(f.ctx.scale_vec);
     bool rows = false;
@@ -326,10 +347,7 @@ DESCGEN_HD inline void arch_rule(const IdescFacts& f, Report& r, bool applies, s
 
 /** The idesc rules, in the catalog's order, each when its context is given. */
 DESCGEN_HD inline void idesc_rules(const Values& d, int kind, Context ctx, Report& r) {
-    IdescFacts f{};
-    f.d = &d;
-    f.kind = kind;
-    f.ctx = ctx;
+    IdescFacts f{&d, kind, 0, ctx, false, false, false, false, false, false, false, false};
     long long sparse = d.get(idesc_slot::sparse);
     bool k96 = d.get(idesc_slot::k_dim) >= 0 && NAME_INT[d.get(idesc_slot::k_dim)] == 96;
     f.k = k96 && sparse ? -1 : k96 ? 96 : KS[kind * 2 + (sparse ? 1 : 0)];
