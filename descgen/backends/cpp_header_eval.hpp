@@ -85,20 +85,22 @@ struct FieldReader {
     }
 };
 
-/** Plan P's reader when plan == P, else the next plan's. */
-template <int P>
+/** Plan P's reader when plan == P, else the next plan's, up to plan END (excluded). */
+template <int P, int END>
 DESCGEN_HD inline void read_plan_from(int plan, std::uint64_t word, Values& out, Report* report, int role) {
-    if constexpr (P < PLAN_COUNT) {
+    if constexpr (P < END) {
         if (plan == P) FieldReader<PLANS[P].first, PLANS[P].first + PLANS[P].count>::read(word, out, report, role);
-        else read_plan_from<P + 1>(plan, word, out, report, role);
+        else read_plan_from<P + 1, END>(plan, word, out, report, role);
     }
 }
 
-/** Read every field of a plan: the values, and (report != nullptr) each field's own check. */
+/** Read every field of a plan (one of FIRST..END-1): the values, and (report != nullptr) each
+ *  field's own check. */
+template <int FIRST, int END>
 DESCGEN_HD inline void read_plan(int plan, std::uint64_t word, Values& out, Report* report, int role = 0) {
     out.present = 0;
     for (int i = 0; i < MAX_SLOTS; ++i) out.v[i] = NONE;
-    read_plan_from<0>(plan, word, out, report, role);
+    read_plan_from<FIRST, END>(plan, word, out, report, role);
 }
 
 /** Pack logical values (UNSET: the plan's default) into a word; under DESCGEN_DEBUG each field's
@@ -498,28 +500,28 @@ DESCGEN_HD inline void mma_rules(const Values& idesc, const Values* desc[2], Rep
  *  and every rule whose context is given, the same codes in the same order as the Python API. */
 DESCGEN_HD inline void validate_idesc(std::uint32_t word, Kind kind, const Context& ctx, Report& r) {
     detail::Values d;
-    detail::read_plan(IDESC_PLAN0 + static_cast<int>(kind), word, d, &r);
+    detail::read_plan<IDESC_PLAN0, SMEM_PLAN>(IDESC_PLAN0 + static_cast<int>(kind), word, d, &r);
     detail::idesc_rules(d, static_cast<int>(kind), detail::normalized(ctx), r);
 }
 
 /** Validate a shared memory descriptor (validate_smem: context arch, pattern_start). */
 DESCGEN_HD inline void validate_smem(std::uint64_t word, const Context& ctx, Report& r) {
     detail::Values d;
-    detail::read_plan(SMEM_PLAN, word, d, &r);
+    detail::read_plan<SMEM_PLAN, SMEM_PLAN + 1>(SMEM_PLAN, word, d, &r);
     detail::smem_rules(d, ctx, r, 0);
 }
 
 /** Validate a zero-column mask descriptor (validate_zcm: context m, n, ws). */
 DESCGEN_HD inline void validate_zcm(std::uint64_t word, const Context& ctx, Report& r) {
     detail::Values d;
-    detail::read_plan(ZCM_PLAN, word, d, &r);
+    detail::read_plan<ZCM_PLAN, ZCM_PLAN + 1>(ZCM_PLAN, word, d, &r);
     detail::zcm_rules(d, ctx, r, 0);
 }
 
 /** Validate a tensor memory address (validate_taddr: context warp, alloc_columns, alloc_base). */
 DESCGEN_HD inline void validate_taddr(std::uint32_t word, const Context& ctx, Report& r) {
     detail::Values d;
-    detail::read_plan(TADDR_PLAN, word, d, &r);
+    detail::read_plan<TADDR_PLAN, TADDR_PLAN + 1>(TADDR_PLAN, word, d, &r);
     detail::taddr_rules(d, ctx, r);
 }
 
@@ -536,19 +538,19 @@ DESCGEN_HD inline void check_mma(std::uint32_t idesc, Kind kind, const std::uint
     instr.cta_group = c.cta_group; instr.ws = c.ws; instr.sp = c.sp; instr.scale_vec = c.scale_vec;
     instr.a_tmem = c.a_tmem; instr.arch = c.arch;
     detail::Values di, da, db;
-    detail::read_plan(IDESC_PLAN0 + static_cast<int>(kind), idesc, di, &r);
+    detail::read_plan<IDESC_PLAN0, SMEM_PLAN>(IDESC_PLAN0 + static_cast<int>(kind), idesc, di, &r);
     detail::idesc_rules(di, static_cast<int>(kind), detail::normalized(instr), r);
     const detail::Values* desc[2] = {nullptr, &db};
     Context smem;
     smem.arch = c.arch;
     if (a_desc) {
         smem.pattern_start = a_pattern_start;
-        detail::read_plan(SMEM_PLAN, *a_desc, da, &r, 1);
+        detail::read_plan<SMEM_PLAN, SMEM_PLAN + 1>(SMEM_PLAN, *a_desc, da, &r, 1);
         detail::smem_rules(da, smem, r, 1);
         desc[0] = &da;
     }
     smem.pattern_start = b_pattern_start;
-    detail::read_plan(SMEM_PLAN, b_desc, db, &r, 2);
+    detail::read_plan<SMEM_PLAN, SMEM_PLAN + 1>(SMEM_PLAN, b_desc, db, &r, 2);
     detail::smem_rules(db, smem, r, 2);
     if (zcm) {
         Context z;
@@ -556,7 +558,7 @@ DESCGEN_HD inline void check_mma(std::uint32_t idesc, Kind kind, const std::uint
         z.n = di.get(idesc_slot::n);
         z.ws = ctx.ws;
         detail::Values dz;
-        detail::read_plan(ZCM_PLAN, *zcm, dz, &r, 3);
+        detail::read_plan<ZCM_PLAN, ZCM_PLAN + 1>(ZCM_PLAN, *zcm, dz, &r, 3);
         detail::zcm_rules(dz, z, r, 3);
     }
     detail::mma_rules(di, desc, r);
@@ -570,10 +572,10 @@ struct ZcmFields { long long v[zcm_slot::count]; DESCGEN_HD long long operator[]
 struct TaddrFields { long long v[taddr_slot::count]; DESCGEN_HD long long operator[](int slot) const { return v[slot]; } };
 
 namespace detail {
-template <class Out, int N>
+template <class Out, int N, int FIRST, int END>
 DESCGEN_HD inline Out decoded(int plan, std::uint64_t word) {
     Values d;
-    read_plan(plan, word, d, nullptr);
+    read_plan<FIRST, END>(plan, word, d, nullptr);
     Out out{};
     for (int i = 0; i < N; ++i) out.v[i] = d.get(i);
     return out;
@@ -582,11 +584,17 @@ DESCGEN_HD inline Out decoded(int plan, std::uint64_t word) {
 
 /** Decode (fields only; validate_* adds the checks): decode_idesc(word, kind)[idesc_slot::m]. */
 DESCGEN_HD inline IdescFields decode_idesc(std::uint32_t word, Kind kind) {
-    return detail::decoded<IdescFields, idesc_slot::count>(IDESC_PLAN0 + static_cast<int>(kind), word);
+    return detail::decoded<IdescFields, idesc_slot::count, IDESC_PLAN0, SMEM_PLAN>(IDESC_PLAN0 + static_cast<int>(kind), word);
 }
-DESCGEN_HD inline SmemFields decode_smem(std::uint64_t word) { return detail::decoded<SmemFields, smem_slot::count>(SMEM_PLAN, word); }
-DESCGEN_HD inline ZcmFields decode_zcm(std::uint64_t word) { return detail::decoded<ZcmFields, zcm_slot::count>(ZCM_PLAN, word); }
-DESCGEN_HD inline TaddrFields decode_taddr(std::uint32_t word) { return detail::decoded<TaddrFields, taddr_slot::count>(TADDR_PLAN, word); }
+DESCGEN_HD inline SmemFields decode_smem(std::uint64_t word) {
+    return detail::decoded<SmemFields, smem_slot::count, SMEM_PLAN, SMEM_PLAN + 1>(SMEM_PLAN, word);
+}
+DESCGEN_HD inline ZcmFields decode_zcm(std::uint64_t word) {
+    return detail::decoded<ZcmFields, zcm_slot::count, ZCM_PLAN, ZCM_PLAN + 1>(ZCM_PLAN, word);
+}
+DESCGEN_HD inline TaddrFields decode_taddr(std::uint32_t word) {
+    return detail::decoded<TaddrFields, taddr_slot::count, TADDR_PLAN, TADDR_PLAN + 1>(TADDR_PLAN, word);
+}
 
 /** DESCGEN_CHECK every error of a report (with DESCGEN_DEBUG: prints the first and traps). */
 DESCGEN_HD inline void require_ok(const Report& r) {
