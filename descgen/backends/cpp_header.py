@@ -143,8 +143,7 @@ def _slots(word: str) -> list[str]:
 
 
 def _names() -> list[str]:
-    """Every enum member name of every layout (the header's name ids), plus the context names
-    the rules compare with."""
+    """Every enum member name of every layout, as text: the header's name ids."""
     out: dict[str, None] = {}
     for _, lay, kind in plans():
         for f in layout(lay).fields:
@@ -441,11 +440,11 @@ def _data() -> str:
 
 def _encoders() -> str:
     """Argument structs and the named encoders: the Python encoders' required arguments (in their
-    order) as parameters, every other value field as a fluent setter with the table's default."""
+    order) as parameters, every other value field as a fluent setter (unset: the plan's default)."""
     out: list[str] = []
-    specs: list[tuple[str, str, Callable[..., Any], int]] = [("idesc", "", encode_idesc, 32)]
-    specs += [(w, lay, fn, layout(lay).width) for w, lay, fn in _WORDS]
-    for word, lay_name, fn, width in specs:
+    specs: list[tuple[str, Callable[..., Any], int]] = [("idesc", encode_idesc, layout(IDESC_LAYOUTS[0]).width)]
+    specs += [(w, fn, layout(lay).width) for w, lay, fn in _WORDS]
+    for word, fn, width in specs:
         slots = _slots(word)
         params = [p for p in inspect.signature(fn).parameters.values()
                   if p.default is inspect.Parameter.empty and p.name != "kind"]

@@ -42,16 +42,9 @@ SIZE = 1_000_000
 SEED = 20
 
 
-def _legal(word: str, lay_name: str, kind: str | None) -> list[tuple[int, int, list[int]]]:
-    """Per field of a plan: (lo, width, its legal raw values)."""
-    out = []
-    for f in layout(lay_name).fields:
-        out.append((f.lo, f.width, cpp_header._legal_raw(f, kind)))
-    return out
-
-
 def _plans() -> dict[tuple[str, str | None], list[tuple[int, int, list[int]]]]:
-    return {(w, k): _legal(w, lay, k) for w, lay, k in cpp_header.plans()}
+    """Per plan (word, kind): each field's (lo, width, legal raw values)."""
+    return {(w, k): [(f.lo, f.width, cpp_header._legal_raw(f, k)) for f in layout(lay).fields] for w, lay, k in cpp_header.plans()}
 
 
 def _pack(op: int, kind: int = 0, cg: int = -1, ws: int = -1, sp: int = -1, a_tmem: int = -1, sv: int = -1, arch: int = -1,
