@@ -307,8 +307,11 @@ class _Composer:
         op, kind, cg, ws, sp, a_tmem, sv, arch, warp, has_a, has_zcm, w0, w1, w2, w3, p0, p1 = rec
         out: list[tuple[int, bool]] = []
         if op == 0:
-            self._idesc(w0, KINDS[kind], self._context(cta_group=_opt(cg), ws=_flag(ws), sp=_flag(sp), scale_vec=_SV[sv],
-                                                        a_tmem=_flag(a_tmem), arch=_ARCH[arch]), out)
+            ctx = self.ctx.get(rec[2:8])  # (the record's context bytes: one normalization each)
+            if ctx is None:
+                ctx = self.ctx[rec[2:8]] = self._context(cta_group=_opt(cg), ws=_flag(ws), sp=_flag(sp), scale_vec=_SV[sv],
+                                                         a_tmem=_flag(a_tmem), arch=_ARCH[arch])
+            self._idesc(w0, KINDS[kind], ctx, out)
         elif op == 1:
             self._smem(w0, self._context(arch=_ARCH[arch], pattern_start=_opt(p0)), out)
         elif op == 2:
