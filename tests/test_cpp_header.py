@@ -60,6 +60,7 @@ def test_header_is_deterministic_and_self_contained(build: Path) -> None:
     assert text.isascii()
     includes = re.findall(r"^#include (.*)$", text, re.M)
     assert includes == ["<cstdint>", "<cstdio>", "<cstdlib>"]  # (the last two under DESCGEN_DEBUG only)
+    assert "DESCGEN_CHECK(cond, code, field, value, allowed) ((void)0)" in text
     debug = text.index("#ifdef DESCGEN_DEBUG")
     assert text.index("#include <cstdio>") > debug and text.index("#include <cstdlib>") > debug
     assert "#ifndef DESCGEN_CHECK" in text  # shared with the run-time descriptor functions
@@ -100,8 +101,9 @@ def test_descgen_check(build: Path) -> None:
     """With DESCGEN_DEBUG a failed check prints code, field, value and allowed values and aborts; a
     constexpr encode of an illegal value does not compile; without it nothing is evaluated."""
     src = build / "check.cpp"
-    src.write_text('#include "descgen_tcgen05.hpp"\nusing namespace descgen::tcgen05;\nint main(int argc, char**) {\n'
-                   '    (void)argc;\n    int evaluated = 0;\n    DESCGEN_CHECK(argc > 5, "DEMO-CODE", "demo", ++evaluated, "{1, 2}");\n'
+    src.write_text('#include "descgen_tcgen05.hpp"\nusing namespace descgen::tcgen05;\nstatic int evaluated = 0;\n'
+                   'int one() { ++evaluated; return 1; }\nint main(int argc, char**) {\n    (void)argc;\n'
+                   '    DESCGEN_CHECK(argc > 5, "DEMO-CODE", "demo", one(), "{1, 2}");\n'
                    '    Report r; Context c; c.cta_group = 1;\n'
                    '    validate_idesc(0x08400010u | (1u << 6), Kind::f16, c, r);\n    require_ok(r);\n    return evaluated;\n}\n')
     _cc([GXX, *STRICT, f"-I{build}", str(src), "-o", str(build / "check_plain")], build)
@@ -109,13 +111,28 @@ def test_descgen_check(build: Path) -> None:
     _cc([GXX, *STRICT, "-DDESCGEN_DEBUG", f"-I{build}", str(src), "-o", str(build / "check_debug")], build)
     done = subprocess.run([str(build / "check_debug")], capture_output=True, text=True)
     assert done.returncode != 0
-    assert done.stdout == "descgen: DEMO-CODE: demo = 1 (0x1), allowed {1, 2}\n"
+    assert done.stderr == "descgen: DEMO-CODE: demo = 1 (0x1), allowed {1, 2}\n"
     bad = build / "bad_encode.cpp"
     bad.write_text('#include "descgen_tcgen05.hpp"\nusing namespace descgen::tcgen05;\n'
                    'constexpr auto w = encode_idesc(Kind::f16, 128, 250);\n')
     assert subprocess.run([GXX, *STRICT, f"-I{build}", "-fsyntax-only", str(bad)], capture_output=True).returncode == 0
     done = subprocess.run([GXX, *STRICT, "-DDESCGEN_DEBUG", f"-I{build}", "-fsyntax-only", str(bad)], capture_output=True, text=True)
     assert done.returncode != 0  # N = 250 is no legal N: under DESCGEN_DEBUG the constant expression fails
+
+
+@needs_gxx
+def test_a_descgen_check_defined_first_is_kept(build: Path) -> None:
+    """Another generated file's DESCGEN_CHECK (string literals pasted together) may come first: the
+    header keeps it and compiles with it."""
+    src = build / "first.cpp"
+    src.write_text('#include <cstdio>\n#include <cstdlib>\n#define DESCGEN_CHECK(cond, code, field, value, allowed) '
+                   '((cond) ? (void)0 : (std::fprintf(stderr, "first: " code ": " field " " allowed "\\n"), std::abort()))\n'
+                   '#include "descgen_tcgen05.hpp"\nusing namespace descgen::tcgen05;\n'
+                   'int main() { DESCGEN_CHECK(1 > 2, "X", "f", 0, "a"); }\n')
+    for debug in ([], ["-DDESCGEN_DEBUG"]):
+        _cc([GXX, *STRICT, *debug, f"-I{build}", str(src), "-o", str(build / "first")], build)
+        done = subprocess.run([str(build / "first")], capture_output=True, text=True)
+        assert done.returncode != 0 and done.stderr == "first: X: f a\n"
 
 
 @needs_gxx
@@ -126,7 +143,7 @@ def test_descgen_check_reports_a_rule(build: Path) -> None:
                    '    validate_idesc(encode_idesc(Kind::f16, 256, 256), Kind::f16, c, r);\n    require_ok(r);\n}\n')
     _cc([GXX, *STRICT, "-DDESCGEN_DEBUG", f"-I{build}", str(src), "-o", str(build / "rule")], build)
     done = subprocess.run([str(build / "rule")], capture_output=True, text=True)
-    assert done.returncode != 0 and done.stdout.startswith("descgen: IDESC-M-SHAPE: m = 256 (0x100), allowed M must be one"), done.stdout
+    assert done.returncode != 0 and done.stderr.startswith("descgen: IDESC-M-SHAPE: m = 256 (0x100), allowed M must be one"), done.stderr
 
 
 @needs_nvcc

@@ -513,26 +513,24 @@ _PRELUDE = r"""#if defined(__CUDACC__)
 // DESCGEN_CHECK(cond, code, field, value, allowed): code, field and allowed are string literals,
 // value converts to unsigned long long. With DESCGEN_DEBUG defined a failed check prints
 //   descgen: <code>: <field> = <value> (0x<hex>), allowed <allowed>
-// and traps (__trap() on the device, abort() on the host); without it, nothing is evaluated.
-// (Shared with the run-time descriptor functions descgen emits: defined once, whichever comes first.)
-#ifndef DESCGEN_CHECK
+// (printf on the device, stderr on the host) and traps (__trap() on the device, abort() on the
+// host); without it, nothing is evaluated. The same definition as the run-time descriptor functions
+// descgen emits (descgen.backends.descriptor_functions), under #ifndef: whichever comes first.
 #ifdef DESCGEN_DEBUG
 #include <cstdio>
 #include <cstdlib>
-#if defined(__CUDA_ARCH__)
-#define DESCGEN_TRAP_() __trap()
-#else
-#define DESCGEN_TRAP_() (std::fflush(stdout), std::abort())  // (printf went to stdout: flushed first)
 #endif
-#define DESCGEN_CHECK(cond, code, field, value, allowed)                                                  \
-    do {                                                                                                  \
-        if (!(cond)) {                                                                                    \
-            unsigned long long descgen_value_ = (unsigned long long)(value);                              \
-            printf("descgen: %s: %s = %llu (0x%llx), allowed %s\n", code, field, descgen_value_,          \
-                   descgen_value_, allowed);                                                              \
-            DESCGEN_TRAP_();                                                                              \
-        }                                                                                                 \
-    } while (0)
+#ifndef DESCGEN_CHECK
+#ifdef DESCGEN_DEBUG
+#if defined(__CUDA_ARCH__)
+#define DESCGEN_CHECK(cond, code, field, value, allowed) \
+    ((cond) ? (void)0 : (printf("descgen: " code ": " field " = %llu (0x%llx), allowed " allowed "\n", \
+                                (unsigned long long)(value), (unsigned long long)(value)), __trap()))
+#else
+#define DESCGEN_CHECK(cond, code, field, value, allowed) \
+    ((cond) ? (void)0 : (fprintf(stderr, "descgen: " code ": " field " = %llu (0x%llx), allowed " allowed "\n", \
+                                 (unsigned long long)(value), (unsigned long long)(value)), abort()))
+#endif
 #else
 #define DESCGEN_CHECK(cond, code, field, value, allowed) ((void)0)
 #endif

@@ -37,6 +37,21 @@ namespace detail {
 
 constexpr long long NONE = -1;
 
+#ifdef DESCGEN_DEBUG
+/** DESCGEN_CHECK's report for a check whose code, field and allowed values are known at run time
+ *  only (a report's finding, an encoder's field): the same line, then the same trap. */
+DESCGEN_HD inline void fail(const char* code, const char* field, long long value, const char* allowed) {
+    const unsigned long long v = static_cast<unsigned long long>(value);
+#if defined(__CUDA_ARCH__)
+    printf("descgen: %s: %s = %llu (0x%llx), allowed %s\n", code, field, v, v, allowed);
+    __trap();
+#else
+    std::fprintf(stderr, "descgen: %s: %s = %llu (0x%llx), allowed %s\n", code, field, v, v, allowed);
+    std::abort();
+#endif
+}
+#endif
+
 /** A word's fields decoded: per slot its logical value (an enum's name id, a flag's 0/1, a uint's
  *  value; -1 for an unknown enum code) and whether the plan has it. */
 struct Values {
@@ -118,13 +133,17 @@ DESCGEN_HD constexpr std::uint64_t encode_plan(int plan, const long long* v) {
             if (f.type == 2) {
                 for (std::uint32_t r = 0; r < (1u << f.width); ++r)
                     if (ENUMS[f.enums + r] == x) { raw = r; break; }
-                DESCGEN_CHECK(ENUMS[f.enums + raw] == x && in_runs(static_cast<std::uint32_t>(raw), f.runs, f.nruns),
-                              "encode: unknown enum name", f.name, x, f.allowed);
+#ifdef DESCGEN_DEBUG
+                if (!(ENUMS[f.enums + raw] == x && in_runs(static_cast<std::uint32_t>(raw), f.runs, f.nruns)))
+                    fail(CODE_STR[f.code], f.name, x, f.allowed);
+#endif
             } else {
                 raw = static_cast<std::uint64_t>((x - f.add) >> f.shift) & field_mask(f);
-                DESCGEN_CHECK(x != UNSET && (static_cast<long long>(raw) << f.shift) + f.add == x &&
-                                  in_runs(static_cast<std::uint32_t>(raw), f.runs, f.nruns),
-                              "encode: value out of its field's domain", f.name, x, f.allowed);
+#ifdef DESCGEN_DEBUG
+                if (!(x != UNSET && (static_cast<long long>(raw) << f.shift) + f.add == x &&
+                      in_runs(static_cast<std::uint32_t>(raw), f.runs, f.nruns)))
+                    fail(CODE_STR[f.code], f.name, x, f.allowed);
+#endif
             }
         }
         word |= raw << f.lo;
@@ -596,13 +615,15 @@ DESCGEN_HD inline TaddrFields decode_taddr(std::uint32_t word) {
     return detail::decoded<TaddrFields, taddr_slot::count, TADDR_PLAN, TADDR_PLAN + 1>(TADDR_PLAN, word);
 }
 
-/** DESCGEN_CHECK every error of a report (with DESCGEN_DEBUG: prints the first and traps). */
+/** With DESCGEN_DEBUG: the first error of a report printed as DESCGEN_CHECK prints a failed check
+ *  (its code, field, value and the rule), then a trap; without it, nothing. */
 DESCGEN_HD inline void require_ok(const Report& r) {
-    for (int i = 0; i < r.count; ++i) {
-        const Finding& f = r.item[i];
-        (void)f;
-        DESCGEN_CHECK(f.severity != 0, code_str(f.code), f.field, f.value, code_rule(f.code));
-    }
+#ifdef DESCGEN_DEBUG
+    for (int i = 0; i < r.count; ++i)
+        if (r.item[i].severity == 0) detail::fail(code_str(r.item[i].code), r.item[i].field, r.item[i].value, code_rule(r.item[i].code));
+#else
+    (void)r;
+#endif
 }
 
 // @ENCODERS@
