@@ -9,8 +9,8 @@
   Python API (tests/cpp/differential.py) answer the same million records (the legal shape space
   exhaustively, then random words and contexts) with the same verdicts and codes, and between them
   report every code the header has.
-- The recorded GPU run (tests/device/recorded/, made by tests/device/run_device_validators.sh on
-  an H100) was over the records the generator makes now, and agreed.
+- The recorded GPU run (tests/device/header_validators/recorded/, made by
+  tests/device/header_validators/run.sh on an H100) was over the records the generator makes now, and agreed.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ import differential  # noqa: E402
 GXX = shutil.which("g++")
 NVCC = shutil.which("nvcc")
 STRICT = ["-std=c++17", "-Wall", "-Wextra", "-Werror", "-pedantic"]
-RECORDED = HERE / "device" / "recorded"
+RECORDED = HERE / "device" / "header_validators" / "recorded"
 
 needs_gxx = pytest.mark.skipif(GXX is None, reason="g++ is not installed")
 needs_nvcc = pytest.mark.skipif(NVCC is None, reason="nvcc is not installed")
@@ -152,7 +152,7 @@ def test_nvcc_compiles(build: Path, arch: str, debug: bool) -> None:
     """The header in device code (the differential kernel; the static checks as CUDA), for sm_90a
     and sm_100a, with and without DESCGEN_DEBUG (compile only)."""
     flags = ["-std=c++17", *(["-DDESCGEN_DEBUG"] if debug else []), f"-gencode=arch=compute_{arch},code=sm_{arch}", f"-I{build}"]
-    _cc([NVCC, *flags, f"-I{HERE / 'cpp'}", "-c", str(HERE / "device" / "validators_kernel.cu"), "-o", str(build / f"kernel_{arch}.o")],
+    _cc([NVCC, *flags, f"-I{HERE / 'cpp'}", "-c", str(HERE / "device" / "header_validators" / "validators_kernel.cu"), "-o", str(build / f"kernel_{arch}.o")],
         build)
     _cc([NVCC, *flags, "-x", "cu", "-c", str(HERE / "cpp" / "static_checks.cpp"), "-o", str(build / f"static_{arch}.o")], build)
 
@@ -208,7 +208,7 @@ def test_differential_reports_every_code(differential_run: dict[str, object], dr
 def _summary() -> dict[str, str]:
     path = RECORDED / "summary.txt"
     if not path.exists():
-        pytest.skip("no recorded GPU run yet (tests/device/run_device_validators.sh tests/device/recorded on a GPU machine)")
+        pytest.skip("no recorded GPU run yet (tests/device/header_validators/run.sh tests/device/header_validators/recorded on a GPU)")
     return dict(line.split("=", 1) for line in path.read_text().splitlines() if "=" in line)
 
 
@@ -229,7 +229,7 @@ def test_recorded_device_digests_match_python_now(differential_run: dict[str, ob
     recorded (a table change that renumbers codes needs a new GPU run: skipped, saying so)."""
     s = _summary()
     if s["header_sha256"] != differential.sha256(cpp_header.header().encode()):
-        pytest.skip("the recorded GPU run used another header: rerun tests/device/run_device_validators.sh")
+        pytest.skip("the recorded GPU run used another header: rerun tests/device/header_validators/run.sh")
     device = array("I")
     device.frombytes((RECORDED / "device_digests.bin").read_bytes())
     assert differential.sha256(device.tobytes()) == s["device_digests_sha256"]

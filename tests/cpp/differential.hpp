@@ -1,5 +1,5 @@
 // One differential record run through descgen_tcgen05.hpp's validators, on the host or on the
-// device (tests/cpp/driver.cpp, tests/device/validators_kernel.cu); tests/cpp/differential.py
+// device (tests/cpp/driver.cpp, tests/device/header_validators/validators_kernel.cu); tests/cpp/differential.py
 // writes the records and computes the Python API's answers the same way.
 #pragma once
 #include <cstdint>

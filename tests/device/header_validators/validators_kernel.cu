@@ -1,4 +1,4 @@
-// The device side of the differential test (tests/device/run_device_validators.sh): the header's
+// The device side of the differential test (tests/device/header_validators/run.sh): the header's
 // validators run in a CUDA kernel over the records (tests/cpp/differential.py), one thread per
 // record, and on the host over the same records; writes both digest files and prints how many
 // records the device and the host agree on.

@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
-# The header's validators on a GPU: builds tests/device/validators_kernel.cu for sm_90a with the
+# The header's validators on a GPU: builds validators_kernel.cu (beside this script) for sm_90a with the
 # header descgen generates now, runs it over the differential's records (tests/cpp/differential.py,
 # the same million the host test uses), compares the device with the host run of the same
 # validators and, through a file, with the Python API's verdicts. Needs nvcc, a GPU and python3
 # (stdlib only: the library is importable with PYTHONPATH=. from the repository root).
 #
-#   tests/device/run_device_validators.sh OUTDIR
+#   tests/device/header_validators/run.sh OUTDIR
 #
 # OUTDIR gets summary.txt (a few lines: the device, the counts, the hashes) and device_digests.bin
-# (one 32-bit digest per record, 4 MB); commit both to tests/device/recorded/ so that
+# (one 32-bit digest per record, 4 MB); commit both to tests/device/header_validators/recorded/ so that
 # tests/test_cpp_header.py checks them against what the generator makes now.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-out=${1:?usage: run_device_validators.sh OUTDIR}
+root=$(cd "$here/../../.." && pwd)
+out=${1:?usage: run.sh OUTDIR}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 build=$(mktemp -d)
