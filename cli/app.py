@@ -101,6 +101,7 @@ LAZY_COMMANDS = {
     "port": ("portcmd", "port"),
     "scan": ("scan", "scan"),
     "batch": ("batch", "batch"),
+    "header": ("header", "header"),
 }
 
 

@@ -36,7 +36,7 @@ from .version import __version__
 if TYPE_CHECKING:  # descgen.tiles loads on first use (descgen's lazy exports): not imported here
     from .tiles import TileDescriptor
 
-__all__ = ["FORMATS", "Emittable", "comment", "emit", "identifier", "word_comment"]
+__all__ = ["CHECK_MACRO", "FORMATS", "Emittable", "comment", "emit", "identifier", "word_comment"]
 
 #: One thing :func:`emit` writes as a word (or, for ``check_mma``'s report, several).
 Emittable = Union[Decoded, Report, "TileDescriptor", int]
@@ -332,3 +332,26 @@ def _python_writer(items: list[_Item], header: str, notes: tuple[str, ...]) -> s
 
 _WRITERS = {"hex": _hex_writer, "json": _json_writer, "c": _c_writer, "cpp": _cpp_writer, "ptx": _ptx_writer,
             "python": _python_writer}
+
+
+#: ``DESCGEN_CHECK(cond, code, field, value, allowed)``, the one debug-check macro of the C and C++
+#: descgen writes (the run-time descriptor functions, the C++/CUDA header): ``code``, ``field`` and
+#: ``allowed`` string literals, ``value`` converted to unsigned long long; with ``DESCGEN_DEBUG`` a
+#: failed check prints ``descgen: <code>: <field> = <value> (0x<hex>), allowed <allowed>`` and traps
+#: (``__trap()`` on the device, ``abort()`` on the host); without it, nothing is evaluated. Under
+#: ``#ifndef DESCGEN_CHECK``: whichever file comes first defines it.
+CHECK_MACRO = r"""#ifndef DESCGEN_CHECK
+#ifdef DESCGEN_DEBUG
+#if defined(__CUDA_ARCH__)
+#define DESCGEN_CHECK(cond, code, field, value, allowed) \
+    ((cond) ? (void)0 : (printf("descgen: " code ": " field " = %llu (0x%llx), allowed " allowed "\n", \
+                                (unsigned long long)(value), (unsigned long long)(value)), __trap()))
+#else
+#define DESCGEN_CHECK(cond, code, field, value, allowed) \
+    ((cond) ? (void)0 : (fprintf(stderr, "descgen: " code ": " field " = %llu (0x%llx), allowed " allowed "\n", \
+                                 (unsigned long long)(value), (unsigned long long)(value)), abort()))
+#endif
+#else
+#define DESCGEN_CHECK(cond, code, field, value, allowed) ((void)0)
+#endif
+#endif"""

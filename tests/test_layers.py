@@ -34,7 +34,7 @@ LAYERS = (
     ("idesc", "smem", "zcm", "taddr", "runtime", "wgmma_smem"),
     ("tiles", "instruction", "identify", "port", "ptx.lexer", "ptx.knownbits", "ptx.ranges", "ptx.dataflow"),
     ("ptx.scan", "compare", "emitters", "codes"),
-    ("batch", "examples", "backends.descriptor_functions"),
+    ("batch", "examples", "backends.descriptor_functions", "backends.cpp_header"),
     ("__main__",),
 )
 

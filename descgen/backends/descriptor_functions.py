@@ -34,7 +34,7 @@ from typing import Any, Callable, Sequence, Union
 
 from ..catalog import usage_error
 from ..engine import Decoded
-from ..emitters import comment, identifier, word_comment
+from ..emitters import CHECK_MACRO, comment, identifier, word_comment
 from ..errors import DescgenError
 from ..identify import decode_as
 from ..idesc import validate_idesc
@@ -392,22 +392,6 @@ def _c_string(text: str) -> str:
     return '"' + text.encode("ascii", "replace").decode().replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-_CHECK_MACRO = r"""#ifndef DESCGEN_CHECK
-#ifdef DESCGEN_DEBUG
-#if defined(__CUDA_ARCH__)
-#define DESCGEN_CHECK(cond, code, field, value, allowed) \
-    ((cond) ? (void)0 : (printf("descgen: " code ": " field " = %llu (0x%llx), allowed " allowed "\n", \
-                                (unsigned long long)(value), (unsigned long long)(value)), __trap()))
-#else
-#define DESCGEN_CHECK(cond, code, field, value, allowed) \
-    ((cond) ? (void)0 : (fprintf(stderr, "descgen: " code ": " field " = %llu (0x%llx), allowed " allowed "\n", \
-                                 (unsigned long long)(value), (unsigned long long)(value)), abort()))
-#endif
-#else
-#define DESCGEN_CHECK(cond, code, field, value, allowed) ((void)0)
-#endif
-#endif"""
-
 _HOST_DEVICE = """#ifndef DESCGEN_HOST_DEVICE
 #if defined(__CUDACC__)
 #define DESCGEN_HOST_DEVICE __host__ __device__
@@ -427,7 +411,7 @@ def _c_like(fns: DescriptorFunctions, lines: Sequence[str], cpp: bool) -> str:
     out = ["#include <cstdint>" if cpp else "#include <stdint.h>"]
     if fns.functions:  # the checks print and trap
         out[0] += "\n#include <cstdio>\n#include <cstdlib>" if cpp else "\n#include <stdio.h>\n#include <stdlib.h>"
-        out += ["", _CHECK_MACRO, *(["", _HOST_DEVICE] if cpp else [])]
+        out += ["", CHECK_MACRO, *(["", _HOST_DEVICE] if cpp else [])]
     out += ["", *comment(lines, fmt)]
     value = f"0x{fns.fixed:0{fns.width // 4}x}"
     out.append(f"constexpr {word} {fixed} = {value}{suffix};" if cpp else f"#define {fixed} UINT{fns.width}_C({value})")

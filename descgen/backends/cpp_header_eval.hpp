@@ -1,0 +1,641 @@
+// The evaluator of descgen_tcgen05.hpp (descgen/backends/cpp_header_eval.hpp, appended to the
+// generated tables by descgen.backends.cpp_header). It holds no legal value of its own: every set,
+// limit and row it compares with is one of the tables above. Field checks are generic (bit ranges,
+// legal raw runs); each catalog rule is one short function over the tables, mirroring its
+// @_impl in descgen/checks.py, in the catalog's order (cpp_header.EVALUATOR_RULES);
+// tests/test_cpp_header.py checks both against the Python API over a million words and contexts.
+
+/** A finding: its code, severity (0 error, 1 warning, 2 info), the word it is about (role: 0 the
+ *  word itself, 1 a_desc, 2 b_desc, 3 zcm), the field and a value (raw or logical). */
+struct Finding {
+    Code code;
+    std::uint8_t severity;
+    std::uint8_t role;
+    const char* field;
+    long long value;
+};
+
+/** What a validator found, in the Python API's order (field checks in bit order, then the rules). */
+struct Report {
+    static constexpr int capacity = 96;
+    int count = 0;
+    int errors = 0;
+    Finding item[capacity];
+    DESCGEN_HD bool ok() const { return errors == 0; }
+    DESCGEN_HD void add(Code code, int severity, const char* field, long long value, int role = 0) {
+        if (severity == 0) ++errors;
+        if (count < capacity) item[count++] = Finding{code, static_cast<std::uint8_t>(severity), static_cast<std::uint8_t>(role), field, value};
+    }
+};
+
+DESCGEN_HD inline const char* code_str(Code c) { return CODE_STR[static_cast<int>(c)]; }
+/** The rule sentence and PTX source of a code (for printing). */
+DESCGEN_HD inline const char* code_rule(Code c) { return CODE_RULE[static_cast<int>(c)]; }
+DESCGEN_HD inline const char* name_str(int id) { return id >= 0 && id < NAME_COUNT ? NAME_STR[id] : "?"; }
+
+namespace detail {
+
+constexpr long long NONE = -1;
+
+#ifdef DESCGEN_DEBUG
+/** DESCGEN_CHECK's report for a check whose code, field and allowed values are known at run time
+ *  only (a report's finding, an encoder's field): the same line, then the same trap. */
+DESCGEN_HD inline void fail(const char* code, const char* field, long long value, const char* allowed) {
+    const unsigned long long v = static_cast<unsigned long long>(value);
+#if defined(__CUDA_ARCH__)
+    printf("descgen: %s: %s = %llu (0x%llx), allowed %s\n", code, field, v, v, allowed);
+    __trap();
+#else
+    std::fprintf(stderr, "descgen: %s: %s = %llu (0x%llx), allowed %s\n", code, field, v, v, allowed);
+    std::abort();
+#endif
+}
+#endif
+
+/** A word's fields decoded: per slot its logical value (an enum's name id, a flag's 0/1, a uint's
+ *  value; -1 for an unknown enum code) and whether the plan has it. */
+struct Values {
+    long long v[MAX_SLOTS];
+    std::uint32_t present;
+    DESCGEN_HD long long get(int slot) const { return v[slot]; }  // (a slot the plan lacks holds NONE)
+    DESCGEN_HD bool has(int slot) const { return (present >> slot) & 1u; }
+};
+
+DESCGEN_HD constexpr bool in_runs(std::uint32_t raw, int first, int n) {
+    for (int i = first; i < first + n; ++i) {
+        const Run& r = RUNS[i];
+        if (raw >= r.lo && raw <= r.hi && (raw - r.lo) % r.step == 0) return true;
+    }
+    return false;
+}
+
+DESCGEN_HD constexpr std::uint64_t field_mask(const FieldSpec& f) {
+    return f.width >= 64 ? ~0ull : ((1ull << f.width) - 1);
+}
+
+/** Read field I of the tables (a compile-time index: its shifts, masks and legal values are
+ *  constants) and the fields after it up to END. */
+template <int I, int END>
+struct FieldReader {
+    DESCGEN_HD static inline void read(std::uint64_t word, Values& out, Report* report, int role) {
+        if constexpr (I < END) {
+            constexpr FieldSpec f = FIELDS[I];
+            const std::uint32_t raw = static_cast<std::uint32_t>((word >> f.lo) & field_mask(f));
+            long long value;
+            if constexpr (f.type == 2) value = ENUMS[f.enums + raw];
+            else if constexpr (f.type == 0) value = (static_cast<long long>(raw) << f.shift) + f.add;
+            else value = raw;
+            if (report) {
+                bool legal;
+                if constexpr (f.width <= 6) legal = (f.legal >> raw) & 1u;
+                else legal = in_runs(raw, f.runs, f.nruns);
+                if (!legal) report->add(static_cast<Code>(f.code), f.severity, f.name, f.type == 0 ? value : raw, role);
+            }
+            if constexpr (f.slot >= 0) {
+                out.v[f.slot] = value;
+                out.present |= 1u << f.slot;
+            }
+            FieldReader<I + 1, END>::read(word, out, report, role);
+        }
+    }
+};
+
+/** Plan P's reader when plan == P, else the next plan's, up to plan END (excluded). */
+template <int P, int END>
+DESCGEN_HD inline void read_plan_from(int plan, std::uint64_t word, Values& out, Report* report, int role) {
+    if constexpr (P < END) {
+        if (plan == P) FieldReader<PLANS[P].first, PLANS[P].first + PLANS[P].count>::read(word, out, report, role);
+        else read_plan_from<P + 1, END>(plan, word, out, report, role);
+    }
+}
+
+/** Read every field of a plan (one of FIRST..END-1): the values, and (report != nullptr) each
+ *  field's own check. */
+template <int FIRST, int END>
+DESCGEN_HD inline void read_plan(int plan, std::uint64_t word, Values& out, Report* report, int role = 0) {
+    out.present = 0;
+    for (int i = 0; i < MAX_SLOTS; ++i) out.v[i] = NONE;
+    read_plan_from<FIRST, END>(plan, word, out, report, role);
+}
+
+/** Pack logical values (UNSET: the plan's default) into a word; under DESCGEN_DEBUG each field's
+ *  own check runs on the value given. */
+DESCGEN_HD constexpr std::uint64_t encode_plan(int plan, const long long* v) {
+    const PlanSpec& p = PLANS[plan];
+    std::uint64_t word = 0;
+    for (int i = p.first; i < p.first + p.count; ++i) {
+        const FieldSpec& f = FIELDS[i];
+        std::uint64_t raw = 0;
+        if (f.type == 4) {
+            raw = RUNS[f.runs].lo;  // a constant's one legal value
+        } else if (f.slot >= 0) {
+            long long x = v[f.slot] != UNSET ? v[f.slot] : PLAN_DEFAULTS[plan * MAX_SLOTS + f.slot];
+            if (f.type == 2) {
+                for (std::uint32_t r = 0; r < (1u << f.width); ++r)
+                    if (ENUMS[f.enums + r] == x) { raw = r; break; }
+#ifdef DESCGEN_DEBUG
+                if (!(ENUMS[f.enums + raw] == x && in_runs(static_cast<std::uint32_t>(raw), f.runs, f.nruns)))
+                    fail(CODE_STR[f.code], f.name, x, f.allowed);
+#endif
+            } else {
+                raw = static_cast<std::uint64_t>((x - f.add) >> f.shift) & field_mask(f);
+#ifdef DESCGEN_DEBUG
+                if (!(x != UNSET && (static_cast<long long>(raw) << f.shift) + f.add == x &&
+                      in_runs(static_cast<std::uint32_t>(raw), f.runs, f.nruns)))
+                    fail(CODE_STR[f.code], f.name, x, f.allowed);
+#endif
+            }
+        }
+        word |= raw << f.lo;
+    }
+    return word;
+}
+
+DESCGEN_HD inline bool in_mask(long long value, long long unit, std::uint64_t mask) {
+    return value >= 0 && value % unit == 0 && value / unit < 64 && ((mask >> (value / unit)) & 1u);
+}
+DESCGEN_HD inline bool name_in(long long id, std::uint64_t mask) { return id >= 0 && id < 64 && ((mask >> id) & 1u); }
+DESCGEN_HD inline bool supports(std::uint32_t feature, Arch arch) { return (feature >> static_cast<int>(arch)) & 1u; }
+
+/** Table 52: the swizzle modes (name-id mask) for an element size and major-ness. */
+DESCGEN_HD inline std::uint64_t swizzles_for(int bits, long long major) {
+    std::uint64_t out = 0;
+    for (int i = 0; i < MAJOR_SWIZZLE_COUNT; ++i)
+        if (MAJOR_SWIZZLE[i].major == major && bits < 64 && ((MAJOR_SWIZZLE[i].bits >> bits) & 1u)) out |= MAJOR_SWIZZLE[i].swizzles;
+    return out;
+}
+DESCGEN_HD inline int type_bits(long long id) { return id >= 0 && id < NAME_COUNT ? TYPE_BITS[id] : 0; }
+
+// -- instruction descriptor ----------------------------------------------------------------------
+
+/** What the idesc rules read: the values, the kind, the MMA's K (-1: none, K = 96 with sparsity), and
+ *  Table 39 walked once for the word: which rows the context has, and the M, N and Table 50 answers
+ *  of the rows M and N are checked against (_shape_scope in descgen/checks.py). */
+struct IdescFacts {
+    const Values* d;
+    int kind;
+    long long k;
+    const Context& ctx;
+    bool ctx_rows;      // Table 39 has rows for the kind under the context (any sparsity, K)
+    bool own_case;      // ... and for the word's sparsity and K
+    bool scope;         // the rows M and N are checked against exist (the context's, else any context's)
+    bool m_ok;          // M is in one of them
+    bool n_rows;        // some of them have M
+    bool n_ok;          // one with M has N
+    bool t50_rows;      // some of them have M and N
+    bool t50_ok;        // one with M and N has N in Table 50 for its cta_group
+};
+
+DESCGEN_HD inline bool row_in(const ShapeRow& r, int cta_group, int ws) {
+    return (cta_group < 0 || r.cta_group == cta_group) && (ws < 0 || r.ws == ws);
+}
+
+/** One walk over the kind's Table 39 rows: the facts the shape rules read. */
+DESCGEN_HD inline void walk_shapes(IdescFacts& f) {
+    const long long sparse = f.d->get(idesc_slot::sparse), m = f.d->get(idesc_slot::m), n = f.d->get(idesc_slot::n);
+    const int cg = f.ctx.cta_group, ws = f.ctx.ws;
+    bool any_case = false;
+    f.ctx_rows = f.own_case = false;
+    for (int pass = 0; pass < 2; ++pass) {  // pass 0: the context's rows; pass 1: any context's (when it has none)
+        f.m_ok = f.n_rows = f.n_ok = f.t50_rows = f.t50_ok = false;
+        bool found = false;
+        for (int i = SHAPE_FIRST[f.kind]; i < SHAPE_FIRST[f.kind + 1]; ++i) {
+            const ShapeRow& r = SHAPES[i];
+            if (!row_in(r, pass ? -1 : cg, pass ? -1 : ws)) continue;
+            if (!pass) f.ctx_rows = true;
+            if (r.sparse != sparse || r.k != f.k) continue;
+            found = true;
+            if (!in_mask(m, M_UNIT, r.m)) continue;
+            f.m_ok = f.n_rows = true;
+            if (!in_mask(n, N_UNIT, r.n)) continue;
+            f.n_ok = f.t50_rows = true;
+            if (r.cta_group < 3 && in_mask(n, N_UNIT, T50_N[r.cta_group])) f.t50_ok = true;
+        }
+        if (!pass) f.own_case = found;
+        any_case = found;
+        if (found || f.k < 0) break;
+    }
+    f.scope = f.k >= 0 && any_case;
+}
+
+DESCGEN_HD inline void idesc_types_table39(const IdescFacts& f, Report& r) {
+    const Values& d = *f.d;
+    long long dtype = d.get(idesc_slot::dtype);
+    if (dtype < 0) dtype = IMPLIED_DTYPE[f.kind];
+    const long long given[4] = {d.get(idesc_slot::atype), d.get(idesc_slot::btype), dtype, d.get(idesc_slot::scale_type)};
+    std::uint32_t key = 0;
+    for (int j = 0; j < 4; ++j) {
+        if (!name_in(given[j] < 0 ? 63 : given[j], COMBO_COLUMNS[f.kind * 4 + j])) return;  // a type the field checks report
+        key = key << 8 | static_cast<std::uint32_t>(given[j] + 1);
+    }
+    const int bits = COMBO_HASH_BITS[f.kind];
+    const std::uint32_t mask = (1u << bits) - 1;
+    for (std::uint32_t h = (key * 0x9e3779b1u) >> (32 - bits);; h = (h + 1) & mask) {  // the kind's set of legal keys
+        const std::uint32_t slot = COMBO_HASH[COMBO_HASH_FIRST[f.kind] + h];
+        if (slot == key) return;
+        if (!slot) break;
+    }
+    bool mx = d.has(idesc_slot::scale_type);
+    r.add(Code::IDESC_TYPES_TABLE39, 0, mx ? "scale_type" : "dtype", mx ? given[3] : given[2]);
+}
+
+DESCGEN_HD inline void idesc_k_value(const IdescFacts& f, Report& r) {
+    const Values& d = *f.d;
+    long long sparse = d.get(idesc_slot::sparse);
+    bool k96 = d.get(idesc_slot::k_dim) >= 0 && NAME_INT[d.get(idesc_slot::k_dim)] == 96;
+    if (k96 && sparse) { r.add(Code::IDESC_K_VALUE, 0, "k_dim", 96); return; }
+    if (f.k < 0 || !f.ctx_rows || f.own_case) return;
+    if (d.has(idesc_slot::k_dim)) r.add(Code::IDESC_K_VALUE, 0, "k_dim", f.k);
+    else r.add(Code::IDESC_K_VALUE, 0, "sparse", sparse);
+}
+
+DESCGEN_HD inline void idesc_m_shape(const IdescFacts& f, Report& r) {
+    long long m = f.d->get(idesc_slot::m);
+    if (f.scope && !f.m_ok && in_mask(m, M_UNIT, M_UNION[f.kind])) r.add(Code::IDESC_M_SHAPE, 0, "m", m);
+}
+
+DESCGEN_HD inline void idesc_n_shape(const IdescFacts& f, Report& r) {
+    long long n = f.d->get(idesc_slot::n);
+    if (f.scope && f.n_rows && !f.n_ok && in_mask(n, N_UNIT, N_UNION[f.kind])) r.add(Code::IDESC_N_SHAPE, 0, "n", n);
+}
+
+DESCGEN_HD inline void idesc_n_transpose_8bit(const IdescFacts& f, Report& r) {
+    const Values& d = *f.d;
+    if (d.get(idesc_slot::b_major) != name::mn || type_bits(d.get(idesc_slot::btype)) != 8) return;  // (8: Table 50's title)
+    if (f.scope && f.t50_rows && !f.t50_ok) r.add(Code::IDESC_N_TRANSPOSE_8BIT, 0, "n", d.get(idesc_slot::n));
+}
+
+DESCGEN_HD inline void idesc_major_type_size(const IdescFacts& f, Report& r) {
+    const Values& d = *f.d;
+    const int types[2] = {idesc_slot::atype, idesc_slot::btype};
+    const int majors[2] = {idesc_slot::a_major, idesc_slot::b_major};
+    const char* fields[2] = {"a_major", "b_major"};
+    for (int op = 0; op < 2; ++op) {
+        int bits = type_bits(d.get(types[op]));
+        if (d.get(majors[op]) == name::mn && bits && !swizzles_for(bits, name::mn))
+            r.add(Code::IDESC_MAJOR_TYPE_SIZE, 0, fields[op], d.get(majors[op]));
+    }
+}
+
+DESCGEN_HD inline void idesc_a_major_tmem(const IdescFacts& f, Report& r) {
+    long long major = f.d->get(idesc_slot::a_major);
+    if (f.ctx.a_tmem == 1 && major != A_TMEM_MAJOR && major >= 0) r.add(Code::IDESC_A_MAJOR_TMEM, 0, "a_major", major);
+}
+
+DESCGEN_HD inline void idesc_sparsity_selector_dense(const IdescFacts& f, Report& r) {
+    long long sel = f.d->get(idesc_slot::sparsity_selector);
+    if (sel > 0 && !f.d->get(idesc_slot::sparse)) r.add(Code::IDESC_SPARSITY_SELECTOR_DENSE, 0, "sparsity_selector", sel);
+}
+
+DESCGEN_HD inline void idesc_max_shift_ws(const IdescFacts& f, Report& r) {
+    long long shift = f.d->get(idesc_slot::max_shift);
+    if (shift >= 0 && NAME_INT[shift] != 0 && f.ctx.ws == 0) r.add(Code::IDESC_MAX_SHIFT_WS, 1, "max_shift", NAME_INT[shift]);
+}
+
+DESCGEN_HD inline void idesc_sparse_sp(const IdescFacts& f, Report& r) {
+    long long sparse = f.d->get(idesc_slot::sparse);
+    if (f.ctx.sp != sparse) r.add(Code::IDESC_SPARSE_SP, 0, "sparse", sparse);
+}
+
+DESCGEN_HD inline void mma_ws_cta_group(const IdescFacts& f, Report& r) {
+    if (f.ctx.ws == 1 && !((WS_CTA_GROUPS >> f.ctx.cta_group) & 1u)) r.add(Code::MMA_WS_CTA_GROUP, 0, "cta_group", f.ctx.cta_group);
+}
+
+DESCGEN_HD inline void mma_ws_kind(const IdescFacts& f, Report& r) {
+    if (f.ctx.ws != 1) return;
+    for (int i = SHAPE_FIRST[f.kind]; i < SHAPE_FIRST[f.kind + 1]; ++i)
+        if (SHAPES[i].ws) return;
+    r.add(Code::MMA_WS_KIND, 0, "ws", 1);
+}
+
+DESCGEN_HD inline bool sv_row(const ScaleVecRow& s, int kind, int sv) {
+    return ((s.kinds >> kind) & 1u) && (sv < 0 || s.name == sv);
+}
+DESCGEN_HD inline bool sv_has_k(const ScaleVecRow& s, long long k) {
+    for (int j = 0; j < 4; ++j)
+        if (s.k[j] >= 0 && s.k[j] == k) return true;
+    return false;
+}
+/** _scale_case: the first [[scale_vec]] row of the kind and size whose K matches (-1: none); rows: any row. */
+DESCGEN_HD inline int scale_case(int kind, int sv, long long k, bool& rows) {
+    rows = false;
+    for (int i = 0; i < SCALE_VEC_ROW_COUNT; ++i) {
+        if (!sv_row(SCALE_VEC_ROWS[i], kind, sv)) continue;
+        rows = true;
+        if (k >= 0 && sv_has_k(SCALE_VEC_ROWS[i], k)) return i;
+    }
+    return -1;
+}
+
+DESCGEN_HD inline void idesc_scale_vec_kind(const IdescFacts& f, Report& r) {
+    int sv = static_cast<int>(f.ctx.scale_vec);
+    for (int i = 0; i < SCALE_VEC_ROW_COUNT; ++i)
+        if (sv_row(SCALE_VEC_ROWS[i], f.kind, sv)) return;
+    r.add(Code::IDESC_SCALE_VEC_KIND, 0, "scale_vec", sv);
+}
+
+DESCGEN_HD inline void idesc_scale_vec_k(const IdescFacts& f, Report& r) {
+    bool rows;
+    int sv = static_cast<int>(f.ctx.scale_vec);
+    if (scale_case(f.kind, sv, f.k, rows) < 0 && rows) r.add(Code::IDESC_SCALE_VEC_K, 0, "scale_vec", sv);
+}
+
+DESCGEN_HD inline void idesc_scale_vec_type(const IdescFacts& f, Report& r) {
+    bool rows;
+    int row = scale_case(f.kind, static_cast<int>(f.ctx.scale_vec), f.k, rows);
+    long long st = f.d->get(idesc_slot::scale_type);
+    if (row >= 0 && st >= 0 && !name_in(st, SCALE_VEC_ROWS[row].scale_types)) r.add(Code::IDESC_SCALE_VEC_TYPE, 0, "scale_type", st);
+}
+
+DESCGEN_HD inline void idesc_sf_id(const IdescFacts& f, Report& r, int slot, Code code, const char* field) {
+    long long sf = f.d->get(slot);
+    if (sf < 0 || f.k < 0 || !((SCALED_KINDS >> f.kind) & 1u)) return;
+    std::uint32_t allowed = 0;
+    int sv = static_cast<int>(f.ctx.scale_vec);
+    bool rows = false;
+    if (sv >= 0)
+        for (int i = 0; i < SCALE_VEC_ROW_COUNT; ++i)
+            if (sv_row(SCALE_VEC_ROWS[i], f.kind, sv) && sv_has_k(SCALE_VEC_ROWS[i], f.k)) { rows = true; allowed |= SCALE_VEC_ROWS[i].sf_ids; }
+    if (!rows)
+        for (int i = 0; i < SCALE_VEC_ROW_COUNT; ++i)
+            if (sv_row(SCALE_VEC_ROWS[i], f.kind, -1) && sv_has_k(SCALE_VEC_ROWS[i], f.k)) allowed |= SCALE_VEC_ROWS[i].sf_ids;
+    if (!(sf < 32 && ((allowed >> sf) & 1u))) r.add(code, 0, field, sf);
+}
+
+DESCGEN_HD inline void arch_rule(const IdescFacts& f, Report& r, bool applies, std::uint32_t feature, Code code) {
+    if (applies && !supports(feature, f.ctx.arch)) r.add(code, 0, "arch", static_cast<int>(f.ctx.arch));
+}
+
+/** The idesc rules, in the catalog's order, each when its context is given. */
+DESCGEN_HD inline void idesc_rules(const Values& d, int kind, Context ctx, Report& r) {
+    IdescFacts f{&d, kind, 0, ctx, false, false, false, false, false, false, false, false};
+    long long sparse = d.get(idesc_slot::sparse);
+    bool k96 = d.get(idesc_slot::k_dim) >= 0 && NAME_INT[d.get(idesc_slot::k_dim)] == 96;
+    f.k = k96 && sparse ? -1 : k96 ? 96 : KS[kind * 2 + (sparse ? 1 : 0)];
+    walk_shapes(f);
+    const std::uint32_t given = ctx.given();
+#define DESCGEN_RULE_(CODE, CALL) if ((RULE_NEEDS[static_cast<int>(Code::CODE)] & ~given) == 0) CALL
+    DESCGEN_RULE_(IDESC_TYPES_TABLE39, idesc_types_table39(f, r));
+    DESCGEN_RULE_(IDESC_K_VALUE, idesc_k_value(f, r));
+    DESCGEN_RULE_(IDESC_M_SHAPE, idesc_m_shape(f, r));
+    DESCGEN_RULE_(IDESC_N_SHAPE, idesc_n_shape(f, r));
+    DESCGEN_RULE_(IDESC_N_TRANSPOSE_8BIT, idesc_n_transpose_8bit(f, r));
+    DESCGEN_RULE_(IDESC_MAJOR_TYPE_SIZE, idesc_major_type_size(f, r));
+    DESCGEN_RULE_(IDESC_A_MAJOR_TMEM, idesc_a_major_tmem(f, r));
+    DESCGEN_RULE_(IDESC_SPARSITY_SELECTOR_DENSE, idesc_sparsity_selector_dense(f, r));
+    DESCGEN_RULE_(IDESC_MAX_SHIFT_WS, idesc_max_shift_ws(f, r));
+    DESCGEN_RULE_(IDESC_SPARSE_SP, idesc_sparse_sp(f, r));
+    DESCGEN_RULE_(MMA_WS_CTA_GROUP, mma_ws_cta_group(f, r));
+    DESCGEN_RULE_(MMA_WS_KIND, mma_ws_kind(f, r));
+    DESCGEN_RULE_(IDESC_SCALE_VEC_KIND, idesc_scale_vec_kind(f, r));
+    DESCGEN_RULE_(IDESC_SCALE_VEC_K, idesc_scale_vec_k(f, r));
+    DESCGEN_RULE_(IDESC_SCALE_VEC_TYPE, idesc_scale_vec_type(f, r));
+    DESCGEN_RULE_(IDESC_A_SF_ID_SCALE_VEC, idesc_sf_id(f, r, idesc_slot::a_sf_id, Code::IDESC_A_SF_ID_SCALE_VEC, "a_sf_id"));
+    DESCGEN_RULE_(IDESC_B_SF_ID_SCALE_VEC, idesc_sf_id(f, r, idesc_slot::b_sf_id, Code::IDESC_B_SF_ID_SCALE_VEC, "b_sf_id"));
+    DESCGEN_RULE_(IDESC_KIND_ARCH, arch_rule(f, r, kind == static_cast<int>(Kind::i8), require::kind_i8, Code::IDESC_KIND_ARCH));
+    DESCGEN_RULE_(IDESC_SPARSE_ARCH, arch_rule(f, r, (kind == static_cast<int>(Kind::mxf4) || kind == static_cast<int>(Kind::mxf4nvf4))
+                                                      && (ctx.sp >= 0 ? ctx.sp == 1 : sparse == 1), require::sparse_mxf4, Code::IDESC_SPARSE_ARCH));
+    DESCGEN_RULE_(IDESC_K96_ARCH, arch_rule(f, r, k96, require::k96, Code::IDESC_K96_ARCH));
+    DESCGEN_RULE_(IDESC_SCALE_VEC_ARCH, (arch_rule(f, r, ctx.scale_vec == ScaleVec::_1X || ctx.scale_vec == ScaleVec::_2X
+                                                           || ctx.scale_vec == ScaleVec::_4X, require::scale_vec_nx, Code::IDESC_SCALE_VEC_ARCH),
+                                         arch_rule(f, r, ctx.scale_vec == ScaleVec::block16 || ctx.scale_vec == ScaleVec::block32,
+                                                   require::scale_vec_block, Code::IDESC_SCALE_VEC_ARCH)));
+}
+
+/** context(): ws not given is false under a cta_group tcgen05.mma.ws does not exist with. */
+DESCGEN_HD inline Context normalized(Context ctx) {
+    if (ctx.ws < 0 && ctx.cta_group > 0 && !((WS_CTA_GROUPS >> ctx.cta_group) & 1u)) ctx.ws = 0;
+    return ctx;
+}
+
+// -- shared memory descriptor ------------------------------------------------------------------------
+
+DESCGEN_HD inline void smem_rules(const Values& d, Context ctx, Report& r, int role) {
+    const std::uint32_t given = ctx.given();
+    long long swizzle = d.get(smem_slot::swizzle), base = d.get(smem_slot::base_offset);
+    bool absolute = d.get(smem_slot::lbo_mode) == name::absolute;
+    int boundary = swizzle >= 0 ? PATTERN_BOUNDARY[swizzle] : 0;
+    DESCGEN_RULE_(SMEM_LBO_MODE_SWIZZLE, if (absolute && swizzle >= 0 && !name_in(swizzle, ABS_LBO_SWIZZLES))
+                                             r.add(Code::SMEM_LBO_MODE_SWIZZLE, 0, "swizzle", swizzle, role));
+    DESCGEN_RULE_(SMEM_LBO_MODE_BASE_OFFSET, if (absolute && base != ABS_LBO_BASE_OFFSET)
+                                                 r.add(Code::SMEM_LBO_MODE_BASE_OFFSET, 0, "base_offset", base, role));
+    DESCGEN_RULE_(SMEM_LBO_MODE_ARCH, if (absolute && !supports(require::lbo_absolute, ctx.arch))
+                                          r.add(Code::SMEM_LBO_MODE_ARCH, 0, "arch", static_cast<int>(ctx.arch), role));
+    DESCGEN_RULE_(SMEM_BASE_OFFSET_IGNORED, if (swizzle == name::none && base)
+                                                r.add(Code::SMEM_BASE_OFFSET_IGNORED, 2, "base_offset", base, role));
+    DESCGEN_RULE_(SMEM_BASE_OFFSET_BOUNDARY, if (boundary && !base && ctx.pattern_start < 0 &&
+                                                 ((d.get(smem_slot::start_address) % boundary) >> 7))
+                                                 r.add(Code::SMEM_BASE_OFFSET_BOUNDARY, 1, "base_offset", 0, role));
+    if ((RULE_NEEDS[static_cast<int>(Code::SMEM_BASE_OFFSET_TABLE41)] & ~given) == 0 && boundary) {
+        long long ps = ctx.pattern_start;
+        long long want = ps % boundary == 0 ? 0 : (ps >> 7) & 7;
+        if (base != want) r.add(Code::SMEM_BASE_OFFSET_TABLE41, 0, "base_offset", base, role);
+    }
+}
+
+// -- zero-column mask descriptor ---------------------------------------------------------------------
+
+DESCGEN_HD inline void zcm_rules(const Values& d, Context ctx, Report& r, int role) {
+    const std::uint32_t given = ctx.given();
+    long long m = ctx.m;
+    DESCGEN_RULE_(ZCM_WS, if (ctx.ws == 0) r.add(Code::ZCM_WS, 0, "ws", 0, role));
+    if ((RULE_NEEDS[static_cast<int>(Code::ZCM_M)] & ~given) == 0) {
+        bool ok = false;
+        for (int i = 0; i < ZCM_M_COUNT; ++i) ok = ok || ZCM_MS[i] == m;
+        if (!ok) r.add(Code::ZCM_M, 0, "m", m, role);
+    }
+    if ((RULE_NEEDS[static_cast<int>(Code::ZCM_COLUMN_SHIFT_M)] & ~given) == 0) {
+        long long shift = d.get(zcm_slot::column_shift);
+        for (int i = 0; i < ZCM_SHIFT_LIMIT_COUNT; ++i)
+            if (ZCM_SHIFT_LIMIT[2 * i] == m && shift > ZCM_SHIFT_LIMIT[2 * i + 1]) r.add(Code::ZCM_COLUMN_SHIFT_M, 0, "column_shift", shift, role);
+    }
+    if ((RULE_NEEDS[static_cast<int>(Code::ZCM_SUBMASK_UNUSED)] & ~given) == 0) {
+        for (int i = 0; i < ZCM_SUBMASKS_COUNT; ++i) {
+            if (ZCM_SUBMASKS[2 * i] != m) continue;
+            const int counts[4] = {zcm_slot::start_count_0, zcm_slot::start_count_1, zcm_slot::start_count_2, zcm_slot::start_count_3};
+            const int spans[4] = {zcm_slot::first_span_0, zcm_slot::first_span_1, zcm_slot::first_span_2, zcm_slot::first_span_3};
+            for (int s = ZCM_SUBMASKS[2 * i + 1]; s < 4; ++s) {
+                if (d.get(counts[s])) r.add(Code::ZCM_SUBMASK_UNUSED, 1, ZCM_SLOT_STR[counts[s]], d.get(counts[s]), role);
+                if (d.get(spans[s])) r.add(Code::ZCM_SUBMASK_UNUSED, 1, ZCM_SLOT_STR[spans[s]], d.get(spans[s]), role);
+            }
+        }
+    }
+}
+
+// -- tensor memory address ---------------------------------------------------------------------------
+
+DESCGEN_HD inline bool alloc_size(long long n) {
+    for (int i = 0; i < ALLOC_SIZE_COUNT; ++i)
+        if (ALLOC_SIZES[i] == n) return true;
+    return false;
+}
+
+DESCGEN_HD inline void taddr_rules(const Values& d, Context ctx, Report& r) {
+    const std::uint32_t given = ctx.given();
+    long long lane = d.get(taddr_slot::lane), column = d.get(taddr_slot::column);
+    long long per = TMEM_LANES / WARPS;
+    DESCGEN_RULE_(TADDR_WARP_LANES, if (lane < TMEM_LANES && !(lane >= per * ctx.warp && lane < per * (ctx.warp + 1)))
+                                        r.add(Code::TADDR_WARP_LANES, 0, "lane", lane));
+    long long n = ctx.alloc_columns, base = ctx.alloc_base;
+    DESCGEN_RULE_(TADDR_ALLOC_COLUMNS, if (!alloc_size(n)) r.add(Code::TADDR_ALLOC_COLUMNS, 0, "alloc_columns", n));
+    if ((RULE_NEEDS[static_cast<int>(Code::TADDR_COLUMN_ALLOC)] & ~given) == 0 && alloc_size(n)) {
+        if (base + n > TMEM_COLUMNS) r.add(Code::TADDR_COLUMN_ALLOC, 0, "alloc_base", base);
+        else if (column >= 0 && column < TMEM_COLUMNS && !(column >= base && column < base + n))
+            r.add(Code::TADDR_COLUMN_ALLOC, 0, "column", column);
+    }
+}
+
+// -- one instruction -----------------------------------------------------------------------------------
+
+DESCGEN_HD inline void mma_rules(const Values& idesc, int kind, const Values* desc[2], Report& r) {
+    const int types[2] = {idesc_slot::atype, idesc_slot::btype};
+    const int majors[2] = {idesc_slot::a_major, idesc_slot::b_major};
+    for (int op = 0; op < 2; ++op) {  // MMA-SWIZZLE-TABLE52
+        if (!desc[op]) continue;
+        long long t = idesc.get(types[op]), major = idesc.get(majors[op]), swizzle = desc[op]->get(smem_slot::swizzle);
+        if (!type_bits(t) || major < 0 || swizzle < 0) continue;
+        std::uint64_t allowed = swizzles_for(type_bits(t), major);
+        if (allowed && !name_in(swizzle, allowed)) r.add(Code::MMA_SWIZZLE_TABLE52, 0, "swizzle", swizzle, op + 1);
+    }
+    for (int op = 0; op < 2; ++op) {  // MMA-LBO-MODE-MAJOR
+        if (!desc[op]) continue;
+        long long major = idesc.get(majors[op]);
+        if (desc[op]->get(smem_slot::lbo_mode) == name::absolute && major != ABS_LBO_MAJOR && major >= 0)
+            r.add(Code::MMA_LBO_MODE_MAJOR, 0, "lbo_mode", name::absolute, op + 1);
+    }
+    for (int op = 0; op < 2; ++op) {  // MMA-LBO-IGNORED
+        if (!desc[op]) continue;
+        long long swizzle = desc[op]->get(smem_slot::swizzle), lbo = desc[op]->get(smem_slot::lbo);
+        if (idesc.get(majors[op]) == name::k && swizzle != name::none && swizzle >= 0 &&
+            desc[op]->get(smem_slot::lbo_mode) == name::relative && lbo != 0 && lbo != 16)  // (0 or 16: encodes 0 or 1)
+            r.add(Code::MMA_LBO_IGNORED, 2, "lbo", lbo, op + 1);
+    }
+    const int extents[2] = {idesc_slot::m, idesc_slot::n};
+    for (int op = 0; op < 2; ++op) {  // MMA-SBO-ATOM: a swizzled SBO a whole number of patterns where one MMA steps by it
+        if (!desc[op]) continue;
+        long long major = idesc.get(majors[op]), swizzle = desc[op]->get(smem_slot::swizzle), sbo = desc[op]->get(smem_slot::sbo);
+        if (major < 0 || swizzle < 0 || sbo < 0) continue;
+        long long period = SWIZZLE_PERIOD[swizzle];
+        if (!period || sbo % period == 0) continue;
+        long long extent = idesc.get(extents[op]);
+        bool steps = major == name::k ? extent >= 0 && extent / 2 > 8
+                                      : MN_ATOM_K_ROWS[swizzle] && KIND_DENSE_K[kind] > MN_ATOM_K_ROWS[swizzle];
+        if (steps) r.add(Code::MMA_SBO_ATOM, 1, "sbo", sbo, op + 1);
+    }
+}
+#undef DESCGEN_RULE_
+
+}  // namespace detail
+
+/** Validate an instruction descriptor under kind and context (validate_idesc): every field check
+ *  and every rule whose context is given, the same codes in the same order as the Python API. */
+DESCGEN_HD inline void validate_idesc(std::uint32_t word, Kind kind, const Context& ctx, Report& r) {
+    detail::Values d;
+    detail::read_plan<IDESC_PLAN0, SMEM_PLAN>(IDESC_PLAN0 + static_cast<int>(kind), word, d, &r);
+    detail::idesc_rules(d, static_cast<int>(kind), detail::normalized(ctx), r);
+}
+
+/** Validate a shared memory descriptor (validate_smem: context arch, pattern_start). */
+DESCGEN_HD inline void validate_smem(std::uint64_t word, const Context& ctx, Report& r) {
+    detail::Values d;
+    detail::read_plan<SMEM_PLAN, SMEM_PLAN + 1>(SMEM_PLAN, word, d, &r);
+    detail::smem_rules(d, ctx, r, 0);
+}
+
+/** Validate a zero-column mask descriptor (validate_zcm: context m, n, ws). */
+DESCGEN_HD inline void validate_zcm(std::uint64_t word, const Context& ctx, Report& r) {
+    detail::Values d;
+    detail::read_plan<ZCM_PLAN, ZCM_PLAN + 1>(ZCM_PLAN, word, d, &r);
+    detail::zcm_rules(d, ctx, r, 0);
+}
+
+/** Validate a tensor memory address (validate_taddr: context warp, alloc_columns, alloc_base). */
+DESCGEN_HD inline void validate_taddr(std::uint32_t word, const Context& ctx, Report& r) {
+    detail::Values d;
+    detail::read_plan<TADDR_PLAN, TADDR_PLAN + 1>(TADDR_PLAN, word, d, &r);
+    detail::taddr_rules(d, ctx, r);
+}
+
+/** Check one tcgen05.mma (check_mma): the idesc under ctx (cta_group, ws, sp, scale_vec, a_tmem,
+ *  arch), A's (a_desc; nullptr: A in tensor memory) and B's descriptors (arch, their pattern starts,
+ *  -1: not given), the zero-column mask (zcm; nullptr: none) under the idesc's M and N and ctx.ws as
+ *  given, then the rules between the words. Findings of A, B, zcm have role 1, 2, 3. */
+DESCGEN_HD inline void check_mma(std::uint32_t idesc, Kind kind, const std::uint64_t* a_desc, std::uint64_t b_desc,
+                                 const std::uint64_t* zcm, const Context& ctx, Report& r,
+                                 long long a_pattern_start = -1, long long b_pattern_start = -1) {
+    Context c = ctx;
+    if (c.a_tmem < 0 && a_desc) c.a_tmem = 0;
+    Context instr;  // the names check_mma's idesc context takes
+    instr.cta_group = c.cta_group; instr.ws = c.ws; instr.sp = c.sp; instr.scale_vec = c.scale_vec;
+    instr.a_tmem = c.a_tmem; instr.arch = c.arch;
+    detail::Values di, da, db;
+    detail::read_plan<IDESC_PLAN0, SMEM_PLAN>(IDESC_PLAN0 + static_cast<int>(kind), idesc, di, &r);
+    detail::idesc_rules(di, static_cast<int>(kind), detail::normalized(instr), r);
+    const detail::Values* desc[2] = {nullptr, &db};
+    Context smem;
+    smem.arch = c.arch;
+    if (a_desc) {
+        smem.pattern_start = a_pattern_start;
+        detail::read_plan<SMEM_PLAN, SMEM_PLAN + 1>(SMEM_PLAN, *a_desc, da, &r, 1);
+        detail::smem_rules(da, smem, r, 1);
+        desc[0] = &da;
+    }
+    smem.pattern_start = b_pattern_start;
+    detail::read_plan<SMEM_PLAN, SMEM_PLAN + 1>(SMEM_PLAN, b_desc, db, &r, 2);
+    detail::smem_rules(db, smem, r, 2);
+    if (zcm) {
+        Context z;
+        z.m = di.get(idesc_slot::m);
+        z.n = di.get(idesc_slot::n);
+        z.ws = ctx.ws;
+        detail::Values dz;
+        detail::read_plan<ZCM_PLAN, ZCM_PLAN + 1>(ZCM_PLAN, *zcm, dz, &r, 3);
+        detail::zcm_rules(dz, z, r, 3);
+    }
+    detail::mma_rules(di, static_cast<int>(kind), desc, r);
+}
+
+/** Decoded words: each field's logical value (an enum's name id; -1: an unknown code or a field the
+ *  kind's layout lacks). */
+struct IdescFields { long long v[idesc_slot::count]; DESCGEN_HD long long operator[](int slot) const { return v[slot]; } };
+struct SmemFields { long long v[smem_slot::count]; DESCGEN_HD long long operator[](int slot) const { return v[slot]; } };
+struct ZcmFields { long long v[zcm_slot::count]; DESCGEN_HD long long operator[](int slot) const { return v[slot]; } };
+struct TaddrFields { long long v[taddr_slot::count]; DESCGEN_HD long long operator[](int slot) const { return v[slot]; } };
+
+namespace detail {
+template <class Out, int N, int FIRST, int END>
+DESCGEN_HD inline Out decoded(int plan, std::uint64_t word) {
+    Values d;
+    read_plan<FIRST, END>(plan, word, d, nullptr);
+    Out out{};
+    for (int i = 0; i < N; ++i) out.v[i] = d.get(i);
+    return out;
+}
+}  // namespace detail
+
+/** Decode (fields only; validate_* adds the checks): decode_idesc(word, kind)[idesc_slot::m]. */
+DESCGEN_HD inline IdescFields decode_idesc(std::uint32_t word, Kind kind) {
+    return detail::decoded<IdescFields, idesc_slot::count, IDESC_PLAN0, SMEM_PLAN>(IDESC_PLAN0 + static_cast<int>(kind), word);
+}
+DESCGEN_HD inline SmemFields decode_smem(std::uint64_t word) {
+    return detail::decoded<SmemFields, smem_slot::count, SMEM_PLAN, SMEM_PLAN + 1>(SMEM_PLAN, word);
+}
+DESCGEN_HD inline ZcmFields decode_zcm(std::uint64_t word) {
+    return detail::decoded<ZcmFields, zcm_slot::count, ZCM_PLAN, ZCM_PLAN + 1>(ZCM_PLAN, word);
+}
+DESCGEN_HD inline TaddrFields decode_taddr(std::uint32_t word) {
+    return detail::decoded<TaddrFields, taddr_slot::count, TADDR_PLAN, TADDR_PLAN + 1>(TADDR_PLAN, word);
+}
+
+/** With DESCGEN_DEBUG: the first error of a report printed as DESCGEN_CHECK prints a failed check
+ *  (its code, field, value and the rule), then a trap; without it, nothing. */
+DESCGEN_HD inline void require_ok(const Report& r) {
+#ifdef DESCGEN_DEBUG
+    for (int i = 0; i < r.count; ++i)
+        if (r.item[i].severity == 0) detail::fail(code_str(r.item[i].code), r.item[i].field, r.item[i].value, code_rule(r.item[i].code));
+#else
+    (void)r;
+#endif
+}
+
+// @ENCODERS@
