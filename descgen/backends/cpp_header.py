@@ -367,7 +367,7 @@ def _data() -> str:
     table: list[int] = []
     first, bits_of = [], []
     for ki in range(len(KINDS)):  # per kind an open-addressing set of its keys (linear probing; 0: empty)
-        mine = [k for i, k in keys if i == ki]
+        mine = sorted(k for i, k in keys if i == ki)  # sorted: the same header whatever the hash seed
         bits = max(3, (2 * len(mine) - 1).bit_length())
         slots_ = [0] * (1 << bits)
         for k in mine:
