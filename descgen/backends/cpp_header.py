@@ -201,6 +201,11 @@ def _mask(bits: Iterable[int]) -> str:
     return f"0x{m:x}ull"
 
 
+def _rows(hits: Iterable[bool]) -> str:
+    """The rows (by index) a per-row test holds for, as a mask (the ROWS_* / SV_ROWS_* indexes)."""
+    return _mask(i for i, hit in enumerate(hits) if hit)
+
+
 def _default(lay_name: str, kind: str | None, slot: str | None, nid: dict[str, int]) -> str:
     """The value an encoder takes for field ``slot`` of a plan when not given one, as C++."""
     lay = layout(lay_name)
@@ -341,17 +346,31 @@ def _data() -> str:
     w(f"constexpr long long M_UNIT = {m_unit};\nconstexpr long long N_UNIT = {n_unit};\n")
     w("struct ShapeRow { std::uint8_t kind, cta_group, ws, sparse; std::int16_t k; std::uint64_t m, n; };\n")
     rows = tuple(sorted(rows, key=lambda r: KINDS.index(r.kind)))  # (stable: Table 39's order within a kind)
-    w(_array("std::uint16_t", "SHAPE_FIRST", [str(sum(1 for r in rows if KINDS.index(r.kind) < i)) for i in range(len(KINDS) + 1)]))
     w(_array("ShapeRow", "SHAPES", [f"{{{KINDS.index(r.kind)}, {r.cta_group}, {int(r.ws)}, {int(r.sparse)}, {r.k}, "
                                      f"{_mask(m // m_unit for m in r.m)}, {_mask(n // n_unit for n in r.n)}}}" for r in rows], 1))
     w(f"constexpr int SHAPE_COUNT = {len(rows)};\n")
+    t50 = c.transpose_b_8bit
+    k_unit = gcd(*[r.k for r in rows], *[k for sv in c.scale_vec for k in sv["k"]])  # (ROWS_K's and SV_ROWS_K's)
+    if max([r.k for r in rows] + [k for sv in c.scale_vec for k in sv["k"]]) >= 64 * k_unit:
+        raise ValueError(f"a K of Table 39 or [[scale_vec]] is not below 64 * {k_unit}: ROWS_K cannot index it")
+    if max(r.cta_group for r in rows) >= 4:
+        raise ValueError("a cta_group of Table 39 is not below 4: ROWS_CTA_GROUP cannot index it")
+    w("/** SHAPES indexed: per value the rows (a mask of SHAPES' indices) whose kind, cta_group (0-3), .ws,\n"
+      " *  sparsity, K / K_UNIT, M / M_UNIT, N / N_UNIT has it, and per N / N_UNIT the rows whose cta_group's\n"
+      " *  Table 50 (N for a transposed 8-bit B) has it: walk_shapes' row sets in a few ANDs. */\n")
+    w(f"constexpr long long K_UNIT = {k_unit};\n")
+    w(_array("std::uint64_t", "ROWS_KIND", [_rows(r.kind == k for r in rows) for k in KINDS], 4))
+    w(_array("std::uint64_t", "ROWS_CTA_GROUP", [_rows(r.cta_group == g for r in rows) for g in range(4)], 4))
+    w(_array("std::uint64_t", "ROWS_WS", [_rows(int(r.ws) == v for r in rows) for v in range(2)], 4))
+    w(_array("std::uint64_t", "ROWS_SPARSE", [_rows(int(r.sparse) == v for r in rows) for v in range(2)], 4))
+    w(_array("std::uint64_t", "ROWS_K", [_rows(r.k == b * k_unit for r in rows) for b in range(64)], 4))
+    w(_array("std::uint64_t", "ROWS_M", [_rows(b * m_unit in r.m for r in rows) for b in range(64)], 4))
+    w(_array("std::uint64_t", "ROWS_N", [_rows(b * n_unit in r.n for r in rows) for b in range(64)], 4))
+    w(_array("std::uint64_t", "ROWS_T50", [_rows(b * n_unit in t50.get(r.cta_group, ()) for r in rows) for b in range(64)], 4))
     w(_array("std::uint64_t", "M_UNION", [_mask(m // m_unit for m in shape_union(k, "m")) for k in KINDS], 4))
     w(_array("std::uint64_t", "N_UNION", [_mask(n // n_unit for n in shape_union(k, "n")) for k in KINDS], 4))
     w(f"/** The cta_groups tcgen05.mma.ws exists with (Table 39): ws not given is false under another. */\n"
       f"constexpr std::uint32_t WS_CTA_GROUPS = {sum(1 << g for g in ws_cta_groups())}u;\n")
-    t50 = c.transpose_b_8bit
-    w("/** Table 50: N for a transposed 8-bit B, per cta_group (index 0 unused). */\n")
-    w(_array("std::uint64_t", "T50_N", [_mask(n // n_unit for n in t50.get(g, ())) for g in range(3)]))
     w("/** The MMA's K per kind: dense, sparse (Table 39). */\n")
     w(_array("std::int16_t", "KS", [str(x) for k in KINDS for x in kind_facts(k).ks]))
     w("/** The dtype each kind implies when its layout has no dtype field (name id, -1: none). */\n")
@@ -392,11 +411,13 @@ def _data() -> str:
     w(_array("std::uint64_t", "COMBO_COLUMNS", columns, 4))
     w("/** Element sizes in bits per name id (0: not an element type) (tables/smem_atoms.toml). */\n")
     w(_array("std::uint8_t", "TYPE_BITS", [str(c.type_bits.get(n, 0)) for n in names]))
-    w("/** Table 52: the swizzle modes (name-id mask) each element size (bit mask) and major-ness may use. */\n")
-    w("struct MajorSwizzle { std::int8_t major; std::uint64_t bits, swizzles; };\n")
-    w(_array("MajorSwizzle", "MAJOR_SWIZZLE", [f"{{{nid[row['major']]}, {_mask(row['bits'])}, {_mask(nid[s] for s in row['swizzles'])}}}"
-                                              for row in c.major_swizzle], 2))
-    w(f"constexpr int MAJOR_SWIZZLE_COUNT = {len(c.major_swizzle)};\n")
+    majors = list(dict.fromkeys(row["major"] for row in c.major_swizzle))
+    w("/** Table 52: the swizzle modes (name-id mask) each major-ness (MAJOR_NAMES, name ids) may use with each\n"
+      " *  element size: SWIZZLES_BY_BITS[major * 64 + bits]. */\n")
+    w(f"constexpr int MAJOR_COUNT = {len(majors)};\n")
+    w(_array("std::int8_t", "MAJOR_NAMES", [str(nid[m]) for m in majors]))
+    w(_array("std::uint64_t", "SWIZZLES_BY_BITS", [_mask(nid[sw] for row in c.major_swizzle if row["major"] == m and b in row["bits"]
+                                                         for sw in row["swizzles"]) for m in majors for b in range(64)], 4))
 
     # -- Tables 54/55, targets, smem, zcm, taddr --------------------------------------------------
     w("/** Tables 54/55 ([[scale_vec]]): kinds mask, K values, scale types (name-id mask), SF IDs mask. */\n")
@@ -410,6 +431,14 @@ def _data() -> str:
     w(f"/** The block-scaled kinds (those with [[scale_vec]] rows), as a Kind mask. */\n"
       f"constexpr std::uint32_t SCALED_KINDS = {sum(1 << KINDS.index(k) for k in {k for r in c.scale_vec for k in r['kinds']})}u;\n")
     w(f"constexpr int SCALE_VEC_ROW_COUNT = {len(sv_rows)};\n")
+    w("/** SCALE_VEC_ROWS indexed: per kind, scale_vec, K / K_UNIT and SF ID, its rows (a mask of indices). */\n")
+    w(f"constexpr int SCALE_VEC_COUNT = {len(SCALE_VECS)};\n")
+    w(_array("std::uint64_t", "SV_ROWS_KIND", [_rows(k in r["kinds"] for r in c.scale_vec) for k in KINDS], 4))
+    w(_array("std::uint64_t", "SV_ROWS_NAME", [_rows(r["name"] == v for r in c.scale_vec) for v in SCALE_VECS], 4))
+    w(_array("std::uint64_t", "SV_ROWS_K", [_rows(b * k_unit in r["k"] for r in c.scale_vec) for b in range(64)], 4))
+    if max(i for r in c.scale_vec for i in r["sf_ids"]) >= 32:
+        raise ValueError("an SF ID of [[scale_vec]] is not below 32: SV_ROWS_SF cannot index it")
+    w(_array("std::uint64_t", "SV_ROWS_SF", [_rows(i in r["sf_ids"] for r in c.scale_vec) for i in range(32)], 4))
     w("/** [[requires]]: the targets (Arch mask) that meet each feature the rules ask about. */\nnamespace require {\n")
     for feat in _FEATURES:
         w(f"constexpr std::uint32_t {feat} = {sum(1 << i for i, a in enumerate(c.targets) if c.supports(a, feat))}u;\n")
@@ -512,6 +541,16 @@ _PRELUDE = (r"""#if defined(__CUDACC__)
 #define DESCGEN_HD __host__ __device__
 #else
 #define DESCGEN_HD
+#endif
+// DESCGEN_INLINE: a function of the validators' hot path, inlined into its (one or two) callers.
+#if defined(__CUDACC__)
+#define DESCGEN_INLINE __forceinline__
+#elif defined(__GNUC__)
+#define DESCGEN_INLINE inline __attribute__((always_inline))
+#elif defined(_MSC_VER)
+#define DESCGEN_INLINE __forceinline
+#else
+#define DESCGEN_INLINE inline
 #endif
 // The tables are __device__ constexpr in the device pass, constexpr on the host.
 #if defined(__CUDA_ARCH__)

@@ -159,17 +159,16 @@ DESCGEN_HD inline bool supports(std::uint32_t feature, Arch arch) { return (feat
 
 /** Table 52: the swizzle modes (name-id mask) for an element size and major-ness. */
 DESCGEN_HD inline std::uint64_t swizzles_for(int bits, long long major) {
-    std::uint64_t out = 0;
-    for (int i = 0; i < MAJOR_SWIZZLE_COUNT; ++i)
-        if (MAJOR_SWIZZLE[i].major == major && bits < 64 && ((MAJOR_SWIZZLE[i].bits >> bits) & 1u)) out |= MAJOR_SWIZZLE[i].swizzles;
-    return out;
+    for (int i = 0; i < MAJOR_COUNT; ++i)
+        if (MAJOR_NAMES[i] == major) return bits >= 0 && bits < 64 ? SWIZZLES_BY_BITS[i * 64 + bits] : 0;
+    return 0;
 }
 DESCGEN_HD inline int type_bits(long long id) { return id >= 0 && id < NAME_COUNT ? TYPE_BITS[id] : 0; }
 
 // -- instruction descriptor ----------------------------------------------------------------------
 
 /** What the idesc rules read: the values, the kind, the MMA's K (-1: none, K = 96 with sparsity), and
- *  Table 39 walked once for the word: which rows the context has, and the M, N and Table 50 answers
+ *  Table 39 looked up once for the word (walk_shapes): which rows the context has, and the M, N and Table 50 answers
  *  of the rows M and N are checked against (_shape_scope in descgen/checks.py). */
 struct IdescFacts {
     const Values* d;
@@ -184,50 +183,55 @@ struct IdescFacts {
     bool n_ok;          // one with M has N
     bool t50_rows;      // some of them have M and N
     bool t50_ok;        // one with M and N has N in Table 50 for its cta_group
+    bool ws_rows;       // Table 39 has .ws rows for the kind
+    std::uint64_t sv_rows;    // [[scale_vec]]'s rows of the kind and the context's size (any, when not given): a mask of SCALE_VEC_ROWS' indices
+    std::uint64_t sv_k_rows;  // ... of the kind (any size) whose K is the MMA's
 };
 
-DESCGEN_HD inline bool row_in(const ShapeRow& r, int cta_group, int ws) {
-    return (cta_group < 0 || r.cta_group == cta_group) && (ws < 0 || r.ws == ws);
+/** Index value / unit of a ROWS_* table, as that table's rows (none: not a multiple of unit below 64 * unit). */
+DESCGEN_HD inline std::uint64_t rows_of(const std::uint64_t* table, long long value, long long unit) {
+    const unsigned long long v = static_cast<unsigned long long>(value), u = static_cast<unsigned long long>(unit);
+    return value >= 0 && v % u == 0 && v / u < 64 ? table[v / u] : 0;  // (unsigned: a power-of-two unit is a shift)
 }
 
-/** One walk over the kind's Table 39 rows: the facts the shape rules read. */
-DESCGEN_HD inline void walk_shapes(IdescFacts& f) {
-    const long long sparse = f.d->get(idesc_slot::sparse), m = f.d->get(idesc_slot::m), n = f.d->get(idesc_slot::n);
+/** Table 39's rows for the word and context, as masks of SHAPES' indices (ROWS_*, a few ANDs, no walk
+ *  over the rows): the facts the shape rules read. The rows M and N are checked against are the
+ *  context's (cta_group, .ws) with the word's sparsity and K, else (none, and the MMA has a K) any
+ *  context's. Also the [[scale_vec]] row sets the scale rules read (SV_ROWS_*). */
+DESCGEN_HD DESCGEN_INLINE void walk_shapes(IdescFacts& f) {
+    const long long sparse = f.d->get(idesc_slot::sparse), n = f.d->get(idesc_slot::n), k = f.k;
     const int cg = f.ctx.cta_group, ws = f.ctx.ws;
-    bool any_case = false;
-    f.ctx_rows = f.own_case = false;
-    for (int pass = 0; pass < 2; ++pass) {  // pass 0: the context's rows; pass 1: any context's (when it has none)
-        f.m_ok = f.n_rows = f.n_ok = f.t50_rows = f.t50_ok = false;
-        bool found = false;
-        for (int i = SHAPE_FIRST[f.kind]; i < SHAPE_FIRST[f.kind + 1]; ++i) {
-            const ShapeRow& r = SHAPES[i];
-            if (!row_in(r, pass ? -1 : cg, pass ? -1 : ws)) continue;
-            if (!pass) f.ctx_rows = true;
-            if (r.sparse != sparse || r.k != f.k) continue;
-            found = true;
-            if (!in_mask(m, M_UNIT, r.m)) continue;
-            f.m_ok = f.n_rows = true;
-            if (!in_mask(n, N_UNIT, r.n)) continue;
-            f.n_ok = f.t50_rows = true;
-            if (r.cta_group < 3 && in_mask(n, N_UNIT, T50_N[r.cta_group])) f.t50_ok = true;
-        }
-        if (!pass) f.own_case = found;
-        any_case = found;
-        if (found || f.k < 0) break;
-    }
-    f.scope = f.k >= 0 && any_case;
+    const std::uint64_t kind = ROWS_KIND[f.kind];
+    const std::uint64_t ctx = kind & (cg < 0 ? ~0ull : cg < 4 ? ROWS_CTA_GROUP[cg] : 0) & (ws < 0 ? ~0ull : ws < 2 ? ROWS_WS[ws] : 0);
+    const std::uint64_t own = kind & (sparse == 0 || sparse == 1 ? ROWS_SPARSE[sparse] : 0) & rows_of(ROWS_K, k, K_UNIT);
+    const std::uint64_t with_m = own & rows_of(ROWS_M, f.d->get(idesc_slot::m), M_UNIT);
+    const std::uint64_t with_n = with_m & rows_of(ROWS_N, n, N_UNIT);
+    const std::uint64_t t50 = with_n & rows_of(ROWS_T50, n, N_UNIT);
+    const std::uint64_t scope = (ctx & own) || k < 0 ? ctx : ~0ull;
+    f.ctx_rows = ctx != 0;
+    f.own_case = (ctx & own) != 0;
+    f.ws_rows = (kind & ROWS_WS[1]) != 0;
+    const int sv = static_cast<int>(f.ctx.scale_vec);  // [[scale_vec]] (SV_ROWS_*)
+    f.sv_rows = SV_ROWS_KIND[f.kind] & (sv < 0 ? ~0ull : sv < SCALE_VEC_COUNT ? SV_ROWS_NAME[sv] : 0);
+    f.sv_k_rows = SV_ROWS_KIND[f.kind] & rows_of(SV_ROWS_K, k, K_UNIT);
+    f.scope = k >= 0 && own != 0;
+    f.m_ok = f.n_rows = (scope & with_m) != 0;
+    f.n_ok = f.t50_rows = (scope & with_n) != 0;
+    f.t50_ok = (scope & t50) != 0;
 }
 
-DESCGEN_HD inline void idesc_types_table39(const IdescFacts& f, Report& r) {
+DESCGEN_HD DESCGEN_INLINE void idesc_types_table39(const IdescFacts& f, Report& r) {
     const Values& d = *f.d;
     long long dtype = d.get(idesc_slot::dtype);
     if (dtype < 0) dtype = IMPLIED_DTYPE[f.kind];
     const long long given[4] = {d.get(idesc_slot::atype), d.get(idesc_slot::btype), dtype, d.get(idesc_slot::scale_type)};
     std::uint32_t key = 0;
-    for (int j = 0; j < 4; ++j) {
-        if (!name_in(given[j] < 0 ? 63 : given[j], COMBO_COLUMNS[f.kind * 4 + j])) return;  // a type the field checks report
+    bool known = true;
+    for (int j = 0; j < 4; ++j) {  // (one branch after the four: the types change from call to call)
+        known &= name_in(given[j] < 0 ? 63 : given[j], COMBO_COLUMNS[f.kind * 4 + j]);
         key = key << 8 | static_cast<std::uint32_t>(given[j] + 1);
     }
+    if (!known) return;  // a type the field checks report
     const int bits = COMBO_HASH_BITS[f.kind];
     const std::uint32_t mask = (1u << bits) - 1;
     for (std::uint32_t h = (key * 0x9e3779b1u) >> (32 - bits);; h = (h + 1) & mask) {  // the kind's set of legal keys
@@ -302,64 +306,33 @@ DESCGEN_HD inline void mma_ws_cta_group(const IdescFacts& f, Report& r) {
 }
 
 DESCGEN_HD inline void mma_ws_kind(const IdescFacts& f, Report& r) {
-    if (f.ctx.ws != 1) return;
-    for (int i = SHAPE_FIRST[f.kind]; i < SHAPE_FIRST[f.kind + 1]; ++i)
-        if (SHAPES[i].ws) return;
-    r.add(Code::MMA_WS_KIND, 0, "ws", 1);
-}
-
-DESCGEN_HD inline bool sv_row(const ScaleVecRow& s, int kind, int sv) {
-    return ((s.kinds >> kind) & 1u) && (sv < 0 || s.name == sv);
-}
-DESCGEN_HD inline bool sv_has_k(const ScaleVecRow& s, long long k) {
-    for (int j = 0; j < 4; ++j)
-        if (s.k[j] >= 0 && s.k[j] == k) return true;
-    return false;
-}
-/** _scale_case: the first [[scale_vec]] row of the kind and size whose K matches (-1: none); rows: any row. */
-DESCGEN_HD inline int scale_case(int kind, int sv, long long k, bool& rows) {
-    rows = false;
-    for (int i = 0; i < SCALE_VEC_ROW_COUNT; ++i) {
-        if (!sv_row(SCALE_VEC_ROWS[i], kind, sv)) continue;
-        rows = true;
-        if (k >= 0 && sv_has_k(SCALE_VEC_ROWS[i], k)) return i;
-    }
-    return -1;
+    if (f.ctx.ws == 1 && !f.ws_rows) r.add(Code::MMA_WS_KIND, 0, "ws", 1);
 }
 
 DESCGEN_HD inline void idesc_scale_vec_kind(const IdescFacts& f, Report& r) {
-    int sv = static_cast<int>(f.ctx.scale_vec);
-    for (int i = 0; i < SCALE_VEC_ROW_COUNT; ++i)
-        if (sv_row(SCALE_VEC_ROWS[i], f.kind, sv)) return;
-    r.add(Code::IDESC_SCALE_VEC_KIND, 0, "scale_vec", sv);
+    if (!f.sv_rows) r.add(Code::IDESC_SCALE_VEC_KIND, 0, "scale_vec", static_cast<int>(f.ctx.scale_vec));
 }
 
-DESCGEN_HD inline void idesc_scale_vec_k(const IdescFacts& f, Report& r) {
-    bool rows;
-    int sv = static_cast<int>(f.ctx.scale_vec);
-    if (scale_case(f.kind, sv, f.k, rows) < 0 && rows) r.add(Code::IDESC_SCALE_VEC_K, 0, "scale_vec", sv);
+DESCGEN_HD inline void idesc_scale_vec_k(const IdescFacts& f, Report& r) {  // (_scale_case: none, though the size has rows)
+    const std::uint64_t rows = f.sv_rows;
+    if (rows && !(rows & f.sv_k_rows)) r.add(Code::IDESC_SCALE_VEC_K, 0, "scale_vec", static_cast<int>(f.ctx.scale_vec));
 }
 
 DESCGEN_HD inline void idesc_scale_vec_type(const IdescFacts& f, Report& r) {
-    bool rows;
-    int row = scale_case(f.kind, static_cast<int>(f.ctx.scale_vec), f.k, rows);
     long long st = f.d->get(idesc_slot::scale_type);
-    if (row >= 0 && st >= 0 && !name_in(st, SCALE_VEC_ROWS[row].scale_types)) r.add(Code::IDESC_SCALE_VEC_TYPE, 0, "scale_type", st);
+    std::uint64_t rows = f.sv_rows & f.sv_k_rows;
+    if (st < 0 || !rows) return;
+    int row = 0;  // _scale_case: the first of the rows
+    while (!((rows >> row) & 1u)) ++row;
+    if (!name_in(st, SCALE_VEC_ROWS[row].scale_types)) r.add(Code::IDESC_SCALE_VEC_TYPE, 0, "scale_type", st);
 }
 
 DESCGEN_HD inline void idesc_sf_id(const IdescFacts& f, Report& r, int slot, Code code, const char* field) {
     long long sf = f.d->get(slot);
     if (sf < 0 || f.k < 0 || !((SCALED_KINDS >> f.kind) & 1u)) return;
-    std::uint32_t allowed = 0;
-    int sv = static_cast<int>(f.ctx.scale_vec);
-    bool rows = false;
-    if (sv >= 0)
-        for (int i = 0; i < SCALE_VEC_ROW_COUNT; ++i)
-            if (sv_row(SCALE_VEC_ROWS[i], f.kind, sv) && sv_has_k(SCALE_VEC_ROWS[i], f.k)) { rows = true; allowed |= SCALE_VEC_ROWS[i].sf_ids; }
-    if (!rows)
-        for (int i = 0; i < SCALE_VEC_ROW_COUNT; ++i)
-            if (sv_row(SCALE_VEC_ROWS[i], f.kind, -1) && sv_has_k(SCALE_VEC_ROWS[i], f.k)) allowed |= SCALE_VEC_ROWS[i].sf_ids;
-    if (!(sf < 32 && ((allowed >> sf) & 1u))) r.add(code, 0, field, sf);
+    std::uint64_t rows = f.sv_k_rows, own = rows & f.sv_rows;  // the context's size's rows with the MMA's K, else any size's
+    if (own) rows = own;
+    if (!(sf < 32 && (rows & SV_ROWS_SF[sf]))) r.add(code, 0, field, sf);  // (one of them allows it)
 }
 
 DESCGEN_HD inline void arch_rule(const IdescFacts& f, Report& r, bool applies, std::uint32_t feature, Code code) {
@@ -367,8 +340,8 @@ DESCGEN_HD inline void arch_rule(const IdescFacts& f, Report& r, bool applies, s
 }
 
 /** The idesc rules, in the catalog's order, each when its context is given. */
-DESCGEN_HD inline void idesc_rules(const Values& d, int kind, Context ctx, Report& r) {
-    IdescFacts f{&d, kind, 0, ctx, false, false, false, false, false, false, false, false};
+DESCGEN_HD DESCGEN_INLINE void idesc_rules(const Values& d, int kind, const Context& ctx, Report& r) {
+    IdescFacts f{&d, kind, 0, ctx, false, false, false, false, false, false, false, false, false, 0, 0};
     long long sparse = d.get(idesc_slot::sparse);
     bool k96 = d.get(idesc_slot::k_dim) >= 0 && NAME_INT[d.get(idesc_slot::k_dim)] == 96;
     f.k = k96 && sparse ? -1 : k96 ? 96 : KS[kind * 2 + (sparse ? 1 : 0)];
