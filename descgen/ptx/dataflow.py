@@ -578,8 +578,8 @@ class _Solver:
                     changed = True
         self.rd_in = rd_in
         limits = {0} | {(1 << k) - 1 for k in range(1, 65)}
-        for ins in instrs:
-            if ins.opcode.startswith("setp."):
+        for ins in instrs:  # the constants the slice's registers are compared with
+            if ins.opcode.startswith("setp.") and any(k in self.entry_id for op in ins.srcs for k in _regs(op)):
                 for op in ins.srcs:
                     if op[0] == "imm" and isinstance(op[1], int) and op[1] >= 0:
                         limits.update((max(0, op[1] - 1), op[1], op[1] + 1))
@@ -649,7 +649,8 @@ class _Solver:
                                "not defined on every path")
         users = self._users()
         self.loops = _cycles(users)
-        work = deque(range(len(self.entry_id), nd))
+        # in program order: a definition's operands are mostly computed before it is
+        work = deque(sorted(range(len(self.entry_id), nd), key=lambda n: self.def_list[n][0]))
         queued = [True] * nd
         budget = 64 * max(1, nd) + 10000
         while work:
@@ -706,9 +707,9 @@ class _Solver:
         return users
 
     def _widen(self, old: tuple[int, int], rng: tuple[int, int], width: int, changes: int) -> tuple[int, int]:
-        """Widening with thresholds: a bound that moves jumps to the next constant a comparison in
-        the function uses (``c - 1``, ``c``, ``c + 1``) or the next ``2**k - 1``; after
-        :attr:`WIDEN_AFTER` moves, the whole range. Terminates: each bound moves through finitely
+        """Widening with thresholds: a bound that moves jumps to the next constant that a ``setp``
+        comparing a register of the slice uses (``c - 1``, ``c``, ``c + 1``) or the next
+        ``2**k - 1``; after :attr:`WIDEN_AFTER` moves, the whole range. Terminates: each bound moves through finitely
         many thresholds."""
         if changes > self.WIDEN_AFTER:
             return R.full(width)

@@ -60,6 +60,7 @@ from ..wgmma_facts import parse_wgmma_shape, wgmma_table
 from .dataflow import Function, Recorder, Value
 from .knownbits import kb_ext
 from .lexer import Lexer, Operand, parse_int, split_operands
+from .slicer import RESOLVED, slice_function
 
 __all__ = ["scan_ptx", "scan_file", "scan_stream", "ScanStream", "ScanChunk", "ScanTally", "ScanResult",
            "ScanInstruction", "ScanOperand", "ScanFinding", "SCAN_CODES", "parse_int", "not_ptx", "ptx_files"]
@@ -478,7 +479,6 @@ _TYPE_SIZE = re.compile(r"\.[bsuf](\d+)\b")
 #: statements replayed into a dataflow.Function) only from the first of them on; the others are
 #: only recorded (dataflow.Recorder), which is most of the scanning time saved on files where
 #: most functions have none.
-_RESOLVED = ("tcgen05.mma", "tcgen05.cp", "wgmma.mma_async")
 
 
 #: A function header's line up to its ``.entry`` / ``.func`` (``.visible``, ``.weak``, ``.extern``).
@@ -576,12 +576,11 @@ class _Scan:
         self.cta_groups: dict[int, int] = {}  # cta_group -> first line, in the current function
         self.function = ""
         self.shared: dict[str, int] = {}  # .shared symbol -> alignment (bytes), module-wide
-        self.direct = False  # the function being read has an instruction in _RESOLVED: no Recorder
+        self.direct = False  # the function being read has an instruction in RESOLVED: no Recorder
         self.fn: Function | Recorder = Recorder(self.shared)
         self.pending: list[_Pending] = []
         self.body_depth: int | None = None  # scope depth of the current function's body
         self.header = False  # a function header was the last statement: its '{' opens the body
-        self.statements = 0
         self.seen_instruction = False
 
     # findings --------------------------------------------------------------------------------
@@ -683,7 +682,6 @@ class _Scan:
     # instructions ----------------------------------------------------------------------------
 
     def statement(self, line: int, text: str) -> None:
-        self.statements += 1
         if text[0] == ".":
             self.directive(line, text)
             return
@@ -697,7 +695,7 @@ class _Scan:
         while rest.startswith("."):  # qualifiers may be spaced out: "tcgen05.mma.cta_group::1 .kind::f16"
             more, _, rest = rest.partition(" ")
             opcode += more
-        if opcode.startswith(_RESOLVED) and isinstance(self.fn, Recorder):
+        if opcode.startswith(RESOLVED) and isinstance(self.fn, Recorder):
             self.fn = self.fn.function()
         index = self.fn.statement(line, guard, opcode, rest)
         if opcode.startswith("tcgen05."):
@@ -711,7 +709,7 @@ class _Scan:
 
     def _operand(self, text: str) -> Operand:
         """A descriptor operand of the statement just read, resolved in scope."""
-        assert isinstance(self.fn, Function)  # made by statement() for the opcodes in _RESOLVED
+        assert isinstance(self.fn, Function)  # made by statement() for the opcodes in RESOLVED
         return self.fn.operand_of(text)
 
     def _cta_group(self, line: int, opcode: str) -> None:
@@ -1158,8 +1156,13 @@ class _Scan:
                     if self.instructions or self.findings:
                         yield self._chunk()
                 else:
-                    self.direct = any(w in part for w in _RESOLVED)  # its function is analysed: build it at once
-                    yield from self._read(lexer.feed(lines, first))
+                    self.direct = any(w in part for w in RESOLVED)  # its function is analysed: build it at once
+                    sliced = slice_function(part, lines, first) if self.direct and lexer.clean else None
+                    if sliced is None:
+                        yield from self._read(lexer.feed(lines, first))
+                    else:  # only what its descriptors can depend on, then what follows its body
+                        yield from self._read(sliced.events)
+                        yield from self._read(lexer.feed(lines[sliced.read:], first + sliced.read))
                 first += len(lines)
         yield from self._read(lexer.finish())
         self.finish_function()
@@ -1227,7 +1230,7 @@ def _role_of(f: Finding) -> str:
 
 class ScanStream:
     """:func:`scan_stream`'s answer: iterate it for :class:`ScanChunk` s (one per function, in
-    file order); afterwards ``arch``, ``arch_from``, ``target``, ``version`` and ``statements``
+    file order); afterwards ``arch``, ``arch_from``, ``target`` and ``version``
     describe the file. Iterate once."""
 
     def __init__(self, source: str | Iterable[str], filename: str, arch: Arch | None) -> None:
