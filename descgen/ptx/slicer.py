@@ -131,7 +131,7 @@ def slice_function(text: str, lines: list[str], first: int) -> Sliced | None:
     seeds: list[str] = []  # the statements whose operands the scanner resolves
     lexer = Lexer()
     order = depth = 0
-    opened = False
+    opened = brx = False
     clean = True
     read = len(lines)
     rows = _WORDS.findall("\n" + text)
@@ -163,11 +163,16 @@ def slice_function(text: str, lines: list[str], first: int) -> Sliced | None:
                             always.append(e)
                             if w1.startswith(RESOLVED):
                                 seeds.append(e[3])
+                            elif w1.startswith("brx"):
+                                brx = True
                         if w2[:1] == "%" and "|" not in w2:  # the common case: one register written
                             if w2 in index:
                                 index[w2].append(e)
                             else:
                                 index[w2] = [e]
+                        elif w2[:1] == "{":  # a vector
+                            for n in s[s.find("{") + 1:s.find("}")].split(","):
+                                index.setdefault(n.strip(), []).append(e)
                         elif w2 and w2[0] != "[" and not w2[0].isdigit():  # (an address, a number: none)
                             names = _statement(e[3])[1]
                             if names == ["."]:
@@ -202,6 +207,7 @@ def slice_function(text: str, lines: list[str], first: int) -> Sliced | None:
                     always.append(e)
                     if op.startswith(RESOLVED):
                         seeds.append(t)
+                    brx = brx or op.startswith("brx")
                 if names is not None and names != ["."] and op[:1] != ".":
                     for n in names:
                         index.setdefault(n, []).append(e)
@@ -230,20 +236,20 @@ def slice_function(text: str, lines: list[str], first: int) -> Sliced | None:
                 sliced[e[0]] = e
                 work += IDENT.findall(e[3])
     kept = sorted({**{e[0]: e for e in always}, **sliced}.items())
-    events = _without_quiet_blocks([e for _, e in kept], sliced, wanted)
+    events = _without_quiet_blocks([e for _, e in kept], sliced, wanted, not brx)
     return Sliced(events, read)
 
 
-def _without_quiet_blocks(kept: list[_Event], sliced: dict[int, _Event], wanted: set[str]) -> list[tuple[str, int, str]]:
+def _without_quiet_blocks(kept: list[_Event], sliced: dict[int, _Event], wanted: set[str],
+                          quiet_ok: bool) -> list[tuple[str, int, str]]:
     """The events of ``kept`` but the braced blocks inside the function body that the slice
     cannot see, each whole (inline-asm blocks: a barrier's wait loop, a ``printf``'s call
     sequence), and the ``setp`` statements that compare none of the ``wanted`` names (the
     widening's thresholds come from those that do). A block is left out when it holds only
     nested blocks, labels, ``.reg`` / ``.param`` declarations, ``bra`` to its own labels, and
     ``setp`` / ``call`` outside the slice: control enters it at the top and leaves at the bottom,
-    and no definition in it reaches past it. Not where a ``brx.idx`` (which may reach any label)
-    is in the function."""
-    quiet_ok = not any(e[4].startswith("brx") for e in kept)
+    and no definition in it reaches past it. Blocks stay unless ``quiet_ok`` (False where a
+    ``brx.idx``, which may reach any label, is in the function)."""
     drop: set[int] = set()
     # per open block: [first index, quiet so far, labels, branch targets not yet resolved]
     frames: list[list[Any]] = []
