@@ -113,8 +113,9 @@ def _value(bits: KnownBits, width: int, rng: tuple[int, int] | None, why: frozen
     """A value with its two domains refined by each other (the reduced product)."""
     m = mask_of(width)
     bits = KnownBits(bits.value & bits.mask & m, bits.mask & m)
-    if rng is None:
-        rng = R.full(width)
+    if rng is None:  # the range the bits allow (what the general case below gives for the full range)
+        return Value(bits, width, (bits.value, bits.value | (~bits.mask & m)),
+                     frozenset() if bits.mask == m else frozenset(why), line, origin)
     rng = (min(rng[0], m), min(rng[1], m))
     by_range = R.bits_of(rng, width)
     mask = bits.mask | by_range.mask
