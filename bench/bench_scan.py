@@ -1,13 +1,16 @@
 """descgen scan throughput on large real compiler output (timings live here, never in tests).
 
-    python bench/bench_scan.py [FILE|DIR ...] [--runs N] [--linear]
+    python bench/bench_scan.py [FILE|DIR ...] [--runs N] [--linear] [--per-dir]
 
 Default input: /work/corpus-big/triton_20mb.ptx (Triton 3.9 kernels concatenated by
 tests/corpus/make_big.py) if present, else tests/corpus/ concatenated. Reports MB/s of
 ``descgen.scan_ptx`` (the median of ``--runs``) and of the streamed form the CLI uses
 (``scan_stream``, with -v's text and --json's lines rendered and dropped), per MB and per
 instruction, and the peak memory of the streamed pass (measured in a separate run). ``--linear``
-also times ``scan_ptx`` on the input repeated 2 and 4 times (the cost per MB should not grow).
+also times ``scan_ptx`` on the input repeated 2 and 4 times (the cost per MB should not grow);
+``--per-dir`` times each compiler's directory of tests/corpus on its own, and for reference the
+floor any reader of every line pays here: the lines of the same text split and stripped in a bare
+Python loop.
 
 Throughput depends on what the input holds: a function with no tcgen05/wgmma instruction is
 skipped unread (a few substring tests), one with them is read statement by statement and its
@@ -48,11 +51,27 @@ def streamed(text: str) -> ScanTally:
     return tally
 
 
+def per_dir(runs: int) -> None:
+    """MB/s of scan_ptx on each compiler's directory of tests/corpus (median of ``runs``)."""
+    for d in sorted(p for p in (ROOT / "tests" / "corpus").iterdir() if p.is_dir() and not p.name.startswith("_")):
+        text = load([str(d)]) if any(d.glob("*.ptx")) else ""
+        if not text:
+            continue
+        times = []
+        for _ in range(runs):
+            t = time.perf_counter()
+            scan_ptx(text)
+            times.append(time.perf_counter() - t)
+        dt = statistics.median(times)
+        print(f"  {d.name:18s} {len(text) / 1e6:6.2f} MB  {len(text) / 1e6 / dt:5.1f} MB/s")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("paths", nargs="*")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--linear", action="store_true", help="also time the input repeated 2 and 4 times")
+    ap.add_argument("--per-dir", action="store_true", help="also time each directory of tests/corpus alone")
     args = ap.parse_args()
     text = load(args.paths)
     mb = len(text.encode()) / 1e6
@@ -78,6 +97,13 @@ def main() -> None:
             dn = statistics.median(runs)
             print(f"  input x{times_n}: {dn:.2f} s = {mb * times_n / dn:.1f} MB/s "
                   f"({dn / (times_n * dt):.2f} x the time per MB of x1)")
+    if args.per_dir:
+        per_dir(args.runs)
+        t = time.perf_counter()
+        for line in text.splitlines():
+            line.strip()
+        dl = time.perf_counter() - t
+        print(f"  the floor: every line split and stripped in a bare loop: {dl:.2f} s = {mb / dl:.0f} MB/s")
     t = time.perf_counter()
     streamed(text)
     ds = time.perf_counter() - t
