@@ -2,6 +2,7 @@
 
     python bench/bench.py            # everything
     python bench/bench.py --quick    # fewer repetitions
+    python bench/bench.py --startup  # only the start-up timings (part 1)
 
 Measures, on this machine and in this interpreter, each figure as a ratio against a baseline
 timed in the same run:
@@ -347,11 +348,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     parser.add_argument("--no-cli", action="store_true", help="skip the subprocess timings")
+    parser.add_argument("--startup", action="store_true", help="only the start-up timings (part 1)")
     args = parser.parse_args()
     runs, repeat = (7, 2) if args.quick else (21, 5)
     print(f"python {sys.version.split()[0]} on {os.cpu_count()} cores; descgen {descgen.__version__}\n")
     if not args.no_cli:
         cli_figures(runs)
+        if args.startup:
+            sys.exit(summary())
         print()
     encode_figures(repeat)
     print()

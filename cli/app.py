@@ -235,7 +235,7 @@ def output_options(f: Callable[..., Any] | None = None, *, code: bool = False) -
     ]
     if code:
         options += [
-            click.option("--format", "fmt", type=LazyChoice(lambda: descgen.FORMATS), metavar="FORMAT",
+            click.option("--format", "fmt", type=LazyChoice("formats"), metavar="FORMAT",
                          help="hex (the piped default), json (= --json), or source code with the decoded fields as a "
                               "comment: c (#define NAME UINT32_C(...) / UINT64_C), cpp (constexpr std::uint32_t / "
                               "std::uint64_t), ptx (mov.b32 / mov.b64 %name, ...;), python (NAME = 0x...); the type "
@@ -289,23 +289,23 @@ _TYPE_HELP = "Default: the kind's ({})."
 @click.option("--kind", required=True, type=KindType(), help="MMA kind (kind::f16 and .kind::f16 accepted).")
 @click.option("--m", "m", required=True, type=UINT, metavar="M", help="M: rows of A and D (the pair's M for cta_group::2).")
 @click.option("--n", "n", required=True, type=UINT, metavar="N", help="N: columns of B and D.")
-@click.option("--atype", type=TypeFieldChoice(lambda: descgen.type_names("atype")),
+@click.option("--atype", type=TypeFieldChoice("atype"),
               help="A element type. " + _TYPE_HELP.format("f16: f16, tf32: tf32, f8f6f4/mxf8f6f4: e4m3, i8: s8, mxf4*: e2m1"))
-@click.option("--btype", type=TypeFieldChoice(lambda: descgen.type_names("btype")), help="B element type. Default: the kind's (as for --atype).")
-@click.option("--dtype", type=TypeFieldChoice(lambda: descgen.type_names("dtype")),
+@click.option("--btype", type=TypeFieldChoice("btype"), help="B element type. Default: the kind's (as for --atype).")
+@click.option("--dtype", type=TypeFieldChoice("dtype"),
               help="D type. " + _TYPE_HELP.format("f32; s32 for i8; block-scaled kinds: f32 only"))
 # Defaults not given to click (shown only): click converts a default through its type, and these
 # types' choices come from the tables (descgen.MAJORS, every kind's max shifts: 20 ms of start-up).
-@click.option("--a-major", type=FieldChoice(lambda: descgen.MAJORS), help="A major-ness (mn = transpose A).  [default: k]")
-@click.option("--b-major", type=FieldChoice(lambda: descgen.MAJORS), help="B major-ness (mn = transpose B).  [default: k]")
+@click.option("--a-major", type=FieldChoice("majors"), help="A major-ness (mn = transpose A).  [default: k]")
+@click.option("--b-major", type=FieldChoice("majors"), help="B major-ness (mn = transpose B).  [default: k]")
 @click.option("--negate-a", is_flag=True, help="Negate A (not for i8).")
 @click.option("--negate-b", is_flag=True, help="Negate B (not for i8).")
 @click.option("--saturate", is_flag=True, help="Saturate (i8 only).")
 @click.option("--sparse", is_flag=True, help="Sparse MMA (tcgen05.mma.sp).")
 @click.option("--sparsity-selector", type=UINT, default=0, show_default=True, metavar="N", help="Sparsity selector 0-3 (Table 42 kinds).")
-@click.option("--max-shift", type=LazyChoice(lambda: tuple(map(str, descgen.type_names("max_shift"))), cast=int),
+@click.option("--max-shift", type=LazyChoice("max_shift", cast=int),
               help=".ws B-reuse maximum shift (Table 42 kinds).  [default: 0]")
-@click.option("--scale-type", type=TypeFieldChoice(lambda: descgen.type_names("scale_type")),
+@click.option("--scale-type", type=TypeFieldChoice("scale_type"),
               help="Scale factor type (mx kinds). " + _TYPE_HELP.format("ue8m0; ue4m3 for mxf4nvf4"))
 @click.option("--a-sf-id", type=UINT, default=0, show_default=True, metavar="N", help="Scale factor A ID 0-3 (mx kinds).")
 @click.option("--b-sf-id", type=UINT, default=0, show_default=True, metavar="N", help="Scale factor B ID 0-3 (mx kinds).")
@@ -352,15 +352,9 @@ def idesc(out: Output, kind: str, m: int, n: int, atype: str | None, btype: str 
         _render().encoded(d, defaults=defaults)
 
 
-def _element_types() -> tuple[str, ...]:
-    from descgen.loader import atoms
-
-    return tuple(atoms().elements)
-
-
 #: A/B element types (tables/smem_atoms.toml) and major-ness, for the layout options.
-DTYPE = TypeChoice(_element_types)
-MAJOR = LazyChoice(lambda: descgen.MAJORS)
+DTYPE = TypeChoice("element_types")
+MAJOR = LazyChoice("majors")
 _TILE_ONLY = ("dtype", "major", "atom_order", "kind")
 
 
@@ -370,20 +364,20 @@ _TILE_ONLY = ("dtype", "major", "atom_order", "kind")
                    "c|cpp|ptx|python: the descriptor's fixed part and functions that take the address at run time.")
 @click.option("--stage-bytes", type=UINT, metavar="BYTES", help="Without --addr: bytes from one pipeline stage's tile "
               "to the next, for the NAME_stage function (default: the tile's size).")
-@click.option("--swizzle", required=True, type=LazyChoice(lambda: descgen.SWIZZLES), help="Swizzling mode (case-insensitive).")
+@click.option("--swizzle", required=True, type=LazyChoice("swizzles"), help="Swizzling mode (case-insensitive).")
 @click.option("--lbo", type=UINT, metavar="BYTES", help="Leading dimension byte offset (or address, --lbo-mode absolute). "
               "Computed with --tile.")
 @click.option("--sbo", type=UINT, metavar="BYTES", help="Stride dimension byte offset. Computed with --tile.")
 @click.option("--base-offset", type=UINT, metavar="N", help="Matrix base offset 0-7 (Table 41). Default 0; with --tile "
               "it comes from --pattern-start.")
-@click.option("--lbo-mode", type=FieldChoice(lambda: descgen.LBO_MODES), help="Leading dimension stride mode. Default relative.")
+@click.option("--lbo-mode", type=FieldChoice("lbo_modes"), help="Leading dimension stride mode. Default relative.")
 @click.option("--tile", type=TILE, help="Derive LBO, SBO and the base offset from a tile of MN x K elements "
               "(with --dtype and --major); prints the reasoning.")
 @click.option("--dtype", type=DTYPE, help="With --tile: A/B element type.")
 @click.option("--major", type=MAJOR, help="With --tile: k (K-major) or mn (MN-major).")
 @click.option("--pattern-start", type=UINT, metavar="BYTES", help="Where the repeating swizzle pattern starts (Table 41). "
               "With --tile it sets the base offset (default: absolute address bits, base offset 0); else the base offset is checked against it.")
-@click.option("--atom-order", type=LazyChoice(lambda: descgen.ATOM_ORDERS), help="With --tile: which neighbour follows an "
+@click.option("--atom-order", type=LazyChoice("atom_orders"), help="With --tile: which neighbour follows an "
               "atom in memory: mn_first (default; CuTe tile_to_shape Step<_1,_2>) or k_first.")
 @click.option("--kind", type=KindType(), help="With --tile: MMA kind; needed for e2m1.")
 @context_options("arch")

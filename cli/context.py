@@ -17,7 +17,6 @@ import click
 
 from descgen.catalog import constraints, contexts
 from descgen.context import words_context
-from descgen.facts import warps_per_warpgroup
 
 from .params import UINT, ArchType, LazyChoice, ScaleVecType
 
@@ -54,7 +53,7 @@ def _option(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         return click.option(f"{flag}/--no-{flag[2:]}", dest, default=None, help=text)
     types: dict[str, Any] = {
         "cta_group": LazyChoice(("1", "2"), cast=int),
-        "warp": LazyChoice(lambda: tuple(map(str, range(warps_per_warpgroup()))), cast=int),
+        "warp": LazyChoice("warps", cast=int),
         "scale_vec": ScaleVecType(),
         "arch": ArchType(wgmma=True),
     }
