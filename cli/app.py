@@ -17,6 +17,8 @@ import click
 import descgen
 
 from .output import (
+    Reported,
+    call,
     ENVELOPE_VERSION,
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
@@ -30,7 +32,9 @@ from .output import (
     plain_mask,
     write_json,
 )
+from . import encoders
 from .context import APPLIES, check_applies, context_options
+from .encoders import check_mn as _check_mn, renderer as _render
 from .params import TILE, UINT, WORD, KindType, LazyChoice, TypeChoice, UIntList, descriptor_names
 
 # Encoder fields: the CLI checks the name (exit 2, completion); the library reads it case-insensitively.
@@ -216,17 +220,14 @@ def output_options(f: Callable[..., Any] | None = None, *, code: bool = False) -
         return functools.partial(output_options, code=code)
 
     @functools.wraps(f)
-    def wrapper(*args: Any, as_json: bool, table: bool, plain: bool, fmt: str | None = None, name: str | None = None,
-                quiet: bool = False, **kwargs: Any) -> Any:
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         ctx = click.get_current_context()
-        out = Output.resolve(ctx.info_name or f.__name__, as_json, table, plain, fmt, name)
-        out.quiet = quiet
         try:
-            return f(out, *args, **kwargs)
-        except descgen.DescgenError as e:
-            if ctx.find_root().params.get("traceback"):
-                raise
-            ctx.exit(out.fail(e))
+            return call(ctx.info_name or f.__name__, f, args, kwargs, traceback=bool(ctx.find_root().params.get("traceback")))
+        except Reported as e:
+            ctx.exit(e.code)
+
+    wrapper.descgen_layer = ("output",)  # type: ignore[attr-defined]  # read by the fast path's table (cli.fast)
 
     options = [
         click.option("--json", "as_json", is_flag=True, help="Print a versioned JSON envelope."),
@@ -257,26 +258,16 @@ def _mn_options(f: Callable[..., Any]) -> Callable[..., Any]:
     return f
 
 
-def _check_mn(m: int | None, n: int | None) -> None:
-    if (m is None) != (n is None):
-        raise click.UsageError("--m and --n go together (the mask needs the MMA's M and N)")
+def _body(body: Callable[..., Any]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Under the option decorators of a command whose body is click-free (:mod:`.encoders`, shared
+    with the fast path): the def it decorates stands for ``body``, whose docstring is the help."""
+    return lambda _: body
 
 
 def _functions_option(f: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--functions", is_flag=True, help="With --format c|cpp|ptx|python: the word's fixed part as "
                         "a constant and its run-time fields as functions (idesc: the scale factor IDs or the sparsity "
                         "selector; zcm: the column shift); a word with none is the constant, and says so.")(f)
-
-
-def _functions(out: Output, functions: bool) -> None:
-    if functions and not out.code:
-        raise click.UsageError("--functions writes source code: give --format c, cpp, ptx or python")
-
-
-def _render() -> Any:
-    from . import render
-
-    return render
 
 
 # --------------------------------------------------------------------------------------------
@@ -313,43 +304,9 @@ _TYPE_HELP = "Default: the kind's ({})."
 @_functions_option
 @context_options(*APPLIES["idesc"])
 @output_options(code=True)
-def idesc(out: Output, kind: str, m: int, n: int, atype: str | None, btype: str | None, dtype: str | None,
-          a_major: str | None, b_major: str | None, negate_a: bool, negate_b: bool, saturate: bool, sparse: bool,
-          sparsity_selector: int, max_shift: int | None, scale_type: str | None, a_sf_id: int, b_sf_id: int,
-          k: int | None, functions: bool, context: dict[str, Any]) -> None:
-    """Encode a 32-bit tcgen05.mma instruction descriptor (PTX §9.7.16.4.2, Tables 42-44).
-
-    Types left out take the kind's defaults; the table view lists the defaults applied. The
-    context options (--cta-group, --ws, --sp, --scale-vec, --a-tmem, --arch) add the rules
-    that need them: a value that breaks one is refused (exit 1).
-
-    \b
-      descgen idesc --kind f16 --m 128 --n 256                    -> 0x08400010
-      descgen idesc --kind f16 --m 256 --n 128 --cta-group 2      -> 0x10200010
-      descgen idesc --kind f8f6f4 --m 128 --n 128 --atype e2m1 --btype e2m1
-    """
-    args: dict[str, Any] = dict(
-        m=m, n=n, atype=atype, btype=btype, dtype=dtype, a_major=a_major or "k", b_major=b_major or "k",
-        negate_a=negate_a, negate_b=negate_b, saturate=saturate, sparse=sparse,
-        sparsity_selector=sparsity_selector, max_shift=max_shift or 0, scale_type=scale_type,
-        a_sf_id=a_sf_id, b_sf_id=b_sf_id, k=k,
-    )
-    out.input = {"kind": kind, **args, **context}
-    _functions(out, functions)
-    word = descgen.encode_idesc(kind, **args, **context)
-    if not (out.json or out.table or out.code):
-        out.word(word, 32)
-        return
-    report = descgen.validate_idesc(word, kind, **context)
-    if out.code:
-        out.write_code(report, functions=functions)
-        return
-    d = report.decoded["idesc"]
-    defaults = {name: value for name, value in descgen.idesc_defaults(kind).items() if args.get(name) is None}
-    if out.json:
-        out.emit_json(defaults=defaults, result=d.as_dict())
-    else:
-        _render().encoded(d, defaults=defaults)
+@_body(encoders.idesc)
+def idesc() -> None:
+    """(descgen.cli.encoders.idesc)"""
 
 
 #: A/B element types (tables/smem_atoms.toml) and major-ness, for the layout options.
@@ -487,40 +444,9 @@ def _show_smem(out: Output, word: int, context: dict[str, Any], **extra: Any) ->
 @_functions_option
 @context_options("ws")
 @output_options(code=True)
-def zcm(out: Output, skip_span: int, use_span: int, start_count: tuple[int, ...], first_span: tuple[int, ...],
-        nonzero_mask: bool, column_shift: int, mask_m: int | None, mask_n: int | None, functions: bool,
-        context: dict[str, Any]) -> None:
-    """Encode a 64-bit zero-column mask descriptor (PTX §9.7.16.4.3, Table 45).
-
-    With --m and --n, also show the N-bit mask it generates (bit j = column j of B, 1 = zeroed),
-    per sub-mask in binary (MSB left) and hex; they also add the rules for that M (M itself,
-    the column shift limit, unused sub-masks), and --ws/--no-ws the rule that the operand exists
-    on tcgen05.mma.ws only: a value that breaks one is refused (exit 1). Piped output is the word
-    only.
-
-    \b
-      descgen zcm --start-count 1,3,5,7 --skip-span 1 --use-span 13 --m 32 --n 64
-    """
-    _check_mn(mask_m, mask_n)
-    _functions(out, functions)
-    args = dict(start_count=start_count, first_span=first_span, nonzero_mask=nonzero_mask,
-                skip_span=skip_span, use_span=use_span, column_shift=column_shift)
-    ctx = {"m": mask_m, "n": mask_n, "ws": context["ws"]}
-    out.input = {**args, "start_count": list(start_count), "first_span": list(first_span), **ctx}
-    word = descgen.encode_zcm(**args, **ctx)  # M breaks a rule: exit 1
-    mask = mask_info(word, mask_m, mask_n) if mask_m is not None else None  # N does not split: exit 2
-    if not (out.json or out.table or out.code):
-        out.word(word, 64)
-        return
-    report = descgen.validate_zcm(word, **ctx)
-    if out.code:
-        out.write_code(report, notes=plain_mask(mask) if mask else (), functions=functions)
-        return
-    d = report.decoded["zcm"]
-    if out.json:
-        out.emit_json(result=d.as_dict(), **({"mask": mask} if mask else {}))
-    else:
-        _render().encoded(d, mask=mask)
+@_body(encoders.zcm)
+def zcm() -> None:
+    """(descgen.cli.encoders.zcm)"""
 
 
 # --------------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from descgen.context import words_context
 
 from .params import UINT, ArchType, LazyChoice, ScaleVecType
 
-__all__ = ["APPLIES", "CONTEXT_ORDER", "context_options", "option_name", "given", "check_applies"]
+__all__ = ["APPLIES", "CONTEXT_ORDER", "context_options", "context_of", "option_name", "given", "check_applies"]
 
 #: Every context name, in the order the options are listed (``[[context]]`` of tables/rules.toml).
 CONTEXT_ORDER = tuple(contexts())
@@ -78,14 +78,21 @@ def context_options(*names: str) -> Callable[[Callable[..., Any]], Callable[...,
     def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(f)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            context = {name: kwargs.pop(f"ctx_{name}") for name in names}
-            return f(*args, context=context, **kwargs)
+            return f(*args, context=context_of(names, kwargs), **kwargs)
+
+        wrapper.descgen_layer = ("context", names)  # type: ignore[attr-defined]  # read by the fast path's table
 
         for name in reversed(names):
             wrapper = _option(name)(wrapper)
         return wrapper
 
     return decorate
+
+
+def context_of(names: Iterable[str], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The ``context`` a command receives: the options ``ctx_NAME`` of ``names`` taken out of the
+    keyword arguments click passes, ``{name: value}`` in ``names``' order."""
+    return {name: kwargs.pop(f"ctx_{name}") for name in names}
 
 
 def given(context: dict[str, Any]) -> dict[str, Any]:
