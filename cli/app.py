@@ -19,6 +19,8 @@ import descgen
 from .output import (
     Reported,
     call,
+    internal_error,
+    interrupted,
     ENVELOPE_VERSION,
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
@@ -136,9 +138,8 @@ class DescgenGroup(click.Group):
             return super().invoke(ctx)
         except (click.exceptions.Exit, click.Abort):
             raise
-        except KeyboardInterrupt:  # Ctrl-C: no traceback, no "Aborted!" with exit 1 (1 means a PTX rule)
-            click.echo("", err=True)
-            ctx.exit(EXIT_INTERRUPTED)
+        except KeyboardInterrupt:
+            ctx.exit(interrupted())
         except click.ClickException as e:
             if "--json" in tokens[1:]:
                 write_json({"descgen": ENVELOPE_VERSION, "command": tokens[0] if tokens else None, "error": error_dict(e)})
@@ -149,12 +150,7 @@ class DescgenGroup(click.Group):
             if isinstance(e, descgen.DescgenError):  # outside a command body (should not happen)
                 click.echo(f"Error: {e}", err=True)
                 ctx.exit(exit_code_for(e))
-            click.echo(
-                f"Error: internal error: {type(e).__name__}: {e}\n"
-                "This is a bug in descgen; rerun with --traceback and report the output.",
-                err=True,
-            )
-            ctx.exit(EXIT_INTERNAL)
+            ctx.exit(internal_error(e))
 
 
 def _tolerate_narrow_encodings() -> None:

@@ -13,12 +13,10 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable, Iterable
 
-import click
-
 from descgen.catalog import constraints, contexts
 from descgen.context import words_context
 
-from .params import UINT, ArchType, LazyChoice, ScaleVecType
+from .output import usage_error
 
 __all__ = ["APPLIES", "CONTEXT_ORDER", "context_options", "context_of", "option_name", "given", "check_applies"]
 
@@ -42,6 +40,10 @@ def option_name(name: str) -> str:
 
 def _option(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """The option of context name ``name``: its spelling, type and help from its ``[[context]]`` entry."""
+    import click
+
+    from .params import UINT, ArchType, LazyChoice, ScaleVecType
+
     entry = contexts()[name]
     dest, flag = f"ctx_{name}", option_name(name)
     text = entry.help
@@ -112,5 +114,5 @@ def check_applies(context: dict[str, Any], applies: str | Iterable[str], *, hint
     takes = ", ".join(option_name(n) for n in CONTEXT_ORDER if n in allowed)
     verb = "does" if len(extra) == 1 else "do"
     whose = "its" if len(kinds) == 1 else "their"
-    raise click.UsageError(f"{', '.join(option_name(n) for n in extra)} {verb} not apply to {what} "
+    raise usage_error(f"{', '.join(option_name(n) for n in extra)} {verb} not apply to {what} "
                            f"({whose} rules take {takes}){hint}")

@@ -50,6 +50,8 @@ __all__ = [
     "exit_code_for",
     "hex_bits",
     "hex_word",
+    "internal_error",
+    "interrupted",
     "mask_info",
     "plain_decoded",
     "plain_finding",
@@ -260,6 +262,20 @@ class Output:
         else:
             echo(f"Error: {error}", err=True)
         return exit_code_for(error)
+
+
+def interrupted() -> int:
+    """Ctrl-C: a blank line on stderr and the exit status 130; no traceback, no "Aborted!" with
+    exit 1 (1 means a PTX rule)."""
+    echo("", err=True)
+    return EXIT_INTERRUPTED
+
+
+def internal_error(error: BaseException) -> int:
+    """Report an exception no command expects (a bug, a broken tables/ install); exit status 3."""
+    echo(f"Error: internal error: {type(error).__name__}: {error}\n"
+         "This is a bug in descgen; rerun with --traceback and report the output.", err=True)
+    return EXIT_INTERNAL
 
 
 class Reported(Exception):

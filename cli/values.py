@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable
 
 import descgen
 
-__all__ = ["Reader", "UInt", "UIntList", "Choice", "TypeChoice", "Kind", "Tile", "ScaleVec", "Arch", "SOURCES", "reader"]
+__all__ = ["Reader", "UInt", "UIntList", "Choice", "TypeChoice", "Kind", "Tile", "ScaleVec", "Arch", "Text", "SOURCES", "reader"]
 
 Note = Callable[[str], None]
 
@@ -286,7 +286,20 @@ class Arch(Reader):
         return found[1]
 
 
+class Text(Reader):
+    """Any text, as typed (click's ``STRING``)."""
+
+    name = "text"
+
+    def describe(self) -> tuple[Any, ...]:
+        return ("str",)
+
+    def convert(self, value: Any, param: str | None, note: Note) -> str:
+        return str(value)
+
+
 _READERS: dict[str, Callable[..., Reader]] = {
+    "str": Text,
     "uint": lambda bits, metavar, words: UInt(bits, metavar, words=words),
     "uintlist": UIntList,
     "choice": lambda source, cast, as_typed: Choice(source, cast, as_typed=as_typed),
