@@ -1,8 +1,10 @@
 """The click application: ``descgen idesc | smem | zcm | decode | layout`` (the validation
 commands ``validate | check | explain | rules`` are in :mod:`descgen.cli.validation`).
 
-Startup imports click and descgen only; rich and bitstring are imported by
-:mod:`descgen.cli.render`, which is imported only when a table is drawn.
+Startup imports click and descgen only; rich is imported by :mod:`descgen.cli.render`, which is
+imported only when a table is drawn. ``idesc`` and ``zcm`` declare their options here and run
+click-free bodies (:mod:`descgen.cli.encoders`), which the fast path (:mod:`descgen.cli.fast`)
+calls too.
 """
 
 from __future__ import annotations

@@ -29,7 +29,8 @@ import os
 import sys
 from typing import Any, Sequence
 
-from .output import EXIT_OK, HandOver, Reported, call, echo, interrupted, internal_error
+from .context import context_of
+from .output import EXIT_OK, HandOver, Reported, call, fast_path, internal_error, interrupted
 
 __all__ = ["run", "spec", "source"]
 
@@ -116,29 +117,36 @@ def run(argv: Sequence[str] | None = None) -> int | None:
             kwargs[param[1]] = param[4]
     module, name = command["body"]
     body = getattr(importlib.import_module(module), name)
-    from .context import context_of
-
-    try:
-        for layer in command["layers"]:
-            if layer[0] == "context":
-                kwargs["context"] = context_of(layer[1], kwargs)
-            else:
-                return call(tokens[0], body, (), kwargs) or EXIT_OK
-        return body(**kwargs) or EXIT_OK
-    except HandOver:
-        return None
-    except Reported as e:
-        return e.code
-    except KeyboardInterrupt:
-        return interrupted()
-    except OSError as e:
-        import errno
-
-        if e.errno == errno.EPIPE:  # the reader is gone: click reports it the same way when it runs again
+    with fast_path():
+        try:
+            return _call(tokens[0], body, command["layers"], kwargs)
+        except HandOver:
             return None
-        return internal_error(e)
-    except Exception as e:  # as the click group reports it
-        return internal_error(e)
+        except KeyboardInterrupt:
+            return interrupted()
+        except OSError as e:
+            import errno
+
+            if e.errno == errno.EPIPE:  # the reader is gone: click reports it the same way when it runs again
+                return None
+            return internal_error(e)
+        except Exception as e:  # as the click group reports it
+            return internal_error(e)
+
+
+def _call(name: str, body: Any, layers: Sequence[tuple[Any, ...]], kwargs: dict[str, Any]) -> int:
+    """The command's callback as click calls it: its layers (outermost first), then its body."""
+    for layer in layers:
+        if layer[0] == "context":
+            kwargs["context"] = context_of(layer[1], kwargs)
+        else:
+            try:
+                call(name, body, (), kwargs)
+            except Reported as e:
+                return e.code
+            return EXIT_OK
+    body(**kwargs)
+    return EXIT_OK
 
 
 # --------------------------------------------------------------------------------------------

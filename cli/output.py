@@ -12,10 +12,10 @@ Three modes, one per invocation (:class:`Output`):
 
 Data goes to stdout, diagnostics to stderr.
 
-Nothing here imports click: the click-free fast path (:mod:`descgen.cli.fast`) prints through
-this module too. Under click (once it is imported) :func:`echo` is ``click.echo`` and
-:func:`usage_error` a ``click.UsageError``; without it the fast path, whose preconditions make a
-plain write the same bytes, hands a usage error over to click (:class:`HandOver`).
+Nothing here imports click at import: the click-free fast path (:mod:`descgen.cli.fast`) prints
+through this module too. :func:`echo` is ``click.echo`` and :func:`usage_error` a
+``click.UsageError``, except inside :func:`fast_path`: there the fast path, whose preconditions
+make a plain write the same bytes, hands a usage error over to click (:class:`HandOver`).
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ __all__ = [
     "echo",
     "error_dict",
     "exit_code_for",
+    "fast_path",
     "hex_bits",
     "hex_word",
     "internal_error",
@@ -81,12 +82,27 @@ def _click() -> ModuleType | None:
     return sys.modules.get("click")
 
 
+_fast = False  # inside fast_path()
+
+
+@contextlib.contextmanager
+def fast_path() -> Iterator[None]:
+    """While the fast path (:mod:`descgen.cli.fast`) runs a command: :func:`echo` writes the
+    stream itself and :func:`usage_error` is :class:`HandOver`."""
+    global _fast
+    _fast = True
+    try:
+        yield
+    finally:
+        _fast = False
+
+
 def echo(message: str = "", err: bool = False) -> None:
-    """Print one line on stdout (``err``: stderr): ``click.echo`` under click; on the fast path,
-    whose streams are UTF-8 and whose text holds no escape sequence, the same bytes written and
-    flushed."""
-    click = _click()
-    if click is not None:
+    """Print one line on stdout (``err``: stderr): ``click.echo``; on the fast path, whose streams
+    are UTF-8 and whose text holds no escape sequence, the same bytes written and flushed."""
+    if not _fast:
+        import click
+
         click.echo(message, err=err)
         return
     stream = sys.stderr if err else sys.stdout
@@ -100,9 +116,12 @@ class HandOver(Exception):
 
 
 def usage_error(message: str) -> Exception:
-    """A usage error (exit 2) to raise: ``click.UsageError`` under click, else :class:`HandOver`."""
-    click = _click()
-    return click.UsageError(message) if click is not None else HandOver(message)
+    """A usage error (exit 2) to raise: ``click.UsageError``; on the fast path :class:`HandOver`."""
+    if _fast:
+        return HandOver(message)
+    import click
+
+    return click.UsageError(message)
 
 
 def exit_code_for(error: BaseException) -> int:
@@ -219,6 +238,8 @@ class Output:
         functions (descgen.emit_functions, with ``options`` such as ``stage_bytes``)."""
         import shlex
 
+        if _fast:  # the comment quotes the command line as click recorded it
+            raise HandOver("--format")
         import click
 
         argv = click.get_current_context().find_root().meta.get("descgen.argv", [])
