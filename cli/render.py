@@ -204,17 +204,19 @@ def fields_table(d: descgen.Decoded, styles: dict[str, str], defaults: dict[str,
     gives way first."""
     def table(source: str) -> Table:
         t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-        t.add_column("bits", justify="right", no_wrap=True)
-        t.add_column("field", no_wrap=True)
-        t.add_column("raw", justify="right", no_wrap=True)
-        t.add_column("value", no_wrap=True)
-        t.add_column("unit", no_wrap=True)
+        t.add_column(Text("bits"), justify="right", no_wrap=True)
+        t.add_column(Text("field"), no_wrap=True)
+        t.add_column(Text("raw"), justify="right", no_wrap=True)
+        t.add_column(Text("value"), no_wrap=True)
+        t.add_column(Text("unit"), no_wrap=True)
         if source != "dropped":
-            t.add_column("source", style="dim")
+            t.add_column(Text("source"), style="dim")
         for f in d.fields:
             cite = {"full": [f.source], "abbreviated": [f.source.split(";")[0]], "dropped": []}[source]
-            t.add_row(f.bits, Text(f.name, style=styles[f.name]), _raw(f), _value(f, defaults),
-                      unit_word(f.value, f.unit), *cite)
+            # Text, not str: a str cell is read as console markup (and emoji codes), which a plain
+            # value never holds, and reading it costs start-up (rich's emoji table).
+            t.add_row(Text(f.bits), Text(f.name, style=styles[f.name]), Text(_raw(f)), _value(f, defaults),
+                      Text(unit_word(f.value, f.unit)), *map(Text, cite))
         return t
 
     if console is None:
