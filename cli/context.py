@@ -16,9 +16,9 @@ from typing import Any, Callable, Iterable
 from descgen.catalog import constraints, contexts
 from descgen.context import words_context
 
-from .output import usage_error
+from .output import context_of, usage_error
 
-__all__ = ["APPLIES", "CONTEXT_ORDER", "context_options", "context_of", "option_name", "given", "check_applies"]
+__all__ = ["APPLIES", "CONTEXT_ORDER", "context_options", "option_name", "given", "check_applies"]
 
 #: Every context name, in the order the options are listed (``[[context]]`` of tables/rules.toml).
 CONTEXT_ORDER = tuple(contexts())
@@ -89,12 +89,6 @@ def context_options(*names: str) -> Callable[[Callable[..., Any]], Callable[...,
         return wrapper
 
     return decorate
-
-
-def context_of(names: Iterable[str], kwargs: dict[str, Any]) -> dict[str, Any]:
-    """The ``context`` a command receives: the options ``ctx_NAME`` of ``names`` taken out of the
-    keyword arguments click passes, ``{name: value}`` in ``names``' order."""
-    return {name: kwargs.pop(f"ctx_{name}") for name in names}
 
 
 def given(context: dict[str, Any]) -> dict[str, Any]:

@@ -29,8 +29,7 @@ import os
 import sys
 from typing import Any, Sequence
 
-from .context import context_of
-from .output import EXIT_OK, HandOver, Reported, call, fast_path, internal_error, interrupted
+from .output import EXIT_OK, HandOver, Reported, call, context_of, fast_path, internal_error, interrupted
 
 __all__ = ["run", "spec", "source"]
 

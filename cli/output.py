@@ -43,6 +43,7 @@ __all__ = [
     "Output",
     "Reported",
     "call",
+    "context_of",
     "ROLES",
     "binary_runs",
     "echo",
@@ -297,6 +298,13 @@ def internal_error(error: BaseException) -> int:
     echo(f"Error: internal error: {type(error).__name__}: {error}\n"
          "This is a bug in descgen; rerun with --traceback and report the output.", err=True)
     return EXIT_INTERNAL
+
+
+def context_of(names: Iterable[str], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The ``context`` a command receives (:func:`descgen.cli.context.context_options`): the
+    options ``ctx_NAME`` of ``names`` taken out of the keyword arguments click passes,
+    ``{name: value}`` in ``names``' order."""
+    return {name: kwargs.pop(f"ctx_{name}") for name in names}
 
 
 class Reported(Exception):
