@@ -24,8 +24,6 @@ from .output import (
     internal_error,
     interrupted,
     ENVELOPE_VERSION,
-    EXIT_INTERNAL,
-    EXIT_INTERRUPTED,
     EXIT_RULE,
     Output,
     error_dict,

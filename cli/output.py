@@ -24,7 +24,6 @@ import contextlib
 import io
 import os
 import sys
-from types import ModuleType
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import descgen
@@ -76,11 +75,6 @@ EXIT_RULE = 1  #: a value breaks a PTX rule (EncodeError; a decode with an error
 EXIT_USAGE = 2  #: usage error (click, UsageError, WordError, malformed integer)
 EXIT_INTERNAL = 3  #: a bug (or broken tables/): rerun with --traceback
 EXIT_INTERRUPTED = 130  #: Ctrl-C (128 + SIGINT, as a shell reports it)
-
-
-def _click() -> ModuleType | None:
-    """click, where this process has imported it (every command but the fast path's)."""
-    return sys.modules.get("click")
 
 
 _fast = False  # inside fast_path()
@@ -335,7 +329,7 @@ def call(command: str, f: Callable[..., Any], args: Sequence[Any], kwargs: dict[
 
 
 def error_dict(error: BaseException, findings: Sequence[Any] = ()) -> dict[str, Any]:
-    click = _click()
+    click = sys.modules.get("click")  # a click usage error is reported with its own message
     message = error.format_message() if click is not None and isinstance(error, click.ClickException) else str(error)
     return {
         "type": type(error).__name__,
