@@ -11,7 +11,8 @@ timed in the same run:
    environment with nothing installed (:func:`bare_python`; targets: <= 5x and <= 8x), all
    commands timed in turn in each round; for reference ``--table`` piped, this venv's own
    ``python -c pass``, ``import descgen``, ``import click`` (every command but the fast path's:
-   ``idesc`` and ``zcm`` skip it, cli/fast.py) and ``import click, rich.console, rich.table``.
+   ``idesc`` and ``zcm`` skip it, cli/fast.py) and ``import rich.console, rich.table`` (what any
+   table costs before it is drawn: the floor of the terminal figure).
    From a git worktree, ``PYTHONPATH=$PWD python bench/bench.py`` times that checkout.
 2. ``descgen.encode_idesc``, ``encode_smem`` and ``encode_zcm``, all checks on, each over >= 10,000
    distinct valid configurations, against the hand-written shift-and-or encoders in
@@ -126,7 +127,7 @@ def cli_figures(runs: int) -> None:
         "dev": lambda: wall([py, "-c", "pass"], 1),
         # What a click command and a rich table pay before descgen runs (in this venv; idesc skips click).
         "click": lambda: wall([py, "-c", "import click"], 1),
-        "rich": lambda: wall([py, "-c", "import click, rich.console, rich.table"], 1),
+        "rich": lambda: wall([py, "-c", "import rich.console, rich.table"], 1),
         "lib": lambda: wall([py, "-c", "import descgen"], 1),
         "piped": lambda: wall(job, 1),
         "tty": lambda: wall_tty(job, 1),
@@ -147,7 +148,7 @@ def cli_figures(runs: int) -> None:
     for name, label, note in (
             ("dev", "python -c pass (this venv)", "its installs' start-up hooks, for reference"),
             ("click", "python -c 'import click'", "this venv: the floor of a click command (idesc skips it)"),
-            ("rich", "... 'import click, rich...'", "this venv: a click command's table, before drawing it"),
+            ("rich", "python -c 'import rich...'", "this venv: the floor of a table (rich.console, rich.table)"),
             ("lib", "python -c 'import descgen'", "this venv: the library's start-up")):
         print(f"  {label:27s} {t[name] * 1e3:7.1f} ms   {t[name] / base:5.2f}x   ({note})")
     print(f"  descgen idesc ... (piped)   {t['piped'] * 1e3:7.1f} ms   {record('CLI idesc, piped', t['piped'] / base, 5)}")
