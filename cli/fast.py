@@ -16,7 +16,8 @@ the command is in the table; every token is an option spelled exactly as declare
 value`` or ``--opt=value``; a flag alone), none given twice, no value starting with ``-``, no
 positional argument, no ``--``, no ``-h``/``--help``; every value reads without error or note;
 every required option is given; stdout and stderr are UTF-8 and no token holds an escape
-character; shell completion is not asked for. Otherwise, and when the body raises a usage error
+character; shell completion is not asked for; not on Windows (where click expands wildcards in the
+arguments and drives the console itself). Otherwise, and when the body raises a usage error
 (before printing anything, :class:`~descgen.cli.output.HandOver`), it returns None and click
 answers the command line from the start.
 """
@@ -85,7 +86,7 @@ def run(argv: Sequence[str] | None = None) -> int | None:
     from .fast_spec import COMMANDS
 
     tokens = list(sys.argv[1:] if argv is None else argv)
-    if not tokens or tokens[0] not in COMMANDS or "_DESCGEN_COMPLETE" in os.environ:
+    if not tokens or tokens[0] not in COMMANDS or "_DESCGEN_COMPLETE" in os.environ or os.name == "nt":
         return None
     if any("\x1b" in t for t in tokens) or not (_utf8(sys.stdout) and _utf8(sys.stderr)):
         return None
