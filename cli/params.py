@@ -71,7 +71,7 @@ class LazyChoice(Value):
 
     def __init__(self, choices: str | tuple[str, ...] | Callable[[], Iterable[Any]], cast: Callable[[str], Any] = str,
                  *, as_typed: bool = False) -> None:
-        super().__init__(self._reader(choices, "int" if cast is int else "str", as_typed))
+        super().__init__(self._reader(choices, {str: "str", int: "int"}[cast], as_typed))
 
     def _reader(self, choices: Any, cast: str, as_typed: bool) -> values.Choice:
         return values.Choice(choices, cast, as_typed=as_typed)
