@@ -36,7 +36,7 @@ from .output import (
 )
 from . import encoders
 from .context import APPLIES, check_applies, context_options
-from .encoders import check_mn as _check_mn, renderer as _render
+from .encoders import check_mn as _check_mn, renderer as _render, wgmma_arch
 from .params import TILE, UINT, WORD, KindType, LazyChoice, TypeChoice, UIntList, descriptor_names
 
 # Encoder fields: the CLI checks the name (exit 2, completion); the library reads it case-insensitively.
@@ -308,7 +308,6 @@ def idesc() -> None:
 #: A/B element types (tables/smem_atoms.toml) and major-ness, for the layout options.
 DTYPE = TypeChoice("element_types")
 MAJOR = LazyChoice("majors")
-_TILE_ONLY = ("dtype", "major", "atom_order", "kind")
 
 
 @cli.command(short_help="Encode a 64-bit shared memory descriptor (Tables 40-41; --arch sm_90a: wgmma), or derive one from a tile.")
@@ -335,98 +334,9 @@ _TILE_ONLY = ("dtype", "major", "atom_order", "kind")
 @click.option("--kind", type=KindType(), help="With --tile: MMA kind; needed for e2m1.")
 @context_options("arch")
 @output_options(code=True)
-def smem(out: Output, start_address: int | None, stage_bytes: int | None, swizzle: str, lbo: int | None,
-         sbo: int | None, base_offset: int | None, lbo_mode: str | None, tile: tuple[int, int] | None,
-         context: dict[str, Any], **tile_args: Any) -> None:
-    """Encode a 64-bit shared memory matrix descriptor (PTX §9.7.16.4.1, Tables 40-41).
-
-    Two forms. With --lbo and --sbo: the fields as given (bytes; the descriptor stores them
-    >> 4). With --tile MNxK --dtype --major: the descriptor of that operand tile stored as
-    Table 53 swizzle atoms, LBO/SBO/base offset derived, and the reasoning shown (§9.7.16.3).
-    Under cta_group::2, give each CTA's half (A: M/2 x K, B: N/2 x K).
-
-    --arch sm_90a: the Hopper wgmma descriptor (§9.7.15.5.1.2.2: no version bits, 2-bit swizzle
-    in bits 62-63, no --lbo-mode, no 128B_base32B), for the same canonical layouts.
-
-    \b
-      descgen smem --start-address 0x8000 --lbo 16 --sbo 256 --swizzle 32B   -> 0xc000401000010800
-      descgen smem --tile 128x64 --dtype bf16 --major k --swizzle 128B --addr 0x400
-      descgen smem --tile 128x64 --dtype bf16 --major k --swizzle 128B --format cpp --name a_desc
-      descgen smem --tile 64x64 --dtype f16 --major k --swizzle 128B --addr 0x400 --arch sm_90a
-    """
-    runtime = start_address is None
-    if runtime and (tile is None or not out.code):
-        raise click.UsageError("missing --addr: it may be left out only with --tile and --format c, cpp, ptx or "
-                               "python, which write functions that take the address at run time")
-    if stage_bytes is not None and not runtime:
-        raise click.UsageError("--stage-bytes sets the stage function's step: it applies without --addr")
-    context = {**context, "pattern_start": tile_args["pattern_start"]}
-    wgmma = wgmma_arch(context)
-    if wgmma and lbo_mode is not None:
-        raise click.UsageError("--lbo-mode is tcgen05's (Table 40 bit 52): the wgmma descriptor (--arch sm_90a) has none")
-    given = [f"--{name.replace('_', '-')}" for name in _TILE_ONLY if tile_args[name] is not None]
-    if tile is None:
-        if given:
-            raise click.UsageError(f"{', '.join(given)} only apply with --tile")
-        missing = [opt for opt, value in (("--lbo", lbo), ("--sbo", sbo)) if value is None]
-        if missing:
-            raise click.UsageError(f"missing {' and '.join(missing)}: give --lbo and --sbo, or --tile MNxK with "
-                                   "--dtype and --major to compute them")
-        args = dict(start_address=start_address, lbo=lbo, sbo=sbo, swizzle=swizzle, base_offset=base_offset or 0,
-                    lbo_mode=lbo_mode or "relative")
-        out.input = {**args, **context}
-        if wgmma:
-            args.pop("lbo_mode")
-            word = descgen.encode_wgmma_smem(**args, pattern_start=context["pattern_start"])
-        else:
-            word = descgen.encode_smem(**args, **context)
-        _show_smem(out, word, context)
-        return
-    clash = [opt for opt, value in (("--lbo", lbo), ("--sbo", sbo), ("--base-offset", base_offset),
-                                    ("--lbo-mode", lbo_mode)) if value is not None]
-    if clash:
-        raise click.UsageError(f"--tile computes LBO, SBO and the base offset: drop {', '.join(clash)} "
-                               "(set where the swizzle pattern starts with --pattern-start)")
-    missing = [f"--{name}" for name in ("dtype", "major") if tile_args[name] is None]
-    if missing:
-        raise click.UsageError(f"--tile needs {' and '.join(missing)}")
-    targs = dict(tile_args, atom_order=tile_args["atom_order"] or "mn_first")
-    out.input = {"tile": list(tile), "swizzle": swizzle, "start_address": start_address, **targs}
-    td = descgen.smem_for_tile(mn=tile[0], k=tile[1], swizzle=swizzle, start_address=start_address or 0, **targs,
-                               **({"arch": context["arch"]} if context["arch"] else {}))
-    if runtime:
-        out.write_code(td, functions=True, stage_bytes=stage_bytes)
-    elif out.table:
-        from .layout import show_tile
-
-        show_tile(td, descgen.decode_wgmma_smem(td.word) if wgmma else descgen.decode_smem(td.word))
-    elif out.code:
-        out.write_code(td)
-    else:
-        _show_smem(out, td.word, context, tile=td.as_dict())
-
-
-def wgmma_arch(context: dict[str, Any]) -> bool:
-    """Whether ``--arch`` selects the wgmma (sm_90a) shared memory descriptor."""
-    from descgen.facts import smem_family
-
-    return context.get("arch") is not None and smem_family(context["arch"]) != "smem_desc"
-
-
-def _show_smem(out: Output, word: int, context: dict[str, Any], **extra: Any) -> None:
-    validate = descgen.validate_wgmma_smem if wgmma_arch(context) else descgen.validate_smem
-    if not (out.json or out.table or out.code):
-        out.word(word, 64, lambda: validate(word, **context).findings)
-        return
-    report = validate(word, **context)
-    if out.code:
-        out.write_code(report)
-        return
-    d = next(iter(report.decoded.values()))
-    if out.json:
-        out.emit_json(result=d.as_dict(), **extra)
-    else:
-        _render().encoded(d)
+@_body(encoders.smem)
+def smem() -> None:
+    """(descgen.cli.encoders.smem)"""
 
 
 @cli.command(short_help="Encode a 64-bit zero-column mask descriptor (Table 45).")

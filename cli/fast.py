@@ -1,4 +1,4 @@
-"""The command line's fast path: ``descgen idesc ...`` and ``descgen zcm ...`` answered without
+"""The command line's fast path: ``descgen idesc``, ``smem`` and ``zcm`` answered without
 importing click (``import click`` alone costs about four times a bare interpreter's start-up).
 
 There is one definition of the command-line interface, the click commands of
@@ -153,7 +153,7 @@ def _call(name: str, body: Any, layers: Sequence[tuple[Any, ...]], kwargs: dict[
 # The table, from the click commands.
 
 #: The commands the fast path answers.
-FAST = ("idesc", "zcm")
+FAST = ("idesc", "smem", "zcm")
 
 
 def spec() -> dict[str, dict[str, Any]]:

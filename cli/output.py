@@ -45,6 +45,7 @@ __all__ = [
     "context_of",
     "ROLES",
     "binary_runs",
+    "click_only",
     "echo",
     "error_dict",
     "exit_code_for",
@@ -108,6 +109,13 @@ def echo(message: str = "", err: bool = False) -> None:
 class HandOver(Exception):
     """The fast path (:mod:`descgen.cli.fast`) cannot answer this command line the way click
     would: a usage error, which click reports (raised before anything is printed)."""
+
+
+def click_only(what: str) -> None:
+    """Before a step that needs click (``what``): on the fast path, hand the command line over to
+    click (:class:`HandOver`); under click, nothing."""
+    if _fast:
+        raise HandOver(what)
 
 
 def usage_error(message: str) -> Exception:
@@ -233,8 +241,7 @@ class Output:
         functions (descgen.emit_functions, with ``options`` such as ``stage_bytes``)."""
         import shlex
 
-        if _fast:  # the comment quotes the command line as click recorded it
-            raise HandOver("--format")
+        click_only("--format")  # the comment quotes the command line as click recorded it
         import click
 
         argv = click.get_current_context().find_root().meta.get("descgen.argv", [])

@@ -17,6 +17,7 @@ from descgen.cli import fast
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 IDESC = ["idesc", "--kind", "f16", "--m", "128", "--n", "256"]
+SMEM = ["smem", "--start-address", "0x400", "--lbo", "2048", "--sbo", "128", "--swizzle", "none"]
 ZCM = ["zcm", "--skip-span", "1", "--use-span", "13", "--start-count", "1,3,5,7"]
 
 #: (argv, whether the fast path answers it itself)
@@ -67,6 +68,28 @@ CASES: list[tuple[list[str], bool]] = [
     (["idesc", "-h"], False),
     (["idesc"], False),
     (["--traceback"] + IDESC, False),
+    (SMEM, True),
+    (SMEM + ["--table"], True),
+    (SMEM + ["--json", "--arch", "sm_100a"], True),
+    (["smem", "--addr", "0x8000", "--lbo", "16", "--sbo", "256", "--swizzle", "32b", "--pattern-start", "0x8000"], True),
+    (["smem", "--addr", "0x400", "--lbo", "16", "--sbo", "1024", "--swizzle", "128B", "--arch", "sm_90a", "--table"], True),
+    (["smem", "--addr", "0x400", "--lbo", "16", "--sbo", "1024", "--swizzle", "128B", "--lbo-mode", "absolute",
+      "--arch", "sm_103a"], True),
+    (SMEM[:-2] + ["--swizzle", "128B", "--base-offset", "9"], True),  # breaks a rule: exit 1
+    (["smem", "--tile", "128x64", "--dtype", "bf16", "--major", "k", "--swizzle", "128B", "--addr", "0x400"], True),
+    (["smem", "--tile", "128x64", "--dtype", "bf16", "--major", "K", "--swizzle", "128B", "--addr", "0x400", "--json",
+      "--atom-order", "k_first", "--pattern-start", "0x400"], True),
+    (["smem", "--tile", "64x64", "--dtype", "f16", "--major", "k", "--swizzle", "128B", "--addr", "0x400",
+      "--arch", "sm_90a"], True),
+    (["smem", "--tile", "128x64", "--dtype", "bf16", "--major", "k", "--swizzle", "128B", "--addr", "0x400",
+      "--table"], False),  # the tile's table is the layout module's (click)
+    (["smem", "--tile", "128x64", "--dtype", "bf16", "--major", "k", "--swizzle", "128B", "--format", "cpp"], False),
+    (["smem", "--tile", "128x64", "--dtype", "bf16", "--swizzle", "128B", "--addr", "0x400"], False),
+    (SMEM + ["--tile", "128x64"], False),
+    (SMEM + ["--dtype", "bf16"], False),
+    (["smem", "--addr", "0x400", "--swizzle", "none"], False),
+    (SMEM + ["--arch", "sm_90a", "--lbo-mode", "relative"], False),
+    (SMEM[:-1] + ["64C"], False),
     (["zcm", "--skip-span", "1", "--use-span", "13"], True),
     (ZCM + ["--m", "32", "--n", "64"], True),
     (ZCM + ["--m", "32", "--n", "64", "--table"], True),
