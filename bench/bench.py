@@ -11,7 +11,7 @@ timed in the same run:
    environment with nothing installed (:func:`bare_python`; targets: <= 5x and <= 8x), all
    commands timed in turn in each round; for reference ``--table`` piped, this venv's own
    ``python -c pass``, ``import descgen``, ``import click`` (every command but the fast path's:
-   ``idesc`` and ``zcm`` skip it, cli/fast.py) and ``import rich.console, rich.table`` (what any
+   ``idesc``, ``smem`` and ``zcm`` skip it, cli/fast.py) and ``import rich.console, rich.table`` (what any
    table costs before it is drawn: the floor of the terminal figure).
    From a git worktree, ``PYTHONPATH=$PWD python bench/bench.py`` times that checkout.
 2. ``descgen.encode_idesc``, ``encode_smem`` and ``encode_zcm``, all checks on, each over >= 10,000

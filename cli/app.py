@@ -2,7 +2,7 @@
 commands ``validate | check | explain | rules`` are in :mod:`descgen.cli.validation`).
 
 Startup imports click and descgen only; rich is imported by :mod:`descgen.cli.render`, which is
-imported only when a table is drawn. ``idesc`` and ``zcm`` declare their options here and run
+imported only when a table is drawn. ``idesc``, ``smem`` and ``zcm`` declare their options here and run
 click-free bodies (:mod:`descgen.cli.encoders`), which the fast path (:mod:`descgen.cli.fast`)
 calls too.
 """
