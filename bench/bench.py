@@ -2,6 +2,7 @@
 
     python bench/bench.py            # everything
     python bench/bench.py --quick    # fewer repetitions
+    python bench/bench.py --startup  # only the start-up timings (part 1)
 
 Measures, on this machine and in this interpreter, each figure as a ratio against a baseline
 timed in the same run:
@@ -9,8 +10,9 @@ timed in the same run:
    median wall time over repeated runs, as a multiple of ``python -c pass`` in a virtual
    environment with nothing installed (:func:`bare_python`; targets: <= 5x and <= 8x), all
    commands timed in turn in each round; for reference ``--table`` piped, this venv's own
-   ``python -c pass``, ``import descgen``, and the floors no descgen change can lower:
-   ``import click`` (every command) and ``import click, rich.console, rich.table`` (a table).
+   ``python -c pass``, ``import descgen``, ``import click`` (every command but the fast path's:
+   ``idesc``, ``smem`` and ``zcm`` skip it, cli/fast.py) and ``import rich.console, rich.table`` (what any
+   table costs before it is drawn: the floor of the terminal figure).
    From a git worktree, ``PYTHONPATH=$PWD python bench/bench.py`` times that checkout.
 2. ``descgen.encode_idesc``, ``encode_smem`` and ``encode_zcm``, all checks on, each over >= 10,000
    distinct valid configurations, against the hand-written shift-and-or encoders in
@@ -123,9 +125,9 @@ def cli_figures(runs: int) -> None:
     cases = {  # timed in turn in each round, so that a change in the machine's load hits them all
         "base": lambda: wall([bare, "-c", "pass"], 1),
         "dev": lambda: wall([py, "-c", "pass"], 1),
-        # What every click command and every rich table pays before descgen runs (in this venv).
+        # What a click command and a rich table pay before descgen runs (in this venv; idesc skips click).
         "click": lambda: wall([py, "-c", "import click"], 1),
-        "rich": lambda: wall([py, "-c", "import click, rich.console, rich.table"], 1),
+        "rich": lambda: wall([py, "-c", "import rich.console, rich.table"], 1),
         "lib": lambda: wall([py, "-c", "import descgen"], 1),
         "piped": lambda: wall(job, 1),
         "tty": lambda: wall_tty(job, 1),
@@ -145,8 +147,8 @@ def cli_figures(runs: int) -> None:
     print(f"  python -c pass (bare venv)  {base * 1e3:7.1f} ms   the baseline: an interpreter with nothing else installed")
     for name, label, note in (
             ("dev", "python -c pass (this venv)", "its installs' start-up hooks, for reference"),
-            ("click", "python -c 'import click'", "this venv: the floor of any click command"),
-            ("rich", "... 'import click, rich...'", "this venv: the floor of a table, before drawing it"),
+            ("click", "python -c 'import click'", "this venv: the floor of a click command (idesc skips it)"),
+            ("rich", "python -c 'import rich...'", "this venv: the floor of a table (rich.console, rich.table)"),
             ("lib", "python -c 'import descgen'", "this venv: the library's start-up")):
         print(f"  {label:27s} {t[name] * 1e3:7.1f} ms   {t[name] / base:5.2f}x   ({note})")
     print(f"  descgen idesc ... (piped)   {t['piped'] * 1e3:7.1f} ms   {record('CLI idesc, piped', t['piped'] / base, 5)}")
@@ -347,11 +349,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     parser.add_argument("--no-cli", action="store_true", help="skip the subprocess timings")
+    parser.add_argument("--startup", action="store_true", help="only the start-up timings (part 1)")
     args = parser.parse_args()
     runs, repeat = (7, 2) if args.quick else (21, 5)
     print(f"python {sys.version.split()[0]} on {os.cpu_count()} cores; descgen {descgen.__version__}\n")
     if not args.no_cli:
         cli_figures(runs)
+        if args.startup:
+            sys.exit(summary())
         print()
     encode_figures(repeat)
     print()

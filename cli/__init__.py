@@ -3,12 +3,40 @@
 ``descgen idesc | smem | zcm`` encode a descriptor word, ``descgen decode`` decodes and checks
 one, ``descgen validate | check`` check words against every PTX rule with the instruction's
 context, ``descgen explain | rules`` document the finding codes; ``descgen --help`` documents the
-output modes and the exit status. Only click and descgen are imported here: rich and bitstring
-load when a table is drawn.
+output modes and the exit status.
+
+:func:`main` first offers the command line to the click-free fast path (:mod:`.fast`: ``idesc``,
+``smem`` and ``zcm``, read from a table generated from the click commands), and otherwise to the click
+application (:mod:`.app`, imported then; :data:`cli` is loaded on first use). rich loads only
+when a table is drawn.
 """
 
 from __future__ import annotations
 
-from .app import cli, main  # the other commands' modules load when a command is named (app.LAZY_COMMANDS)
+import sys
+from typing import TYPE_CHECKING, Sequence
+
+if TYPE_CHECKING:
+    from .app import cli
 
 __all__ = ["cli", "main"]
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Console-script entry point (``descgen``); exits with the status documented in --help."""
+    from .fast import run
+
+    status = run(argv)
+    if status is not None:
+        sys.exit(status)
+    from .app import main as click_main
+
+    click_main(argv)
+
+
+def __getattr__(name: str) -> object:
+    if name == "cli":
+        from .app import cli
+
+        return cli
+    raise AttributeError(f"module 'descgen.cli' has no attribute {name!r}")

@@ -1,8 +1,10 @@
 """The click application: ``descgen idesc | smem | zcm | decode | layout`` (the validation
 commands ``validate | check | explain | rules`` are in :mod:`descgen.cli.validation`).
 
-Startup imports click and descgen only; rich and bitstring are imported by
-:mod:`descgen.cli.render`, which is imported only when a table is drawn.
+Startup imports click and descgen only; rich is imported by :mod:`descgen.cli.render`, which is
+imported only when a table is drawn. ``idesc``, ``smem`` and ``zcm`` declare their options here and run
+click-free bodies (:mod:`descgen.cli.encoders`), which the fast path (:mod:`descgen.cli.fast`)
+calls too.
 """
 
 from __future__ import annotations
@@ -17,9 +19,11 @@ import click
 import descgen
 
 from .output import (
+    Reported,
+    call,
+    internal_error,
+    interrupted,
     ENVELOPE_VERSION,
-    EXIT_INTERNAL,
-    EXIT_INTERRUPTED,
     EXIT_RULE,
     Output,
     error_dict,
@@ -30,7 +34,9 @@ from .output import (
     plain_mask,
     write_json,
 )
+from . import encoders
 from .context import APPLIES, check_applies, context_options
+from .encoders import check_mn as _check_mn, renderer as _render, wgmma_arch
 from .params import TILE, UINT, WORD, KindType, LazyChoice, TypeChoice, UIntList, descriptor_names
 
 # Encoder fields: the CLI checks the name (exit 2, completion); the library reads it case-insensitively.
@@ -132,9 +138,8 @@ class DescgenGroup(click.Group):
             return super().invoke(ctx)
         except (click.exceptions.Exit, click.Abort):
             raise
-        except KeyboardInterrupt:  # Ctrl-C: no traceback, no "Aborted!" with exit 1 (1 means a PTX rule)
-            click.echo("", err=True)
-            ctx.exit(EXIT_INTERRUPTED)
+        except KeyboardInterrupt:
+            ctx.exit(interrupted())
         except click.ClickException as e:
             if "--json" in tokens[1:]:
                 write_json({"descgen": ENVELOPE_VERSION, "command": tokens[0] if tokens else None, "error": error_dict(e)})
@@ -145,12 +150,7 @@ class DescgenGroup(click.Group):
             if isinstance(e, descgen.DescgenError):  # outside a command body (should not happen)
                 click.echo(f"Error: {e}", err=True)
                 ctx.exit(exit_code_for(e))
-            click.echo(
-                f"Error: internal error: {type(e).__name__}: {e}\n"
-                "This is a bug in descgen; rerun with --traceback and report the output.",
-                err=True,
-            )
-            ctx.exit(EXIT_INTERNAL)
+            ctx.exit(internal_error(e))
 
 
 def _tolerate_narrow_encodings() -> None:
@@ -216,17 +216,14 @@ def output_options(f: Callable[..., Any] | None = None, *, code: bool = False) -
         return functools.partial(output_options, code=code)
 
     @functools.wraps(f)
-    def wrapper(*args: Any, as_json: bool, table: bool, plain: bool, fmt: str | None = None, name: str | None = None,
-                quiet: bool = False, **kwargs: Any) -> Any:
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         ctx = click.get_current_context()
-        out = Output.resolve(ctx.info_name or f.__name__, as_json, table, plain, fmt, name)
-        out.quiet = quiet
         try:
-            return f(out, *args, **kwargs)
-        except descgen.DescgenError as e:
-            if ctx.find_root().params.get("traceback"):
-                raise
-            ctx.exit(out.fail(e))
+            return call(ctx.info_name or f.__name__, f, args, kwargs, traceback=bool(ctx.find_root().params.get("traceback")))
+        except Reported as e:
+            ctx.exit(e.code)
+
+    wrapper.descgen_layer = ("output",)  # type: ignore[attr-defined]  # read by the fast path's table (cli.fast)
 
     options = [
         click.option("--json", "as_json", is_flag=True, help="Print a versioned JSON envelope."),
@@ -235,7 +232,7 @@ def output_options(f: Callable[..., Any] | None = None, *, code: bool = False) -
     ]
     if code:
         options += [
-            click.option("--format", "fmt", type=LazyChoice(lambda: descgen.FORMATS), metavar="FORMAT",
+            click.option("--format", "fmt", type=LazyChoice("formats"), metavar="FORMAT",
                          help="hex (the piped default), json (= --json), or source code with the decoded fields as a "
                               "comment: c (#define NAME UINT32_C(...) / UINT64_C), cpp (constexpr std::uint32_t / "
                               "std::uint64_t), ptx (mov.b32 / mov.b64 %name, ...;), python (NAME = 0x...); the type "
@@ -257,26 +254,16 @@ def _mn_options(f: Callable[..., Any]) -> Callable[..., Any]:
     return f
 
 
-def _check_mn(m: int | None, n: int | None) -> None:
-    if (m is None) != (n is None):
-        raise click.UsageError("--m and --n go together (the mask needs the MMA's M and N)")
+def _body(body: Callable[..., Any]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Under the option decorators of a command whose body is click-free (:mod:`.encoders`, shared
+    with the fast path): the def it decorates stands for ``body``, whose docstring is the help."""
+    return lambda _: body
 
 
 def _functions_option(f: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--functions", is_flag=True, help="With --format c|cpp|ptx|python: the word's fixed part as "
                         "a constant and its run-time fields as functions (idesc: the scale factor IDs or the sparsity "
                         "selector; zcm: the column shift); a word with none is the constant, and says so.")(f)
-
-
-def _functions(out: Output, functions: bool) -> None:
-    if functions and not out.code:
-        raise click.UsageError("--functions writes source code: give --format c, cpp, ptx or python")
-
-
-def _render() -> Any:
-    from . import render
-
-    return render
 
 
 # --------------------------------------------------------------------------------------------
@@ -289,23 +276,23 @@ _TYPE_HELP = "Default: the kind's ({})."
 @click.option("--kind", required=True, type=KindType(), help="MMA kind (kind::f16 and .kind::f16 accepted).")
 @click.option("--m", "m", required=True, type=UINT, metavar="M", help="M: rows of A and D (the pair's M for cta_group::2).")
 @click.option("--n", "n", required=True, type=UINT, metavar="N", help="N: columns of B and D.")
-@click.option("--atype", type=TypeFieldChoice(lambda: descgen.type_names("atype")),
+@click.option("--atype", type=TypeFieldChoice("atype"),
               help="A element type. " + _TYPE_HELP.format("f16: f16, tf32: tf32, f8f6f4/mxf8f6f4: e4m3, i8: s8, mxf4*: e2m1"))
-@click.option("--btype", type=TypeFieldChoice(lambda: descgen.type_names("btype")), help="B element type. Default: the kind's (as for --atype).")
-@click.option("--dtype", type=TypeFieldChoice(lambda: descgen.type_names("dtype")),
+@click.option("--btype", type=TypeFieldChoice("btype"), help="B element type. Default: the kind's (as for --atype).")
+@click.option("--dtype", type=TypeFieldChoice("dtype"),
               help="D type. " + _TYPE_HELP.format("f32; s32 for i8; block-scaled kinds: f32 only"))
 # Defaults not given to click (shown only): click converts a default through its type, and these
 # types' choices come from the tables (descgen.MAJORS, every kind's max shifts: 20 ms of start-up).
-@click.option("--a-major", type=FieldChoice(lambda: descgen.MAJORS), help="A major-ness (mn = transpose A).  [default: k]")
-@click.option("--b-major", type=FieldChoice(lambda: descgen.MAJORS), help="B major-ness (mn = transpose B).  [default: k]")
+@click.option("--a-major", type=FieldChoice("majors"), help="A major-ness (mn = transpose A).  [default: k]")
+@click.option("--b-major", type=FieldChoice("majors"), help="B major-ness (mn = transpose B).  [default: k]")
 @click.option("--negate-a", is_flag=True, help="Negate A (not for i8).")
 @click.option("--negate-b", is_flag=True, help="Negate B (not for i8).")
 @click.option("--saturate", is_flag=True, help="Saturate (i8 only).")
 @click.option("--sparse", is_flag=True, help="Sparse MMA (tcgen05.mma.sp).")
 @click.option("--sparsity-selector", type=UINT, default=0, show_default=True, metavar="N", help="Sparsity selector 0-3 (Table 42 kinds).")
-@click.option("--max-shift", type=LazyChoice(lambda: tuple(map(str, descgen.type_names("max_shift"))), cast=int),
+@click.option("--max-shift", type=LazyChoice("max_shift", cast=int),
               help=".ws B-reuse maximum shift (Table 42 kinds).  [default: 0]")
-@click.option("--scale-type", type=TypeFieldChoice(lambda: descgen.type_names("scale_type")),
+@click.option("--scale-type", type=TypeFieldChoice("scale_type"),
               help="Scale factor type (mx kinds). " + _TYPE_HELP.format("ue8m0; ue4m3 for mxf4nvf4"))
 @click.option("--a-sf-id", type=UINT, default=0, show_default=True, metavar="N", help="Scale factor A ID 0-3 (mx kinds).")
 @click.option("--b-sf-id", type=UINT, default=0, show_default=True, metavar="N", help="Scale factor B ID 0-3 (mx kinds).")
@@ -313,55 +300,14 @@ _TYPE_HELP = "Default: the kind's ({})."
 @_functions_option
 @context_options(*APPLIES["idesc"])
 @output_options(code=True)
-def idesc(out: Output, kind: str, m: int, n: int, atype: str | None, btype: str | None, dtype: str | None,
-          a_major: str | None, b_major: str | None, negate_a: bool, negate_b: bool, saturate: bool, sparse: bool,
-          sparsity_selector: int, max_shift: int | None, scale_type: str | None, a_sf_id: int, b_sf_id: int,
-          k: int | None, functions: bool, context: dict[str, Any]) -> None:
-    """Encode a 32-bit tcgen05.mma instruction descriptor (PTX §9.7.16.4.2, Tables 42-44).
-
-    Types left out take the kind's defaults; the table view lists the defaults applied. The
-    context options (--cta-group, --ws, --sp, --scale-vec, --a-tmem, --arch) add the rules
-    that need them: a value that breaks one is refused (exit 1).
-
-    \b
-      descgen idesc --kind f16 --m 128 --n 256                    -> 0x08400010
-      descgen idesc --kind f16 --m 256 --n 128 --cta-group 2      -> 0x10200010
-      descgen idesc --kind f8f6f4 --m 128 --n 128 --atype e2m1 --btype e2m1
-    """
-    args: dict[str, Any] = dict(
-        m=m, n=n, atype=atype, btype=btype, dtype=dtype, a_major=a_major or "k", b_major=b_major or "k",
-        negate_a=negate_a, negate_b=negate_b, saturate=saturate, sparse=sparse,
-        sparsity_selector=sparsity_selector, max_shift=max_shift or 0, scale_type=scale_type,
-        a_sf_id=a_sf_id, b_sf_id=b_sf_id, k=k,
-    )
-    out.input = {"kind": kind, **args, **context}
-    _functions(out, functions)
-    word = descgen.encode_idesc(kind, **args, **context)
-    if not (out.json or out.table or out.code):
-        out.word(word, 32)
-        return
-    report = descgen.validate_idesc(word, kind, **context)
-    if out.code:
-        out.write_code(report, functions=functions)
-        return
-    d = report.decoded["idesc"]
-    defaults = {name: value for name, value in descgen.idesc_defaults(kind).items() if args.get(name) is None}
-    if out.json:
-        out.emit_json(defaults=defaults, result=d.as_dict())
-    else:
-        _render().encoded(d, defaults=defaults)
-
-
-def _element_types() -> tuple[str, ...]:
-    from descgen.loader import atoms
-
-    return tuple(atoms().elements)
+@_body(encoders.idesc)
+def idesc() -> None:
+    """(descgen.cli.encoders.idesc)"""
 
 
 #: A/B element types (tables/smem_atoms.toml) and major-ness, for the layout options.
-DTYPE = TypeChoice(_element_types)
-MAJOR = LazyChoice(lambda: descgen.MAJORS)
-_TILE_ONLY = ("dtype", "major", "atom_order", "kind")
+DTYPE = TypeChoice("element_types")
+MAJOR = LazyChoice("majors")
 
 
 @cli.command(short_help="Encode a 64-bit shared memory descriptor (Tables 40-41; --arch sm_90a: wgmma), or derive one from a tile.")
@@ -370,116 +316,27 @@ _TILE_ONLY = ("dtype", "major", "atom_order", "kind")
                    "c|cpp|ptx|python: the descriptor's fixed part and functions that take the address at run time.")
 @click.option("--stage-bytes", type=UINT, metavar="BYTES", help="Without --addr: bytes from one pipeline stage's tile "
               "to the next, for the NAME_stage function (default: the tile's size).")
-@click.option("--swizzle", required=True, type=LazyChoice(lambda: descgen.SWIZZLES), help="Swizzling mode (case-insensitive).")
+@click.option("--swizzle", required=True, type=LazyChoice("swizzles"), help="Swizzling mode (case-insensitive).")
 @click.option("--lbo", type=UINT, metavar="BYTES", help="Leading dimension byte offset (or address, --lbo-mode absolute). "
               "Computed with --tile.")
 @click.option("--sbo", type=UINT, metavar="BYTES", help="Stride dimension byte offset. Computed with --tile.")
 @click.option("--base-offset", type=UINT, metavar="N", help="Matrix base offset 0-7 (Table 41). Default 0; with --tile "
               "it comes from --pattern-start.")
-@click.option("--lbo-mode", type=FieldChoice(lambda: descgen.LBO_MODES), help="Leading dimension stride mode. Default relative.")
+@click.option("--lbo-mode", type=FieldChoice("lbo_modes"), help="Leading dimension stride mode. Default relative.")
 @click.option("--tile", type=TILE, help="Derive LBO, SBO and the base offset from a tile of MN x K elements "
               "(with --dtype and --major); prints the reasoning.")
 @click.option("--dtype", type=DTYPE, help="With --tile: A/B element type.")
 @click.option("--major", type=MAJOR, help="With --tile: k (K-major) or mn (MN-major).")
 @click.option("--pattern-start", type=UINT, metavar="BYTES", help="Where the repeating swizzle pattern starts (Table 41). "
               "With --tile it sets the base offset (default: absolute address bits, base offset 0); else the base offset is checked against it.")
-@click.option("--atom-order", type=LazyChoice(lambda: descgen.ATOM_ORDERS), help="With --tile: which neighbour follows an "
+@click.option("--atom-order", type=LazyChoice("atom_orders"), help="With --tile: which neighbour follows an "
               "atom in memory: mn_first (default; CuTe tile_to_shape Step<_1,_2>) or k_first.")
 @click.option("--kind", type=KindType(), help="With --tile: MMA kind; needed for e2m1.")
 @context_options("arch")
 @output_options(code=True)
-def smem(out: Output, start_address: int | None, stage_bytes: int | None, swizzle: str, lbo: int | None,
-         sbo: int | None, base_offset: int | None, lbo_mode: str | None, tile: tuple[int, int] | None,
-         context: dict[str, Any], **tile_args: Any) -> None:
-    """Encode a 64-bit shared memory matrix descriptor (PTX §9.7.16.4.1, Tables 40-41).
-
-    Two forms. With --lbo and --sbo: the fields as given (bytes; the descriptor stores them
-    >> 4). With --tile MNxK --dtype --major: the descriptor of that operand tile stored as
-    Table 53 swizzle atoms, LBO/SBO/base offset derived, and the reasoning shown (§9.7.16.3).
-    Under cta_group::2, give each CTA's half (A: M/2 x K, B: N/2 x K).
-
-    --arch sm_90a: the Hopper wgmma descriptor (§9.7.15.5.1.2.2: no version bits, 2-bit swizzle
-    in bits 62-63, no --lbo-mode, no 128B_base32B), for the same canonical layouts.
-
-    \b
-      descgen smem --start-address 0x8000 --lbo 16 --sbo 256 --swizzle 32B   -> 0xc000401000010800
-      descgen smem --tile 128x64 --dtype bf16 --major k --swizzle 128B --addr 0x400
-      descgen smem --tile 128x64 --dtype bf16 --major k --swizzle 128B --format cpp --name a_desc
-      descgen smem --tile 64x64 --dtype f16 --major k --swizzle 128B --addr 0x400 --arch sm_90a
-    """
-    runtime = start_address is None
-    if runtime and (tile is None or not out.code):
-        raise click.UsageError("missing --addr: it may be left out only with --tile and --format c, cpp, ptx or "
-                               "python, which write functions that take the address at run time")
-    if stage_bytes is not None and not runtime:
-        raise click.UsageError("--stage-bytes sets the stage function's step: it applies without --addr")
-    context = {**context, "pattern_start": tile_args["pattern_start"]}
-    wgmma = wgmma_arch(context)
-    if wgmma and lbo_mode is not None:
-        raise click.UsageError("--lbo-mode is tcgen05's (Table 40 bit 52): the wgmma descriptor (--arch sm_90a) has none")
-    given = [f"--{name.replace('_', '-')}" for name in _TILE_ONLY if tile_args[name] is not None]
-    if tile is None:
-        if given:
-            raise click.UsageError(f"{', '.join(given)} only apply with --tile")
-        missing = [opt for opt, value in (("--lbo", lbo), ("--sbo", sbo)) if value is None]
-        if missing:
-            raise click.UsageError(f"missing {' and '.join(missing)}: give --lbo and --sbo, or --tile MNxK with "
-                                   "--dtype and --major to compute them")
-        args = dict(start_address=start_address, lbo=lbo, sbo=sbo, swizzle=swizzle, base_offset=base_offset or 0,
-                    lbo_mode=lbo_mode or "relative")
-        out.input = {**args, **context}
-        if wgmma:
-            args.pop("lbo_mode")
-            word = descgen.encode_wgmma_smem(**args, pattern_start=context["pattern_start"])
-        else:
-            word = descgen.encode_smem(**args, **context)
-        _show_smem(out, word, context)
-        return
-    clash = [opt for opt, value in (("--lbo", lbo), ("--sbo", sbo), ("--base-offset", base_offset),
-                                    ("--lbo-mode", lbo_mode)) if value is not None]
-    if clash:
-        raise click.UsageError(f"--tile computes LBO, SBO and the base offset: drop {', '.join(clash)} "
-                               "(set where the swizzle pattern starts with --pattern-start)")
-    missing = [f"--{name}" for name in ("dtype", "major") if tile_args[name] is None]
-    if missing:
-        raise click.UsageError(f"--tile needs {' and '.join(missing)}")
-    targs = dict(tile_args, atom_order=tile_args["atom_order"] or "mn_first")
-    out.input = {"tile": list(tile), "swizzle": swizzle, "start_address": start_address, **targs}
-    td = descgen.smem_for_tile(mn=tile[0], k=tile[1], swizzle=swizzle, start_address=start_address or 0, **targs,
-                               **({"arch": context["arch"]} if context["arch"] else {}))
-    if runtime:
-        out.write_code(td, functions=True, stage_bytes=stage_bytes)
-    elif out.table:
-        from .layout import show_tile
-
-        show_tile(td, descgen.decode_wgmma_smem(td.word) if wgmma else descgen.decode_smem(td.word))
-    elif out.code:
-        out.write_code(td)
-    else:
-        _show_smem(out, td.word, context, tile=td.as_dict())
-
-
-def wgmma_arch(context: dict[str, Any]) -> bool:
-    """Whether ``--arch`` selects the wgmma (sm_90a) shared memory descriptor."""
-    from descgen.facts import smem_family
-
-    return context.get("arch") is not None and smem_family(context["arch"]) != "smem_desc"
-
-
-def _show_smem(out: Output, word: int, context: dict[str, Any], **extra: Any) -> None:
-    validate = descgen.validate_wgmma_smem if wgmma_arch(context) else descgen.validate_smem
-    if not (out.json or out.table or out.code):
-        out.word(word, 64, lambda: validate(word, **context).findings)
-        return
-    report = validate(word, **context)
-    if out.code:
-        out.write_code(report)
-        return
-    d = next(iter(report.decoded.values()))
-    if out.json:
-        out.emit_json(result=d.as_dict(), **extra)
-    else:
-        _render().encoded(d)
+@_body(encoders.smem)
+def smem() -> None:
+    """(descgen.cli.encoders.smem)"""
 
 
 @cli.command(short_help="Encode a 64-bit zero-column mask descriptor (Table 45).")
@@ -493,40 +350,9 @@ def _show_smem(out: Output, word: int, context: dict[str, Any], **extra: Any) ->
 @_functions_option
 @context_options("ws")
 @output_options(code=True)
-def zcm(out: Output, skip_span: int, use_span: int, start_count: tuple[int, ...], first_span: tuple[int, ...],
-        nonzero_mask: bool, column_shift: int, mask_m: int | None, mask_n: int | None, functions: bool,
-        context: dict[str, Any]) -> None:
-    """Encode a 64-bit zero-column mask descriptor (PTX §9.7.16.4.3, Table 45).
-
-    With --m and --n, also show the N-bit mask it generates (bit j = column j of B, 1 = zeroed),
-    per sub-mask in binary (MSB left) and hex; they also add the rules for that M (M itself,
-    the column shift limit, unused sub-masks), and --ws/--no-ws the rule that the operand exists
-    on tcgen05.mma.ws only: a value that breaks one is refused (exit 1). Piped output is the word
-    only.
-
-    \b
-      descgen zcm --start-count 1,3,5,7 --skip-span 1 --use-span 13 --m 32 --n 64
-    """
-    _check_mn(mask_m, mask_n)
-    _functions(out, functions)
-    args = dict(start_count=start_count, first_span=first_span, nonzero_mask=nonzero_mask,
-                skip_span=skip_span, use_span=use_span, column_shift=column_shift)
-    ctx = {"m": mask_m, "n": mask_n, "ws": context["ws"]}
-    out.input = {**args, "start_count": list(start_count), "first_span": list(first_span), **ctx}
-    word = descgen.encode_zcm(**args, **ctx)  # M breaks a rule: exit 1
-    mask = mask_info(word, mask_m, mask_n) if mask_m is not None else None  # N does not split: exit 2
-    if not (out.json or out.table or out.code):
-        out.word(word, 64)
-        return
-    report = descgen.validate_zcm(word, **ctx)
-    if out.code:
-        out.write_code(report, notes=plain_mask(mask) if mask else (), functions=functions)
-        return
-    d = report.decoded["zcm"]
-    if out.json:
-        out.emit_json(result=d.as_dict(), **({"mask": mask} if mask else {}))
-    else:
-        _render().encoded(d, mask=mask)
+@_body(encoders.zcm)
+def zcm() -> None:
+    """(descgen.cli.encoders.zcm)"""
 
 
 # --------------------------------------------------------------------------------------------

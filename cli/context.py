@@ -13,13 +13,10 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable, Iterable
 
-import click
-
 from descgen.catalog import constraints, contexts
 from descgen.context import words_context
-from descgen.facts import warps_per_warpgroup
 
-from .params import UINT, ArchType, LazyChoice, ScaleVecType
+from .output import context_of, usage_error
 
 __all__ = ["APPLIES", "CONTEXT_ORDER", "context_options", "option_name", "given", "check_applies"]
 
@@ -43,6 +40,10 @@ def option_name(name: str) -> str:
 
 def _option(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """The option of context name ``name``: its spelling, type and help from its ``[[context]]`` entry."""
+    import click
+
+    from .params import UINT, ArchType, LazyChoice, ScaleVecType
+
     entry = contexts()[name]
     dest, flag = f"ctx_{name}", option_name(name)
     text = entry.help
@@ -54,7 +55,7 @@ def _option(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         return click.option(f"{flag}/--no-{flag[2:]}", dest, default=None, help=text)
     types: dict[str, Any] = {
         "cta_group": LazyChoice(("1", "2"), cast=int),
-        "warp": LazyChoice(lambda: tuple(map(str, range(warps_per_warpgroup()))), cast=int),
+        "warp": LazyChoice("warps", cast=int),
         "scale_vec": ScaleVecType(),
         "arch": ArchType(wgmma=True),
     }
@@ -79,8 +80,9 @@ def context_options(*names: str) -> Callable[[Callable[..., Any]], Callable[...,
     def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(f)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            context = {name: kwargs.pop(f"ctx_{name}") for name in names}
-            return f(*args, context=context, **kwargs)
+            return f(*args, context=context_of(names, kwargs), **kwargs)
+
+        wrapper.descgen_layer = ("context", names)  # type: ignore[attr-defined]  # read by the fast path's table
 
         for name in reversed(names):
             wrapper = _option(name)(wrapper)
@@ -106,5 +108,5 @@ def check_applies(context: dict[str, Any], applies: str | Iterable[str], *, hint
     takes = ", ".join(option_name(n) for n in CONTEXT_ORDER if n in allowed)
     verb = "does" if len(extra) == 1 else "do"
     whose = "its" if len(kinds) == 1 else "their"
-    raise click.UsageError(f"{', '.join(option_name(n) for n in extra)} {verb} not apply to {what} "
+    raise usage_error(f"{', '.join(option_name(n) for n in extra)} {verb} not apply to {what} "
                            f"({whose} rules take {takes}){hint}")

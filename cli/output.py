@@ -11,6 +11,11 @@ Three modes, one per invocation (:class:`Output`):
   code with its decoded fields as a comment (:func:`descgen.emit`).
 
 Data goes to stdout, diagnostics to stderr.
+
+Nothing here imports click at import: the click-free fast path (:mod:`descgen.cli.fast`) prints
+through this module too. :func:`echo` is ``click.echo`` and :func:`usage_error` a
+``click.UsageError``, except inside :func:`fast_path`: there the fast path, whose preconditions
+make a plain write the same bytes, hands a usage error over to click (:class:`HandOver`).
 """
 
 from __future__ import annotations
@@ -20,8 +25,6 @@ import io
 import os
 import sys
 from typing import Any, Callable, Iterable, Iterator, Sequence
-
-import click
 
 import descgen
 from descgen.engine import hex_bits, hex_word, unit_word  # re-exported: how every word, mask and unit is written
@@ -35,13 +38,22 @@ __all__ = [
     "EXIT_USAGE",
     "EXIT_INTERNAL",
     "EXIT_INTERRUPTED",
+    "HandOver",
     "Output",
+    "Reported",
+    "call",
+    "context_of",
     "ROLES",
     "binary_runs",
+    "click_only",
+    "echo",
     "error_dict",
     "exit_code_for",
+    "fast_path",
     "hex_bits",
     "hex_word",
+    "internal_error",
+    "interrupted",
     "mask_info",
     "plain_decoded",
     "plain_finding",
@@ -52,6 +64,7 @@ __all__ = [
     "role_of",
     "plain_value",
     "unit_word",
+    "usage_error",
     "write_json",
 ]
 
@@ -63,6 +76,55 @@ EXIT_RULE = 1  #: a value breaks a PTX rule (EncodeError; a decode with an error
 EXIT_USAGE = 2  #: usage error (click, UsageError, WordError, malformed integer)
 EXIT_INTERNAL = 3  #: a bug (or broken tables/): rerun with --traceback
 EXIT_INTERRUPTED = 130  #: Ctrl-C (128 + SIGINT, as a shell reports it)
+
+
+_fast = False  # inside fast_path()
+
+
+@contextlib.contextmanager
+def fast_path() -> Iterator[None]:
+    """While the fast path (:mod:`descgen.cli.fast`) runs a command: :func:`echo` writes the
+    stream itself and :func:`usage_error` is :class:`HandOver`."""
+    global _fast
+    _fast = True
+    try:
+        yield
+    finally:
+        _fast = False
+
+
+def echo(message: str = "", err: bool = False) -> None:
+    """Print one line on stdout (``err``: stderr): ``click.echo``; on the fast path, whose streams
+    are UTF-8 and whose text holds no escape sequence, the same bytes written and flushed."""
+    if not _fast:
+        import click
+
+        click.echo(message, err=err)
+        return
+    stream = sys.stderr if err else sys.stdout
+    stream.write(message + "\n")
+    stream.flush()
+
+
+class HandOver(Exception):
+    """The fast path (:mod:`descgen.cli.fast`) cannot answer this command line the way click
+    would: a usage error, which click reports (raised before anything is printed)."""
+
+
+def click_only(what: str) -> None:
+    """Before a step that needs click (``what``): on the fast path, hand the command line over to
+    click (:class:`HandOver`); under click, nothing."""
+    if _fast:
+        raise HandOver(what)
+
+
+def usage_error(message: str) -> Exception:
+    """A usage error (exit 2) to raise: ``click.UsageError``; on the fast path :class:`HandOver`."""
+    if _fast:
+        return HandOver(message)
+    import click
+
+    return click.UsageError(message)
 
 
 def exit_code_for(error: BaseException) -> int:
@@ -144,10 +206,10 @@ class Output:
     def resolve(cls, command: str, as_json: bool, table: bool, plain: bool, fmt: str | None = None,
                 name: str | None = None) -> "Output":
         if as_json + table + plain + (fmt is not None) > 1:
-            raise click.UsageError("--json, --table, --plain and --format are mutually exclusive")
+            raise usage_error("--json, --table, --plain and --format are mutually exclusive")
         code = fmt not in (None, "hex", "json")  # --format hex is the plain mode, json the JSON mode
         if name is not None and not code:
-            raise click.UsageError("--name names the constant of --format c, cpp, ptx or python")
+            raise usage_error("--name names the constant of --format c, cpp, ptx or python")
         if code:
             return cls(command, "code", fmt, name)
         as_json, plain = as_json or fmt == "json", plain or fmt == "hex"
@@ -179,12 +241,15 @@ class Output:
         functions (descgen.emit_functions, with ``options`` such as ``stage_bytes``)."""
         import shlex
 
+        click_only("--format")  # the comment quotes the command line as click recorded it
+        import click
+
         argv = click.get_current_context().find_root().meta.get("descgen.argv", [])
         source = shlex.join(["descgen", *argv])
         if functions:
-            click.echo(descgen.emit_functions(what, self.format, name=self.name, source=source, notes=notes, **options))
+            echo(descgen.emit_functions(what, self.format, name=self.name, source=source, notes=notes, **options))
         else:
-            click.echo(descgen.emit(what, self.format, name=self.name, source=source, notes=notes))
+            echo(descgen.emit(what, self.format, name=self.name, source=source, notes=notes))
 
     def envelope(self, **parts: Any) -> dict[str, Any]:
         return {"descgen": ENVELOPE_VERSION, "command": self.command, "input": self.input, **parts}
@@ -196,15 +261,15 @@ class Output:
         """The plain form of an encode: the word on stdout, and its warnings and notes on stderr
         (``severity: CODE: ...``, the form the table and the emitted comment show), unless
         ``--quiet``. ``findings`` computes them when the word does not carry them (a tile's)."""
-        click.echo(hex_word(word, width))
+        echo(hex_word(word, width))
         if self.quiet:
             return
         for f in getattr(word, "findings", None) or (findings() if findings else ()):
-            click.echo(f"{f.severity}: {str(f).partition(' ')[2]}", err=True)
+            echo(f"{f.severity}: {str(f).partition(' ')[2]}", err=True)
 
     def lines(self, lines: Iterable[str]) -> None:
         for line in lines:
-            click.echo(line)
+            echo(line)
 
     def fail(self, error: BaseException) -> int:
         """Report a library error on stderr: on a terminal (table mode) as the finding blocks
@@ -218,12 +283,61 @@ class Output:
 
             error_block(error)
         else:
-            click.echo(f"Error: {error}", err=True)
+            echo(f"Error: {error}", err=True)
         return exit_code_for(error)
 
 
+def interrupted() -> int:
+    """Ctrl-C: a blank line on stderr and the exit status 130; no traceback, no "Aborted!" with
+    exit 1 (1 means a PTX rule)."""
+    echo("", err=True)
+    return EXIT_INTERRUPTED
+
+
+def internal_error(error: BaseException) -> int:
+    """Report an exception no command expects (a bug, a broken tables/ install); exit status 3."""
+    echo(f"Error: internal error: {type(error).__name__}: {error}\n"
+         "This is a bug in descgen; rerun with --traceback and report the output.", err=True)
+    return EXIT_INTERNAL
+
+
+def context_of(names: Iterable[str], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The ``context`` a command receives (:func:`descgen.cli.context.context_options`): the
+    options ``ctx_NAME`` of ``names`` taken out of the keyword arguments click passes,
+    ``{name: value}`` in ``names``' order."""
+    return {name: kwargs.pop(f"ctx_{name}") for name in names}
+
+
+class Reported(Exception):
+    """A library error :func:`call` has reported; ``code`` is the exit status."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def call(command: str, f: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any], *,
+         traceback: bool = False) -> Any:
+    """Run a command's body ``f`` under the output options and the library-error policy (the
+    click commands' ``output_options`` and the fast path alike): ``kwargs``' ``as_json``,
+    ``table``, ``plain`` (and ``fmt``, ``name``, ``quiet`` where the command takes them) make the
+    :class:`Output` that ``f`` receives first; a :class:`descgen.DescgenError` escaping ``f`` is
+    reported (:meth:`Output.fail`) and raised as :class:`Reported` with its exit status (1 for
+    EncodeError, 2 for UsageError/WordError), or as it is with ``traceback``."""
+    out = Output.resolve(command, kwargs.pop("as_json"), kwargs.pop("table"), kwargs.pop("plain"),
+                         kwargs.pop("fmt", None), kwargs.pop("name", None))
+    out.quiet = kwargs.pop("quiet", False)
+    try:
+        return f(out, *args, **kwargs)
+    except descgen.DescgenError as e:
+        if traceback:
+            raise
+        raise Reported(out.fail(e)) from e
+
+
 def error_dict(error: BaseException, findings: Sequence[Any] = ()) -> dict[str, Any]:
-    message = error.format_message() if isinstance(error, click.ClickException) else str(error)
+    click = sys.modules.get("click")  # a click usage error is reported with its own message
+    message = error.format_message() if click is not None and isinstance(error, click.ClickException) else str(error)
     return {
         "type": type(error).__name__,
         "message": message,
@@ -234,7 +348,7 @@ def error_dict(error: BaseException, findings: Sequence[Any] = ()) -> dict[str, 
 def write_json(obj: Any) -> None:
     import json
 
-    click.echo(json.dumps(obj, indent=2))
+    echo(json.dumps(obj, indent=2))
 
 
 class _TerminalBuffer(io.StringIO):
@@ -260,6 +374,8 @@ def paged(enabled: bool = True) -> Iterator[None]:
     saved = {name: os.environ.get(name) for name in ("PAGER", "LESS")}
     os.environ["PAGER"] = command or "less"
     os.environ.setdefault("LESS", "FRX")
+    import click
+
     try:
         click.echo_via_pager(buffer.getvalue().removesuffix("\n"), color=True)
     finally:
@@ -272,6 +388,8 @@ def paged(enabled: bool = True) -> Iterator[None]:
 
 def pager_option(f: Any) -> Any:
     """``--no-pager``, for the commands whose output is long (descgen rules, explain)."""
+    import click
+
     return click.option("--no-pager", is_flag=True, help="Print straight to the terminal; by default a long listing "
                         "goes through $DESCGEN_PAGER, $PAGER or less when stdout is a terminal.")(f)
 

@@ -1,17 +1,15 @@
 """Rich rendering of decoded words: field table, derived values, findings, bit diagram, zcm mask.
 
-Imported only when a table is drawn (``descgen.cli.app`` imports it inside the commands), so
-``rich`` and ``bitstring`` never load for piped or ``--json`` output.
+Imported only when a table is drawn (the commands import it inside their bodies), so ``rich``
+never loads for piped or ``--json`` output.
 
-The bit diagram is built with :mod:`bitstring`, which indexes MSB first: bit ``b`` in PTX
-numbering (LSB = 0) of a ``w``-bit word is index ``w - 1 - b``.
+The bit diagram writes each field's bits MSB first (PTX numbers bits from the LSB, 0).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from bitstring import Bits
 from rich import box
 from rich.console import Console, Group
 from rich.measure import Measurement
@@ -206,17 +204,19 @@ def fields_table(d: descgen.Decoded, styles: dict[str, str], defaults: dict[str,
     gives way first."""
     def table(source: str) -> Table:
         t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-        t.add_column("bits", justify="right", no_wrap=True)
-        t.add_column("field", no_wrap=True)
-        t.add_column("raw", justify="right", no_wrap=True)
-        t.add_column("value", no_wrap=True)
-        t.add_column("unit", no_wrap=True)
+        t.add_column(Text("bits"), justify="right", no_wrap=True)
+        t.add_column(Text("field"), no_wrap=True)
+        t.add_column(Text("raw"), justify="right", no_wrap=True)
+        t.add_column(Text("value"), no_wrap=True)
+        t.add_column(Text("unit"), no_wrap=True)
         if source != "dropped":
-            t.add_column("source", style="dim")
+            t.add_column(Text("source"), style="dim")
         for f in d.fields:
             cite = {"full": [f.source], "abbreviated": [f.source.split(";")[0]], "dropped": []}[source]
-            t.add_row(f.bits, Text(f.name, style=styles[f.name]), _raw(f), _value(f, defaults),
-                      unit_word(f.value, f.unit), *cite)
+            # Text, not str: a str cell is read as console markup (and emoji codes), which a plain
+            # value never holds, and reading it costs start-up (rich's emoji table).
+            t.add_row(Text(f.bits), Text(f.name, style=styles[f.name]), Text(_raw(f)), _value(f, defaults),
+                      Text(unit_word(f.value, f.unit)), *map(Text, cite))
         return t
 
     if console is None:
@@ -317,7 +317,6 @@ def bit_diagram(d: descgen.Decoded, styles: dict[str, str], max_width: int = 100
                 g: dict[str, str] = _UNICODE) -> list[Text]:
     """The word's bits MSB -> LSB, fields separated by a space and coloured, each field labelled
     by a leader line (bits, name, value). 64-bit words are drawn as two 32-bit rows."""
-    bits = Bits(uint=d.word, length=d.width)
     halves = [(63, 32), (31, 0)] if d.width == 64 else [(d.width - 1, 0)]
     by_name = {f.field: f for f in d.findings}
     lines: list[Text] = []
@@ -327,8 +326,8 @@ def bit_diagram(d: descgen.Decoded, styles: dict[str, str], max_width: int = 100
             s_hi, s_lo = min(f.hi, hi), max(f.lo, lo)
             if s_hi < s_lo:
                 continue
-            # bitstring is MSB-first: PTX bit b is index width-1-b.
-            segs.append((f, s_hi, s_lo, bits[d.width - 1 - s_hi: d.width - s_lo].bin))
+            width = s_hi - s_lo + 1
+            segs.append((f, s_hi, s_lo, format(d.word >> s_lo & ((1 << width) - 1), f"0{width}b")))
         lines += _half(segs, styles, by_name, max_width, g)
         lines.append(Text(""))
     return lines[:-1]
