@@ -26,7 +26,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point (``descgen``); exits with the status documented in --help."""
     from .fast import run
 
-    status = run(argv)
+    try:
+        status = run(argv)
+    except KeyboardInterrupt:  # while the fast path reads the options: as everywhere else, 130
+        from .output import interrupted
+
+        status = interrupted()
     if status is not None:
         sys.exit(status)
     from .app import main as click_main
