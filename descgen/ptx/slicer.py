@@ -53,6 +53,10 @@ _ALWAYS = ("bra", "brx", "ret", "exit", "trap", "call", "setp", "tcgen05", "wgmm
 #: Each line's first two words (after ``\\n``): an opcode, a guard, a label, a brace, a directive;
 #: then a destination, an opcode after a guard... (the line itself says what it is).
 _WORDS = re.compile(r"\n[ \t]*(\S*)[ \t]*([^\s,;]*)")
+#: The operands of a tcgen05.mma / tcgen05.cp / wgmma.mma_async that are no descriptor: vectors
+#: (wgmma's accumulators and A registers, the disable-output-lane mask) and addresses (tensor
+#: memory). Every descriptor operand is a register or an immediate (§9.7.16.10.9.1, §9.7.15.5.2).
+_NOT_DESCRIPTORS = re.compile(r"\{[^{}]*\}|\[[^\]]*\]")
 #: A line holding only a label (the lexer's label form, PTX ISA §4.4).
 _LABEL_LINE = re.compile(r"([A-Za-z_$%][\w$]*)\s*:")
 #: A statement's braces are vectors, whole and not nested (else the lexer reads the line).
@@ -225,7 +229,7 @@ def slice_function(text: str, lines: list[str], first: int) -> Sliced | None:
     # the slice: names the descriptor instructions read, closed over the statements writing them
     wanted: set[str] = set()
     sliced: dict[int, _Event] = {}
-    work = [n for t in seeds for n in IDENT.findall(t)]
+    work = [n for t in seeds for n in IDENT.findall(_NOT_DESCRIPTORS.sub(" ", t))]
     while work:
         name = work.pop()
         if name in wanted:
