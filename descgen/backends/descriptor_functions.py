@@ -243,8 +243,8 @@ def _phase(addr: Expr, swizzle: Any, base_offset: int, row: bool) -> Check | Non
     phase: Expr = ("-", addr, 128 * base_offset) if base_offset else addr
     what = addr if isinstance(addr, str) else "start"
     cond: Expr = ("<", ("%", phase, period), 128) if row else ("==", ("%", phase, period), 0)
-    where = (f"({what} - {128 * base_offset}) % {period} {'< 128' if row else '== 0'}" if base_offset or row
-             else f"a multiple of {period}")
+    where = (f"a multiple of {period}" if not (row or base_offset) else
+             f"{f'({what} - {128 * base_offset})' if base_offset else what} % {period} {'< 128' if row else '== 0'}")
     return Check(cond, "LAYOUT-ATOM-PHASE", "start_address", addr,
                  f"{where} (row 0 of the {swizzle} pattern, base offset {base_offset})")
 
