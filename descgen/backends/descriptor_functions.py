@@ -100,6 +100,8 @@ class Function:
     body: tuple[Statement, ...]
     lo: Expr
     hi: Expr | None
+    #: arguments its checks pass and the word they give (C++ static_asserts it); None: all 0, the fixed part
+    example: tuple[tuple[int, ...], int] | None = None
 
 
 @dataclass(frozen=True)
@@ -236,7 +238,7 @@ _NO_CARRY = Check(("<=", "start", _START_MASK), "SMEM-START-ADDRESS-CARRY", "sta
 def _phase(addr: Expr, swizzle: Any, base_offset: int, row: bool) -> Check | None:
     """The check that ``addr`` (bytes) is where the base offset puts row 0 of the swizzle pattern:
     ``(addr - 128 * base_offset) % period`` is 0 (``row``: below 128, any 16-byte column of the
-    row); None without swizzling."""
+    row); None without swizzling. (The allowed text says ``mod``: it is part of a printf format.)"""
     period = swizzle_period(swizzle)
     if not period:
         return None
@@ -244,7 +246,7 @@ def _phase(addr: Expr, swizzle: Any, base_offset: int, row: bool) -> Check | Non
     what = addr if isinstance(addr, str) else "start"
     cond: Expr = ("<", ("%", phase, period), 128) if row else ("==", ("%", phase, period), 0)
     where = (f"a multiple of {period}" if not (row or base_offset) else
-             f"{f'({what} - {128 * base_offset})' if base_offset else what} % {period} {'< 128' if row else '== 0'}")
+             f"{f'({what} - {128 * base_offset})' if base_offset else what} mod {period} {'< 128' if row else '== 0'}")
     return Check(cond, "LAYOUT-ATOM-PHASE", "start_address", addr,
                  f"{where} (row 0 of the {swizzle} pattern, base offset {base_offset})")
 
@@ -253,6 +255,7 @@ def _at_address(name: str, word: int, what: str, swizzle: Any, base_offset: int,
     """``name(smem_addr)``: ``word`` (start address 0) with the address in its start address field,
     checked: 16-byte aligned, inside the window, ``more``, on the pattern's row 0 (swizzled)."""
     phase = _phase("smem_addr", swizzle, base_offset, row=False)
+    first = 128 * base_offset if phase else 0  # (the first address on the pattern's row 0)
     return Function(
         name, (f"{name}(smem_addr): the descriptor of the {what} at shared memory address smem_addr (bytes, as "
                "__cvta_generic_to_shared gives it)",),
@@ -262,7 +265,7 @@ def _at_address(name: str, word: int, what: str, swizzle: Any, base_offset: int,
             Check(("<", "smem_addr", ADDRESS_LIMIT), "SMEM-START-ADDRESS-RANGE", "start_address", "smem_addr",
                   f"0..{ADDRESS_LIMIT - CHUNK:#x} (the 18-bit shared memory window)"),
             *more, *((phase,) if phase else ())),
-        ("|", word & _M32, ("&", (">>", "smem_addr", 4), _START_MASK)), word >> 32)
+        ("|", word & _M32, ("&", (">>", "smem_addr", 4), _START_MASK)), word >> 32, ((first,), word | first >> 4))
 
 
 def _moved(name: str, doc: tuple[str, ...], param: tuple[str, int], before: Sequence[Check], step: Expr,
@@ -485,8 +488,10 @@ def _c_like(fns: DescriptorFunctions, lines: Sequence[str], cpp: bool) -> str:
         out += [f"    return {result};", "}"]
     if cpp and fns.functions:
         first = fns.functions[0]
-        zeros = ", ".join("0u" for _ in first.params)
-        out += ["", f"static_assert({first.name}({zeros}) == {fixed}, \"{first.name} builds on the fixed part\");"]
+        args, want = first.example or ((0,) * len(first.params), fns.fixed)
+        given = ", ".join(f"{a:#x}u" if a else "0u" for a in args)
+        value = fixed if want == fns.fixed else f"0x{want:x}ull"
+        out += ["", f"static_assert({first.name}({given}) == {value}, \"{first.name} builds on the fixed part\");"]
     return "\n".join(out)
 
 
