@@ -273,8 +273,8 @@ def _types_bad(nid: dict[str, int]) -> str:
                 at += width
             given: list[str | None] = []
             for name in _TYPE_FIELDS:
-                f, names = by_raw.get(name, (None, {}))
-                given.append(names.get((word >> f.lo) & f.mask) if f is not None else None)
+                entry = by_raw.get(name)
+                given.append(entry[1].get((word >> entry[0].lo) & entry[0].mask) if entry is not None else None)
             if given[2] is None:
                 given[2] = implied
             if all(x in columns[j] for j, x in enumerate(given)) and tuple(given) not in combos:
