@@ -20,7 +20,7 @@ struct Report {
     static constexpr int capacity = 96;
     int count = 0;
     int errors = 0;
-    Finding item[capacity + 1];  // (item[capacity]: where add_if writes a finding it does not keep, once full)
+    Finding item[capacity];
     DESCGEN_HD bool ok() const { return errors == 0; }
     DESCGEN_HD void add(Code code, int severity, const char* field, long long value, int role = 0) {
         if (severity == 0) ++errors;
@@ -36,7 +36,6 @@ DESCGEN_HD inline const char* name_str(int id) { return id >= 0 && id < NAME_COU
 namespace detail {
 
 constexpr long long NONE = -1;
-
 
 #ifdef DESCGEN_DEBUG
 /** DESCGEN_CHECK's report for a check whose code, field and allowed values are known at run time
