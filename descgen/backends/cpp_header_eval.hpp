@@ -451,12 +451,30 @@ DESCGEN_HD inline void mma_rules(const Values& idesc, int kind, const Values* de
 
 }  // namespace detail
 
+namespace detail {
+/** validate_idesc for kind K: the kind's plan read, then its rules, with every per-kind table entry
+ *  (its fields, ROWS_KIND, KS, TYPES_BAD...) a constant. */
+template <int K>
+DESCGEN_HD inline void validate_idesc_kind(std::uint32_t word, const Context& ctx, Report& r) {
+    Values d;
+    read_plan_from<IDESC_PLAN0 + K, IDESC_PLAN0 + K + 1>(IDESC_PLAN0 + K, word, d, &r, 0);
+    idesc_rules(d, word, K, normalized(ctx), r);
+}
+
+/** validate_idesc_kind<kind>, for kind K or a later one. */
+template <int K>
+DESCGEN_HD inline void validate_idesc_from(int kind, std::uint32_t word, const Context& ctx, Report& r) {
+    if constexpr (K < KIND_COUNT) {
+        if (kind == K) validate_idesc_kind<K>(word, ctx, r);
+        else validate_idesc_from<K + 1>(kind, word, ctx, r);
+    }
+}
+}  // namespace detail
+
 /** Validate an instruction descriptor under kind and context (validate_idesc): every field check
  *  and every rule whose context is given, the same codes in the same order as the Python API. */
 DESCGEN_HD inline void validate_idesc(std::uint32_t word, Kind kind, const Context& ctx, Report& r) {
-    detail::Values d;
-    detail::read_plan<IDESC_PLAN0, SMEM_PLAN>(IDESC_PLAN0 + static_cast<int>(kind), word, d, &r);
-    detail::idesc_rules(d, word, static_cast<int>(kind), detail::normalized(ctx), r);
+    detail::validate_idesc_from<0>(static_cast<int>(kind), word, ctx, r);
 }
 
 /** Validate a shared memory descriptor (validate_smem: context arch, pattern_start). */
