@@ -347,6 +347,10 @@ def _data() -> str:
     w(_array("const char* const", "CODE_RULE", [_c(f"{rule_of(x).rule} ({rule_of(x).source})") for x in codes_], 1))
     w("/** Each code's severity (0 error, 1 warning, 2 info). */\n")
     w(_array("std::uint8_t", "CODE_SEVERITY", [str(_SEVERITIES[rule_of(x).severity]) for x in codes_]))
+    w("/** The context names any rule of a word needs (ctx_bit masks), per word (word_*). */\n")
+    w("".join(f"constexpr int word_{word} = {i};\n" for i, word in enumerate(EVALUATOR_RULES)))
+    w(_array("std::uint32_t", "RULE_NEEDS_OF", [f"{sum(1 << ctx.index(n) for n in {n for x in rules for n in all_rules[x].needs})}u"
+                                                for rules in EVALUATOR_RULES.values()]))
     w(_array("std::uint32_t", "RULE_NEEDS",
              [str(sum(1 << ctx.index(n) for n in all_rules[x].needs)) + "u" if x in all_rules else "0u" for x in codes_]))
 
@@ -420,14 +424,15 @@ def _data() -> str:
     if max([r.k for r in rows] + [k for sv in c.scale_vec for k in sv["k"]]) >= 64 * k_unit:
         raise ValueError(f"a K of Table 39 or [[scale_vec]] is not below 64 * {k_unit}: ROWS_K cannot index it")
     if max(r.cta_group for r in rows) >= 4:
-        raise ValueError("a cta_group of Table 39 is not below 4: ROWS_CTA_GROUP cannot index it")
-    w("/** SHAPES indexed: per value the rows (a mask of SHAPES' indices) whose kind, cta_group (0-3), .ws,\n"
-      " *  sparsity, K / K_UNIT, M / M_UNIT, N / N_UNIT has it, and per N / N_UNIT the rows whose cta_group's\n"
-      " *  Table 50 (N for a transposed 8-bit B) has it: walk_shapes' row sets in a few ANDs. */\n")
+        raise ValueError("a cta_group of Table 39 is not below 4: ROWS_CONTEXT cannot index it")
+    w("/** SHAPES indexed: per value the rows (a mask of SHAPES' indices) whose kind, context (ROWS_CONTEXT:\n"
+      " *  (cta_group + 1) * 3 + (.ws + 1), cta_group -1..3, .ws -1..1; -1: not given, any), sparsity,\n"
+      " *  K / K_UNIT, M / M_UNIT, N / N_UNIT has it, and per N / N_UNIT the rows whose cta_group's Table 50\n"
+      " *  (N for a transposed 8-bit B) has it: walk_shapes' row sets in a few ANDs. */\n")
     w(f"constexpr long long K_UNIT = {k_unit};\n")
     w(_array("std::uint64_t", "ROWS_KIND", [_rows(r.kind == k for r in rows) for k in KINDS], 4))
-    w(_array("std::uint64_t", "ROWS_CTA_GROUP", [_rows(r.cta_group == g for r in rows) for g in range(4)], 4))
-    w(_array("std::uint64_t", "ROWS_WS", [_rows(int(r.ws) == v for r in rows) for v in range(2)], 4))
+    w(_array("std::uint64_t", "ROWS_CONTEXT", [_rows((g < 0 or r.cta_group == g) and (ws < 0 or int(r.ws) == ws) for r in rows)
+                                               for g in range(-1, 4) for ws in range(-1, 2)], 3))
     w(_array("std::uint64_t", "ROWS_SPARSE", [_rows(int(r.sparse) == v for r in rows) for v in range(2)], 4))
     w(_array("std::uint64_t", "ROWS_K", [_rows(r.k == b * k_unit for r in rows) for b in range(64)], 4))
     w(_array("std::uint64_t", "ROWS_M", [_rows(b * m_unit in r.m for r in rows) for b in range(64)], 4))
@@ -462,11 +467,12 @@ def _data() -> str:
       f"constexpr std::uint32_t SCALED_KINDS = {sum(1 << KINDS.index(k) for k in {k for r in c.scale_vec for k in r['kinds']})}u;\n")
     if len(c.scale_vec) > 64:
         raise ValueError("more than 64 [[scale_vec]] rows: the SV_ROWS_* masks are 64-bit")
-    w("/** Tables 54/55 ([[scale_vec]]) indexed: per kind, scale_vec, K / K_UNIT, SF ID and scale type (name id), the\n"
-      " *  rows (a mask of their indices, in tables/rules.toml's order) that have it. */\n")
+    w("/** Tables 54/55 ([[scale_vec]]) indexed: per kind, scale_vec + 1 (0: not given, any), K / K_UNIT, SF ID and\n"
+      " *  scale type (name id), the rows (a mask of their indices, in tables/rules.toml's order) that have it. */\n")
     w(f"constexpr int SCALE_VEC_COUNT = {len(SCALE_VECS)};\n")
     w(_array("std::uint64_t", "SV_ROWS_KIND", [_rows(k in r["kinds"] for r in c.scale_vec) for k in KINDS], 4))
-    w(_array("std::uint64_t", "SV_ROWS_NAME", [_rows(r["name"] == v for r in c.scale_vec) for v in SCALE_VECS], 4))
+    w(_array("std::uint64_t", "SV_ROWS_NAME", [_rows(v is None or r["name"] == v for r in c.scale_vec)
+                                               for v in (None, *SCALE_VECS)], 4))  # (per scale_vec + 1: none given, any)
     w(_array("std::uint64_t", "SV_ROWS_K", [_rows(b * k_unit in r["k"] for r in c.scale_vec) for b in range(64)], 4))
     if max(i for r in c.scale_vec for i in r["sf_ids"]) >= 32:
         raise ValueError("an SF ID of [[scale_vec]] is not below 32: SV_ROWS_SF cannot index it")

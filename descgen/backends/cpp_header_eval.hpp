@@ -229,7 +229,8 @@ DESCGEN_HD DESCGEN_INLINE void walk_shapes(IdescFacts& f) {
     const long long sparse = f.d->get(idesc_slot::sparse), n = f.d->get(idesc_slot::n), k = f.k;
     const int cg = f.ctx.cta_group, ws = f.ctx.ws;
     const std::uint64_t kind = ROWS_KIND[f.kind];
-    const std::uint64_t ctx = kind & (cg < 0 ? ~0ull : cg < 4 ? ROWS_CTA_GROUP[cg] : 0) & (ws < 0 ? ~0ull : ws < 2 ? ROWS_WS[ws] : 0);
+    const unsigned cgi = static_cast<unsigned>(cg + 1), wsi = static_cast<unsigned>(ws + 1);
+    const std::uint64_t ctx = kind & (cgi < 5 && wsi < 3 ? ROWS_CONTEXT[cgi * 3 + wsi] : 0);
     const std::uint64_t own = kind & (sparse == 0 || sparse == 1 ? ROWS_SPARSE[sparse] : 0) & rows_of(ROWS_K, k, K_UNIT);
     const std::uint64_t with_m = own & rows_of(ROWS_M, f.d->get(idesc_slot::m), M_UNIT);
     const std::uint64_t with_n = with_m & rows_of(ROWS_N, n, N_UNIT);
@@ -237,9 +238,10 @@ DESCGEN_HD DESCGEN_INLINE void walk_shapes(IdescFacts& f) {
     const std::uint64_t scope = (ctx & own) || k < 0 ? ctx : ~0ull;
     f.ctx_rows = ctx != 0;
     f.own_case = (ctx & own) != 0;
-    f.ws_rows = (kind & ROWS_WS[1]) != 0;
+    f.ws_rows = (kind & ROWS_CONTEXT[0 * 3 + 2]) != 0;  // (any cta_group, .ws)
     const int sv = static_cast<int>(f.ctx.scale_vec);  // [[scale_vec]] (SV_ROWS_*)
-    f.sv_rows = SV_ROWS_KIND[f.kind] & (sv < 0 ? ~0ull : sv < SCALE_VEC_COUNT ? SV_ROWS_NAME[sv] : 0);
+    const unsigned svi = static_cast<unsigned>(sv + 1);
+    f.sv_rows = SV_ROWS_KIND[f.kind] & (svi <= SCALE_VEC_COUNT ? SV_ROWS_NAME[svi] : 0);
     f.sv_k_rows = SV_ROWS_KIND[f.kind] & rows_of(SV_ROWS_K, k, K_UNIT);
     f.scope = k >= 0 && own != 0;
     f.m_ok = f.n_rows = (scope & with_m) != 0;
@@ -261,7 +263,7 @@ DESCGEN_HD DESCGEN_INLINE void idesc_rules(const Values& d, std::uint32_t word, 
     const bool k96 = (kdim >= 0) & (at_name(NAME_INT, kdim) == 96);
     f.k = k96 && sparse ? -1 : k96 ? 96 : KS[kind * 2 + (sparse ? 1 : 0)];
     walk_shapes(f);
-    const std::uint32_t given = ctx.given();
+    const std::uint32_t given = ctx.given() & RULE_NEEDS_OF[word_idesc];  // (the others are never read)
     const int arch = static_cast<int>(ctx.arch) & 31;  // (read only when given)
     const long long m = d.get(idesc_slot::m), n = d.get(idesc_slot::n), st = d.get(idesc_slot::scale_type);
 #define DESCGEN_RULE_IF_(CODE, FIELD, FIRE, VALUE) \
