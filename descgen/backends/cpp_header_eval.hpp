@@ -1,7 +1,7 @@
 // The evaluator of descgen_tcgen05.hpp (descgen/backends/cpp_header_eval.hpp, appended to the
 // generated tables by descgen.backends.cpp_header). It holds no legal value of its own: every set,
 // limit and row it compares with is one of the tables above. Field checks are generic (bit ranges,
-// legal raw runs); each catalog rule is one short function over the tables, mirroring its
+// legal raw runs); each catalog rule is a short function or line over the tables, mirroring its
 // @_impl in descgen/checks.py, in the catalog's order (cpp_header.EVALUATOR_RULES);
 // tests/test_cpp_header.py checks both against the Python API over a million words and contexts.
 
