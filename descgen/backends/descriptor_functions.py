@@ -12,6 +12,11 @@ run-time, per word (errata E45):
   ``stage``-th pipeline stage, ``stage_bytes`` apart. Each works on the two 32-bit halves of the
   word, changes only bits 0-13 of the low half and masks the new start address to those 14 bits:
   nothing carries into reserved bits 14-15 or the LBO, and nothing is a 64-bit add.
+- a **shared memory descriptor given by its fields** (``encode_smem``'s LBO, SBO, swizzle, base
+  offset; no tile): ``NAME(smem_addr)`` as a tile's, and ``NAME_advance(desc, offset)``, the start
+  address moved by a byte offset (a K block inside an atom row, a stage), the same way and under
+  the checks that hold without a tile: 16-byte aligned, no carry, on row 0 of the swizzle pattern
+  the base offset assumes. The tile form and this one share their code (``_at_address``, ``_moved``).
 - the **instruction descriptor**: the scale factor IDs of the block-scaled kinds (CUTLASS sets
   them per MMA from the scale factors' tensor memory addresses) and the sparsity selector of a
   sparse MMA whose kind allows other values than 0 (tf32, f16; E15); any other word has no
@@ -134,9 +139,12 @@ def descriptor_functions(what: TileDescriptor | Decoded | Report, *, name: str |
 
     Args:
         what: a :class:`~descgen.TileDescriptor` (shared memory descriptor functions; its start
-            address is not used: the fixed part has start address 0), or a decoded or validated
-            instruction descriptor or zero-column mask (``decode_idesc``, ``validate_zcm``...: the
-            report's context, e.g. ``scale_vec`` or ``m``, narrows the checks).
+            address is not used: the fixed part has start address 0), a decoded or validated
+            shared memory descriptor (``validate_smem``, ``decode_wgmma_smem``...: its fields as
+            given, start address 0; ``NAME(smem_addr)`` and ``NAME_advance(desc, offset)``), or a
+            decoded or validated instruction descriptor or zero-column mask (``decode_idesc``,
+            ``validate_zcm``...: the report's context, e.g. ``scale_vec`` or ``m``, narrows the
+            checks).
         name: the base name of the constant and functions; default ``smem_desc``, ``idesc``,
             ``zcm_desc``.
         stage_bytes: tiles only: bytes from one pipeline stage's tile to the next (default: the
@@ -163,8 +171,8 @@ def descriptor_functions(what: TileDescriptor | Decoded | Report, *, name: str |
     if isinstance(what, Decoded) and what.descriptor in ("smem", "wgmma_smem"):
         return _smem_word(what, name or "smem_desc")
     raise usage_error("EMIT-INPUT", "what", type(what).__name__,
-                      "a TileDescriptor, or a decoded or validated idesc or zcm",
-                      "run-time functions are written for a tile's shared memory descriptor, an idesc or a zcm")
+                      "a TileDescriptor, or a decoded or validated smem, wgmma_smem, idesc or zcm",
+                      "run-time functions are written for a shared memory descriptor, an idesc or a zcm")
 
 
 def _smem(td: TileDescriptor, name: str, stage_bytes: int | None) -> DescriptorFunctions:
