@@ -591,6 +591,16 @@ _PRELUDE = (r"""#if defined(__CUDACC__)
 #else
 #define DESCGEN_INLINE inline
 #endif
+// DESCGEN_NOINLINE: a function off the hot path (a field that fails its own check), kept out of line.
+#if defined(__CUDACC__)
+#define DESCGEN_NOINLINE __noinline__
+#elif defined(__GNUC__)
+#define DESCGEN_NOINLINE __attribute__((noinline, cold))
+#elif defined(_MSC_VER)
+#define DESCGEN_NOINLINE __declspec(noinline)
+#else
+#define DESCGEN_NOINLINE
+#endif
 // The tables are __device__ constexpr in the device pass, constexpr on the host.
 #if defined(__CUDA_ARCH__)
 #define DESCGEN_TABLE __device__ constexpr

@@ -73,6 +73,11 @@ DESCGEN_HD constexpr std::uint64_t field_mask(const FieldSpec& f) {
     return f.width >= 64 ? ~0ull : ((1ull << f.width) - 1);
 }
 
+/** Report::add for a field that fails its own check (rare: out of line, so that each plan's reader stays small). */
+DESCGEN_HD DESCGEN_NOINLINE inline void field_failed(Report& r, Code code, int severity, const char* field, long long value, int role) {
+    r.add(code, severity, field, value, role);
+}
+
 /** Read field I of the tables (a compile-time index: its shifts, masks and legal values are
  *  constants) and the fields after it up to END. */
 template <int I, int END>
@@ -89,7 +94,7 @@ struct FieldReader {
                 bool legal;
                 if constexpr (f.width <= 6) legal = (f.legal >> raw) & 1u;
                 else legal = in_runs(raw, f.runs, f.nruns);
-                if (!legal) report->add(static_cast<Code>(f.code), f.severity, f.name, f.type == 0 ? value : raw, role);
+                if (!legal) field_failed(*report, static_cast<Code>(f.code), f.severity, f.name, f.type == 0 ? value : raw, role);
             }
             if constexpr (f.slot >= 0) out.v[f.slot] = value;
             FieldReader<I + 1, END>::read(word, out, report, role);
