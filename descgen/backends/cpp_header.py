@@ -591,7 +591,7 @@ _PRELUDE = (r"""#if defined(__CUDACC__)
 #else
 #define DESCGEN_INLINE inline
 #endif
-// DESCGEN_NOINLINE: a function off the hot path (a field that fails its own check), kept out of line.
+// DESCGEN_NOINLINE: a function off the hot path (adding a finding), kept out of line.
 #if defined(__CUDACC__)
 #define DESCGEN_NOINLINE __noinline__
 #elif defined(__GNUC__)

@@ -73,8 +73,9 @@ DESCGEN_HD constexpr std::uint64_t field_mask(const FieldSpec& f) {
     return f.width >= 64 ? ~0ull : ((1ull << f.width) - 1);
 }
 
-/** Report::add for a field that fails its own check (rare: out of line, so that each plan's reader stays small). */
-DESCGEN_HD DESCGEN_NOINLINE inline void field_failed(Report& r, Code code, int severity, const char* field, long long value, int role) {
+/** Report::add out of line: the validators' findings, so that each plan's reader and each kind's
+ *  validate_idesc stay small (a finding is the rare path; a TU compiles the faster). */
+DESCGEN_HD DESCGEN_NOINLINE inline void add_finding(Report& r, Code code, int severity, const char* field, long long value, int role) {
     r.add(code, severity, field, value, role);
 }
 
@@ -94,7 +95,7 @@ struct FieldReader {
                 bool legal;
                 if constexpr (f.width <= 6) legal = (f.legal >> raw) & 1u;
                 else legal = in_runs(raw, f.runs, f.nruns);
-                if (!legal) field_failed(*report, static_cast<Code>(f.code), f.severity, f.name, f.type == 0 ? value : raw, role);
+                if (!legal) add_finding(*report, static_cast<Code>(f.code), f.severity, f.name, f.type == 0 ? value : raw, role);
             }
             if constexpr (f.slot >= 0) out.v[f.slot] = value;
             FieldReader<I + 1, END>::read(word, out, report, role);
@@ -273,7 +274,7 @@ DESCGEN_HD DESCGEN_INLINE void idesc_rules(const Values& d, std::uint32_t word, 
     const long long m = d.get(idesc_slot::m), n = d.get(idesc_slot::n), st = d.get(idesc_slot::scale_type);
 #define DESCGEN_RULE_IF_(CODE, FIELD, FIRE, VALUE) \
     if (((RULE_NEEDS[static_cast<int>(Code::CODE)] & ~given) == 0) && (FIRE)) \
-        r.add(Code::CODE, CODE_SEVERITY[static_cast<int>(Code::CODE)], FIELD, VALUE)
+        add_finding(r, Code::CODE, CODE_SEVERITY[static_cast<int>(Code::CODE)], FIELD, VALUE, 0)
     {  // IDESC-TYPES-TABLE39: TYPES_BAD, indexed by the type fields' raw bits
         const std::uint32_t key = types_key(word);
         const bool bad = (TYPES_BAD[kind * TYPES_KEY_WORDS + (key >> 6)] >> (key & 63)) & 1u, mx = d.has(idesc_slot::scale_type);
