@@ -259,8 +259,9 @@ def _types_bad(nid: dict[str, int]) -> str:
         at += width
     words = max(1, (1 << bits) // 64)
     table: list[str] = []
-    for kind in KINDS:
-        lay = layout(next(n for n in IDESC_LAYOUTS if kind in layout(n).kinds))
+    for _, lay_name, kind in plans()[:len(KINDS)]:  # (the idesc plans, in KINDS' order)
+        assert kind is not None
+        lay = layout(lay_name)
         combos = kind_facts(kind).combos
         columns = [{cmb[j] for cmb in combos} for j in range(len(_TYPE_FIELDS))]
         implied = kind_facts(kind).implied_dtype
