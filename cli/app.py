@@ -312,8 +312,9 @@ MAJOR = LazyChoice("majors")
 
 @cli.command(short_help="Encode a 64-bit shared memory descriptor (Tables 40-41; --arch sm_90a: wgmma), or derive one from a tile.")
 @click.option("--start-address", "--addr", "start_address", type=UINT, metavar="BYTES",
-              help="Matrix start address in shared memory, bytes (16-aligned). Left out with --tile and --format "
-                   "c|cpp|ptx|python: the descriptor's fixed part and functions that take the address at run time.")
+              help="Matrix start address in shared memory, bytes (16-aligned). Left out with --format c|cpp|ptx|python: "
+                   "the descriptor's fixed part and functions that take the address at run time (with --tile: NAME, "
+                   "NAME_k, NAME_stage; with --lbo/--sbo: NAME, NAME_advance).")
 @click.option("--stage-bytes", type=UINT, metavar="BYTES", help="Without --addr: bytes from one pipeline stage's tile "
               "to the next, for the NAME_stage function (default: the tile's size).")
 @click.option("--swizzle", required=True, type=LazyChoice("swizzles"), help="Swizzling mode (case-insensitive).")

@@ -58,7 +58,9 @@ Requests (keys are the API's keyword arguments; their help is the API's docstrin
 Any request about one word or instruction (encode; decode with a descriptor or kind;
 validate; check) may add "format": "c"|"cpp"|"ptx"|"python"|"hex"|"json" and "name": the
 answer then carries "code", the word(s) as that source code with the decoded fields as a
-comment (descgen.emit; --format of the encoders).
+comment (descgen.emit; --format of the encoders); with "functions": true (c, cpp, ptx,
+python) the word's fixed part and run-time functions instead (descgen.emit_functions;
+smem without --addr, idesc/zcm --functions), a tile's stage step "stage_bytes".
 Words (word, idesc, a_desc, b_desc, zcm): a JSON integer or a string in decimal, 0x hex or
 0b binary ('_' allowed). Other values are JSON values of the API's types (integers, strings,
 true/false, null = not given). "id" (any JSON value) is echoed back. Blank lines and lines

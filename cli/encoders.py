@@ -128,14 +128,15 @@ def smem(out: Output, start_address: int | None, stage_bytes: int | None, swizzl
       descgen smem --start-address 0x8000 --lbo 16 --sbo 256 --swizzle 32B   -> 0xc000401000010800
       descgen smem --tile 128x64 --dtype bf16 --major k --swizzle 128B --addr 0x400
       descgen smem --tile 128x64 --dtype bf16 --major k --swizzle 128B --format cpp --name a_desc
+      descgen smem --lbo 16 --sbo 1024 --swizzle 128B --format cpp --name a_desc
       descgen smem --tile 64x64 --dtype f16 --major k --swizzle 128B --addr 0x400 --arch sm_90a
     """
     runtime = start_address is None
-    if runtime and (tile is None or not out.code):
-        raise usage_error("missing --addr: it may be left out only with --tile and --format c, cpp, ptx or "
+    if runtime and not out.code:
+        raise usage_error("missing --addr: it may be left out only with --format c, cpp, ptx or "
                                "python, which write functions that take the address at run time")
-    if stage_bytes is not None and not runtime:
-        raise usage_error("--stage-bytes sets the stage function's step: it applies without --addr")
+    if stage_bytes is not None and (not runtime or tile is None):
+        raise usage_error("--stage-bytes sets the stage function's step: it applies with --tile, without --addr")
     context = {**context, "pattern_start": tile_args["pattern_start"]}
     wgmma = wgmma_arch(context)
     if wgmma and lbo_mode is not None:
@@ -148,15 +149,15 @@ def smem(out: Output, start_address: int | None, stage_bytes: int | None, swizzl
         if missing:
             raise usage_error(f"missing {' and '.join(missing)}: give --lbo and --sbo, or --tile MNxK with "
                                    "--dtype and --major to compute them")
-        args = dict(start_address=start_address, lbo=lbo, sbo=sbo, swizzle=swizzle, base_offset=base_offset or 0,
+        args = dict(start_address=start_address or 0, lbo=lbo, sbo=sbo, swizzle=swizzle, base_offset=base_offset or 0,
                     lbo_mode=lbo_mode or "relative")
-        out.input = {**args, **context}
+        out.input = {**args, **context, "start_address": start_address}
         if wgmma:
             args.pop("lbo_mode")
             word = descgen.encode_wgmma_smem(**args, pattern_start=context["pattern_start"])
         else:
             word = descgen.encode_smem(**args, **context)
-        _show_smem(out, word, context)
+        _show_smem(out, word, context, functions=runtime)
         return
     clash = [opt for opt, value in (("--lbo", lbo), ("--sbo", sbo), ("--base-offset", base_offset),
                                     ("--lbo-mode", lbo_mode)) if value is not None]
@@ -190,14 +191,14 @@ def wgmma_arch(context: dict[str, Any]) -> bool:
     return context.get("arch") is not None and smem_family(context["arch"]) != "smem_desc"
 
 
-def _show_smem(out: Output, word: int, context: dict[str, Any], **extra: Any) -> None:
+def _show_smem(out: Output, word: int, context: dict[str, Any], functions: bool = False, **extra: Any) -> None:
     validate = descgen.validate_wgmma_smem if wgmma_arch(context) else descgen.validate_smem
     if not (out.json or out.table or out.code):
         out.word(word, 64, lambda: validate(word, **context).findings)
         return
     report = validate(word, **context)
     if out.code:
-        out.write_code(report)
+        out.write_code(report, functions=functions)
         return
     d = next(iter(report.decoded.values()))
     if out.json:

@@ -33,7 +33,13 @@ With ``full`` (``descgen batch --full``) the answer mirrors the CLI's ``--json``
 ``consistent``/``results``) exactly as ``descgen idesc|smem|zcm|decode|validate|check --json``
 prints them (:meth:`descgen.Decoded.as_dict`, :meth:`descgen.Report.as_dict`). A request about
 one word or instruction may add ``format`` (and ``name``): the answer then carries ``code``,
-:func:`descgen.emit`'s text. Words come back as
+:func:`descgen.emit`'s text; with ``"functions": true`` (``format`` c, cpp, ptx or python) it is
+:func:`descgen.emit_functions`' instead: the word's fixed part as a checked constant and its
+run-time functions (a shared memory descriptor's ``NAME(smem_addr)`` and, of a tile, ``NAME_k``
+and ``NAME_stage``, whose step ``stage_bytes`` sets; of one given by its fields, ``NAME_advance``;
+an idesc's scale factor IDs or sparsity selector; a zcm's column shift), as ``descgen smem``
+without ``--addr`` and ``idesc``/``zcm --functions`` write them (an smem encode's
+``start_address`` may then be left out: 0). Words come back as
 hex strings zero-padded to their width (``"0x08400010"``, 16 digits for 64-bit words; JSON
 consumers cannot all hold 64-bit integers); words may be given as JSON integers or as strings in
 decimal, ``0x`` hex or ``0b`` binary (``_`` separators allowed), or hex pasted without ``0x`` read
@@ -67,6 +73,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from .catalog import usage_error
+from .backends.descriptor_functions import emit_functions
 from .emitters import emit
 from .engine import Decoded, Word, hex_bits, hex_word
 from .errors import DescgenError
@@ -382,7 +389,8 @@ def _encode(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
             report = _validated(td.descriptor, td.word, **ctx)
             d = report.decoded[td.descriptor]
             return True, {**({"result": d, "tile": td} if full else
-                             {"word": d.hex, "findings": report.findings}), "_source": lambda: report}
+                             {"word": d.hex, "findings": report.findings}), "_source": lambda: report,
+                          "_functions": lambda: td}
         args = _args(req, shapes["encode", desc], f"encode {desc}")
         if desc == "wgmma_smem":
             word = encode_wgmma_smem(**args)
@@ -509,14 +517,19 @@ def _process(req: Any, full: bool = False) -> tuple[bool, dict[str, Any], bool]:
         if fn is None:
             raise _usage("BATCH-OP", "op", op, ", ".join(OPS), "every request names its op" if op is None else "no such op")
         fmt = name = None
-        if "format" in req or "name" in req:  # the answer's words as source code (descgen.emit)
+        functions: dict[str, Any] | None = None
+        if any(key in req for key in _CODE_KEYS):  # the answer's words as source code (descgen.emit)
             req = dict(req)
             fmt, name = req.pop("format", None), req.pop("name", None)
+            functions = _functions_options(req)
+            if functions is not None and op == "encode" and req.get("descriptor") in ("smem", "wgmma_smem"):
+                req.setdefault("start_address", 0)  # (the functions take the address at run time)
             if fmt is None:
                 raise _usage("BATCH-KEY-MISSING", "format", None, "hex, json, c, cpp, ptx, python",
-                             "name names the constant of format; give format too")
+                             "name, functions and stage_bytes shape the code of format; give format too")
         ok, parts = fn(req, full)
         source = parts.pop("_source", None)
+        runtime = parts.pop("_functions", source)
         notes = _notes(req)
         if notes:  # after the answer's own parts, as the CLI prints them on stderr
             parts["notes"] = notes
@@ -525,7 +538,8 @@ def _process(req: Any, full: bool = False) -> tuple[bool, dict[str, Any], bool]:
                 raise _usage("BATCH-KEY", "format", fmt, "a request about one word or instruction",
                              "format writes one word's code: give the decode a descriptor (and kind)")
 
-            parts["code"] = emit(source(), fmt, name=name)
+            parts["code"] = emit(source(), fmt, name=name) if functions is None else \
+                emit_functions(runtime(), fmt, name=name, **functions)
         return ok, parts, False
     except RecursionError as e:  # pragma: no cover - absurdly nested input
         error, internal = _error(e)
@@ -533,6 +547,26 @@ def _process(req: Any, full: bool = False) -> tuple[bool, dict[str, Any], bool]:
         error, internal = _error(e)
     failed_notes = _notes(req) if req.__class__ is dict else None
     return False, {"error": error, **({"notes": failed_notes} if failed_notes else {})}, internal
+
+
+#: The keys that ask for an answer's words as source code: descgen.emit's format and name, and
+#: descgen.emit_functions' (the fixed part and the run-time functions) functions and stage_bytes.
+_CODE_KEYS = ("format", "name", "functions", "stage_bytes")
+
+
+def _functions_options(req: dict[str, Any]) -> dict[str, Any] | None:
+    """Pop ``functions`` and ``stage_bytes`` from ``req``: None for descgen.emit's constant, else
+    descgen.emit_functions' keywords."""
+    functions, stage_bytes = req.pop("functions", False), req.pop("stage_bytes", None)
+    if functions.__class__ is not bool:
+        raise _usage("BATCH-KEY", "functions", _shown(functions), "true or false",
+                     "functions asks for the word's fixed part and run-time functions instead of a constant")
+    if stage_bytes is not None and not functions:
+        raise _usage("BATCH-KEY", "stage_bytes", _shown(stage_bytes), "with \"functions\": true",
+                     "stage_bytes sets a tile's stage function: it applies to functions")
+    if not functions:
+        return None
+    return {} if stage_bytes is None else {"stage_bytes": stage_bytes}
 
 
 def _shown(value: Any) -> Any:

@@ -259,6 +259,52 @@ def test_format_adds_the_words_as_source_code():
     assert error_codes(one({"op": "validate", "word": 1, "kind": "f16", "name": "x"}, full=False)) == ["BATCH-KEY-MISSING"]
 
 
+def test_functions_ask_for_the_run_time_functions():
+    """"functions": true: descgen.emit_functions' text (the fixed part and run-time functions) of the
+    request's word, as descgen smem without --addr and idesc/zcm --functions write it."""
+    tile = {"op": "encode", "descriptor": "smem", "dtype": "bf16", "major": "k", "swizzle": "128B", "mn": 128, "k": 64}
+    a = one({**tile, "format": "cpp", "functions": True, "name": "a_desc", "stage_bytes": 32768}, full=False)
+    td = descgen.smem_for_tile(dtype="bf16", major="k", swizzle="128B", mn=128, k=64, start_address=0)
+    assert a["ok"] and a["word"] == "0x4000404000010000"  # (start_address left out: 0)
+    assert a["code"] == descgen.emit_functions(td, "cpp", name="a_desc", stage_bytes=32768)
+    ns: dict = {}
+    exec(one({**tile, "start_address": 1024, "format": "python", "functions": True}, full=True)["code"], ns)
+    assert ns["smem_desc_k"](ns["smem_desc"](0x400), 1) == 0x4000404000010042
+    f = one({"op": "encode", "descriptor": "smem", "lbo": 16, "sbo": 1024, "swizzle": "128B", "format": "python",
+             "functions": True}, full=False)
+    ns = {}
+    exec(f["code"], ns)
+    assert ns["smem_desc_advance"](ns["smem_desc"](0x800), 32) == descgen.encode_smem(
+        start_address=0x820, lbo=16, sbo=1024, swizzle="128B")
+    mx = one({"op": "encode", "descriptor": "idesc", "kind": "mxf8f6f4", "m": 128, "n": 256, "format": "python",
+              "functions": True}, full=False)
+    ns = {}
+    exec(mx["code"], ns)
+    assert ns["idesc"](1, 2) == descgen.encode_idesc("mxf8f6f4", 128, 256, a_sf_id=1, b_sf_id=2)
+    z = one({"op": "decode", "word": "0x000c008007050301", "descriptor": "zcm", "m": 32, "n": 64, "format": "c",
+             "functions": True}, full=False)
+    assert z["code"] == descgen.emit_functions(descgen.validate_zcm(0x000C008007050301, m=32, n=64), "c")
+    off = one({"op": "encode", "descriptor": "idesc", "kind": "f16", "m": 128, "n": 256, "format": "cpp",
+               "functions": False}, full=False)
+    assert off["code"].endswith("constexpr std::uint32_t idesc = 0x08400010u;")
+    bad = {"op": "encode", "descriptor": "idesc", "kind": "f16", "m": 128, "n": 256}
+    assert error_codes(one({**bad, "functions": True}, full=False)) == ["BATCH-KEY-MISSING"]  # no format
+    assert error_codes(one({**bad, "format": "c", "functions": "yes"}, full=False)) == ["BATCH-KEY"]
+    assert error_codes(one({**bad, "format": "c", "stage_bytes": 1024}, full=False)) == ["BATCH-KEY"]
+    assert error_codes(one({**bad, "format": "c", "functions": True, "stage_bytes": 1024}, full=False)) == ["EMIT-STAGE-BYTES"]
+    assert error_codes(one({**bad, "format": "hex", "functions": True}, full=False)) == ["EMIT-FORMAT"]
+    assert error_codes(one({"op": "check", "idesc": "0x08400010", "kind": "f16", "a_desc": "0x4000404000010040",
+                            "b_desc": "0x4000404000010440", "format": "c", "functions": True}, full=False)) == ["EMIT-INPUT"]
+
+
+def test_functions_through_the_cli(tmp_path):
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"op": "encode", "descriptor": "smem", "lbo": 16, "sbo": 1024, "swizzle": "128B",
+                               "format": "cpp", "functions": True, "name": "a_desc"}) + "\n")
+    answer = json.loads(cli_run("batch", str(src)).stdout.splitlines()[0])
+    assert answer["ok"] and "a_desc_advance(std::uint64_t desc, std::uint32_t offset)" in answer["code"]
+
+
 @settings(max_examples=40)
 @given(st.sampled_from([(kind, m, n, kw, ctx) for kind in descgen.KINDS
                         for i, (m, n, kw, ctx) in enumerate(legal_space(kind)) if i % 89 == 0]))

@@ -459,12 +459,34 @@ def test_smem_tile_without_addr_writes_the_run_time_functions() -> None:
 
 @pytest.mark.parametrize("args, message", [
     (TILE_ARGS, "missing --addr"),                                                  # no code format
-    (["smem", "--lbo", "16", "--sbo", "1024", "--swizzle", "128B", "--format", "cpp"], "missing --addr"),
+    (["smem", "--lbo", "16", "--sbo", "1024", "--swizzle", "128B"], "missing --addr"),          # no code format
+    (["smem", "--lbo", "16", "--sbo", "1024", "--swizzle", "128B", "--stage-bytes", "1024", "--format", "cpp"],
+     "--stage-bytes"),                                                                   # stages are a tile's
     ([*TILE_ARGS, "--addr", "0x400", "--stage-bytes", "32768", "--format", "cpp"], "--stage-bytes"),
     (["idesc", "--kind", "f16", "--m", "128", "--n", "256", "--functions"], "--functions writes source code"),
 ])
 def test_run_time_function_options_are_usage_errors_elsewhere(args, message) -> None:
     assert message in run(*args, code=2).stderr
+
+
+def test_smem_fields_without_addr_write_the_run_time_functions() -> None:
+    """Without --addr, --lbo/--sbo with a code format writes descgen.emit_functions' text of the
+    word with start address 0: NAME(smem_addr) and NAME_advance(desc, offset)."""
+    args = ["smem", "--lbo", "16", "--sbo", "512", "--swizzle", "64B", "--base-offset", "3", "--format", "cpp", "--name", "a_desc"]
+    out = run(*args).stdout
+    word = descgen.encode_smem(start_address=0, lbo=16, sbo=512, swizzle="64B", base_offset=3)
+    assert out == descgen.emit_functions(descgen.validate_smem(word), "cpp", name="a_desc",
+                                         source="descgen " + " ".join(args)) + "\n"
+    assert "a_desc_advance(std::uint64_t desc, std::uint32_t offset)" in out
+    ns: dict = {}
+    exec(run("smem", "--lbo", "16", "--sbo", "512", "--swizzle", "64B", "--base-offset", "3", "--format", "python").stdout, ns)
+    d = ns["smem_desc"](0x580)
+    assert d == descgen.encode_smem(start_address=0x580, lbo=16, sbo=512, swizzle="64B", base_offset=3)
+    assert ns["smem_desc_advance"](d, 32) == descgen.encode_smem(start_address=0x5a0, lbo=16, sbo=512, swizzle="64B",
+                                                                 base_offset=3)
+    ns = {}
+    exec(run("smem", "--lbo", "16", "--sbo", "1024", "--swizzle", "128B", "--arch", "sm_90a", "--format", "python").stdout, ns)
+    assert ns["smem_desc"](0x400) == descgen.encode_wgmma_smem(start_address=0x400, lbo=16, sbo=1024, swizzle="128B")
 
 
 def test_stage_bytes_that_split_a_tile_exit_2() -> None:

@@ -57,8 +57,8 @@ def _cc(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 def test_header_is_deterministic_and_self_contained(build: Path) -> None:
     text = (build / cpp_header.FILE_NAME).read_text()
     assert text == cpp_header.header()
-    # the same header in every process, whatever Python's string hash seed (the type-combination
-    # hash sets are filled in sorted order): the recorded GPU run names the header by its hash
+    # the same header in every process, whatever Python's string hash seed (no table is filled in a
+    # set's order): the recorded GPU run names the header by its hash
     code = "import sys; from descgen.backends.cpp_header import header; sys.stdout.write(header())"
     for seed in ("1", "2"):
         other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,

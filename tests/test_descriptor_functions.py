@@ -334,3 +334,134 @@ def test_python_functions_of_every_tile_kind() -> None:
             if a + size <= WINDOW - size:
                 assert ns["t_stage"](d, 1) == descgen.encode_smem(start_address=a + size, lbo=td.lbo, sbo=td.sbo,
                                                                   swizzle=td.swizzle, base_offset=td.base_offset)
+
+
+# -- a shared memory descriptor given by its fields (descgen smem --lbo/--sbo without --addr) ---------
+
+#: (lbo, sbo, swizzle, base_offset, arch): each swizzle mode, a base offset, and the wgmma word.
+WORDS = [
+    (16, 1024, "128B", 0, None),
+    (16, 512, "64B", 3, None),
+    (128, 256, "none", 0, None),
+    (16, 1024, "128B", 0, "sm_90a"),
+]
+#: Byte offsets given to NAME_advance: a K block inside an atom row, a whole pattern, a stage.
+OFFSETS = (32, 96, 1024, 16384)
+
+
+def fields_report(i: int) -> descgen.Report:
+    lbo, sbo, swizzle, base, arch = WORDS[i]
+    if arch:
+        return descgen.validate_wgmma_smem(descgen.encode_wgmma_smem(start_address=0, lbo=lbo, sbo=sbo, swizzle=swizzle,
+                                                                     base_offset=base))
+    return descgen.validate_smem(descgen.encode_smem(start_address=0, lbo=lbo, sbo=sbo, swizzle=swizzle, base_offset=base))
+
+
+def fields_encode(i: int, a: int) -> int:
+    lbo, sbo, swizzle, base, arch = WORDS[i]
+    encode = descgen.encode_wgmma_smem if arch else descgen.encode_smem
+    return int(encode(start_address=a, lbo=lbo, sbo=sbo, swizzle=swizzle, base_offset=base))
+
+
+def test_fields_form_is_the_tile_forms_code() -> None:
+    """One home: the fields' NAME(smem_addr) is the tile form's (the same checks and expression),
+    and NAME_advance moves the start address as the tile's NAME_k does."""
+    td = tile(0)
+    fields = descriptor_functions(descgen.validate_smem(descgen.encode_smem(
+        start_address=0, lbo=td.lbo, sbo=td.sbo, swizzle=td.swizzle, base_offset=td.base_offset)), name="t")
+    tiled = descriptor_functions(td, name="t")
+    assert fields.fixed == tiled.fixed == td.word
+    make_f, make_t = fields.functions[0], tiled.functions[0]
+    assert make_f.lo == make_t.lo and make_f.hi == make_t.hi
+    assert set(make_f.body) < set(make_t.body)  # (the tile adds its own range)
+    assert [f.name for f in fields.functions] == ["t", "t_advance"]
+    assert fields.functions[1].lo == tiled.functions[1].lo and fields.functions[1].hi == "hi"
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="no g++")
+def test_fields_functions_match_encode_smem_at_every_address(tmp_path) -> None:
+    """C++: NAME(addr) at every 16-byte-aligned address of the window, and NAME_advance by each
+    offset, equal encode_smem / encode_wgmma_smem there (the advance wraps inside the field)."""
+    text = "\n\n".join(emit_functions(fields_report(i), "cpp", name=f"w{i}") for i in range(len(WORDS)))
+    lines = ["int main() {", "    for (std::uint32_t a = 0; a < (1u << 18); a += 16) {"]
+    for i in range(len(WORDS)):
+        lines.append(f"        {{ std::uint64_t w[{1 + len(OFFSETS)}] = {{w{i}(a)"
+                     + "".join(f", w{i}_advance(w{i}(a), {o}u)" for o in OFFSETS) + "};"
+                     " fwrite(w, sizeof w[0], sizeof w / sizeof w[0], stdout); }")
+    lines += ["    }", "    return 0;", "}"]
+    result = compile_run(tmp_path, "cpp", "#include <cstdio>\n" + text + "\n\n" + "\n".join(lines))
+    assert result.returncode == 0, result.stderr
+    got = words(result.stdout)
+    per = 1 + len(OFFSETS)
+    assert len(got) == len(ADDRS) * per * len(WORDS)
+    for i in range(len(WORDS)):
+        table = [fields_encode(i, a) for a in ADDRS]
+        mine = [got[(n * len(WORDS) + i) * per: (n * len(WORDS) + i + 1) * per] for n in range(len(ADDRS))]
+        assert mine == [[table[a >> 4], *(table[((a + o) % WINDOW) >> 4] for o in OFFSETS)] for a in ADDRS], WORDS[i]
+
+
+def test_fields_functions_python_and_checks() -> None:
+    for i in range(len(WORDS)):
+        ns: dict[str, object] = {}
+        exec(emit_functions(fields_report(i), "python", name="t"), ns)
+        make, advance = ns["t"], ns["t_advance"]
+        lbo, sbo, swizzle, base, _ = WORDS[i]
+        period = max(16, descgen.swizzle_atom(dtype="bf16", major="k", swizzle=swizzle).period) \
+            if swizzle != "none" else 16
+        start = 128 * base
+        for a in range(start, WINDOW - 16384, 4 * period):
+            d = make(a)
+            assert d == fields_encode(i, a)
+            for o in OFFSETS:
+                assert advance(d, o) == fields_encode(i, a + o)
+        with pytest.raises(ValueError, match="SMEM-START-ADDRESS-ALIGN: offset = 8 "):
+            advance(make(start), 8)
+        with pytest.raises(ValueError, match="SMEM-START-ADDRESS-CARRY: start_address = 262160 "):
+            advance(make(start) | 0x3FFF, 32)  # a planted carry out of the 14-bit field
+        if swizzle != "none":
+            with pytest.raises(ValueError, match="LAYOUT-ATOM-PHASE: start_address"):
+                make(start + 128)  # row 1 of the pattern, not the row the base offset assumes
+            with pytest.raises(ValueError, match="LAYOUT-ATOM-PHASE: start_address"):
+                advance(make(start), 128)
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="no g++")
+def test_fields_debug_checks_trap_and_release_masks(tmp_path) -> None:
+    cases = {"carry": ("w0_advance(w0_fixed | 0x3fffu, 32u)", "SMEM-START-ADDRESS-CARRY", 0x40010),
+             "offset": ("w0_advance(w0(0x400u), 8u)", "SMEM-START-ADDRESS-ALIGN", 8),
+             "phase": ("w0_advance(w0(0x400u), 128u)", "LAYOUT-ATOM-PHASE", 0x480),
+             "window": ("w0(0x40000u)", "SMEM-START-ADDRESS-RANGE", 0x40000)}
+    body = "\n".join(f'    if (!std::strcmp(argv[1], "{k}")) w = {e};' for k, (e, _, _) in cases.items())
+    src = tmp_path / "dbg.cpp"
+    src.write_text(f"#include <cstring>\n{emit_functions(fields_report(0), 'cpp', name='w0')}\n\n"
+                   f"{emit_functions(fields_report(1), 'cpp', name='w1')}\n\n"  # (a base offset: its check's text)
+                   "int main(int argc, char** argv) {\n    std::uint64_t w = 0;\n    if (argc < 2) return 2;\n"
+                   f"{body}\n    std::printf(\"%016llx\\n\", (unsigned long long)w);\n    return 0;\n}}\n")
+    for flags, name in (([], "rel"), (["-DDESCGEN_DEBUG"], "dbg")):
+        subprocess.run(["g++", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-pedantic", *flags, str(src), "-o",
+                        str(tmp_path / name)], check=True, capture_output=True)
+    for case, (_, code, value) in cases.items():
+        r = subprocess.run([str(tmp_path / "dbg"), case], capture_output=True, text=True)
+        assert r.returncode == -signal.SIGABRT, (case, r)
+        assert f"descgen: {code}: " in r.stderr and f"= {value} ({value:#x}), allowed " in r.stderr, (case, r.stderr)
+    fixed = fields_encode(0, 0)
+    got = int(subprocess.run([str(tmp_path / "rel"), "carry"], capture_output=True, text=True).stdout, 16)
+    assert got & ~0x3FFF == fixed and got & 0x3FFF == (0x3FFF + 2) & 0x3FFF  # nothing carried into the LBO
+
+
+@pytest.mark.skipif(shutil.which("ptxas") is None, reason="no ptxas")
+def test_fields_ptx_interpreted_and_assembles(tmp_path) -> None:
+    blocks = emit_functions(fields_report(1), "ptx", name="t").split("\n\n")
+    kernel = PTX_KERNEL.replace("%t_k_block, %t_stage;", "%t_offset, %t_stage, %t_k_block;").replace(
+        "ld.param.u32 %t_k_block, [p_kb];", "ld.param.u32 %t_offset, [p_kb];").format(body="\n".join(blocks[1:]))
+    src = tmp_path / "w.ptx"
+    src.write_text(kernel)
+    r = subprocess.run(["ptxas", "-arch=sm_100a", str(src), "-o", str(tmp_path / "w.cubin")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    (fn,) = parse("\n".join(line for line in kernel.splitlines() if "ld.param" not in line))
+    for a in (0x180, 0x980, 0x3f980):
+        for o in OFFSETS:
+            m = Machine(fn, {}, random.Random(0))
+            m.regs.update({"%t_smem_addr": a, "%t_offset": o, "%t_stage": 0})
+            m.run(10_000, lambda *_: None)
+            assert m.regs["%t"] == fields_encode(1, (a + o) % WINDOW), (a, o)

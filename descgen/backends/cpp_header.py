@@ -218,9 +218,74 @@ def _default(lay_name: str, kind: str | None, slot: str | None, nid: dict[str, i
     return str(nid[str(value)]) if f.type == "enum" else str(int(value))
 
 
-def _combo_hash(key: int, bits: int) -> int:
-    """The slot of a type combination's key in its kind's set (COMBO_HASH in the header)."""
-    return ((key * 0x9E3779B1) & 0xFFFFFFFF) >> (32 - bits)
+#: The idesc fields IDESC-TYPES-TABLE39 reads (Table 39's type columns), in its combinations' order.
+_TYPE_FIELDS = ("atype", "btype", "dtype", "scale_type")
+
+
+def _bit_runs(mask: int) -> list[tuple[int, int]]:
+    """The set bits of ``mask`` as runs ``(lo, width)``, low to high."""
+    out: list[tuple[int, int]] = []
+    lo = 0
+    while mask >> lo:
+        if (mask >> lo) & 1:
+            width = 0
+            while (mask >> (lo + width)) & 1:
+                width += 1
+            out.append((lo, width))
+            lo += width
+        else:
+            lo += 1
+    return out
+
+
+def _types_bad(nid: dict[str, int]) -> str:
+    """IDESC-TYPES-TABLE39 as data: ``types_key(word)`` gathers the raw bits the type fields occupy
+    in any kind's layout; TYPES_BAD holds, per kind and key, whether the rule reports the word: each
+    type decoded (an unknown code or a field the kind lacks: none; no dtype: the kind's implied one)
+    is one of its column's in the kind's Table 39 combinations (else the field checks report it),
+    and the four together are not a combination (``_types`` in descgen/checks.py)."""
+    key_mask = 0
+    for name in IDESC_LAYOUTS:
+        for f in layout(name).fields:
+            if f.name in _TYPE_FIELDS:
+                key_mask |= f.mask << f.lo
+    runs = _bit_runs(key_mask)
+    bits = sum(w for _, w in runs)
+    if bits > 12:
+        raise ValueError(f"the idesc type fields span {bits} bits: TYPES_BAD would have {1 << bits} entries per kind")
+    gather, at = [], 0
+    for lo, width in runs:
+        gather.append(f"((w >> {lo}) & 0x{(1 << width) - 1:x}u) << {at}" if at else f"((w >> {lo}) & 0x{(1 << width) - 1:x}u)")
+        at += width
+    words = max(1, (1 << bits) // 64)
+    table: list[str] = []
+    for _, lay_name, kind in plans()[:len(KINDS)]:  # (the idesc plans, in KINDS' order)
+        assert kind is not None
+        lay = layout(lay_name)
+        combos = kind_facts(kind).combos
+        columns = [{cmb[j] for cmb in combos} for j in range(len(_TYPE_FIELDS))]
+        implied = kind_facts(kind).implied_dtype
+        by_raw = {f.name: (f, {code: str(n) for n, code in f.codes(kind).items()}) for f in lay.fields if f.name in _TYPE_FIELDS}
+        bad = 0
+        for key in range(1 << bits):
+            word, at = 0, 0
+            for lo, width in runs:  # scatter the key back to the word's bits
+                word |= ((key >> at) & ((1 << width) - 1)) << lo
+                at += width
+            given: list[str | None] = []
+            for name in _TYPE_FIELDS:
+                entry = by_raw.get(name)
+                given.append(entry[1].get((word >> entry[0].lo) & entry[0].mask) if entry is not None else None)
+            if given[2] is None:
+                given[2] = implied
+            if all(x in columns[j] for j, x in enumerate(given)) and tuple(given) not in combos:
+                bad |= 1 << key
+        table += [f"0x{(bad >> (64 * i)) & (2**64 - 1):x}ull" for i in range(words)]
+    return ("/** IDESC-TYPES-TABLE39 (Table 39's type combinations; Table 55): types_key(word) gathers the raw bits\n"
+            " *  of the type fields (atype, btype, dtype, scale type of every kind's layout); bit key of\n"
+            " *  TYPES_BAD[kind * TYPES_KEY_WORDS ...]: the kind's types there are each legal, but not together. */\n"
+            f"DESCGEN_HD constexpr std::uint32_t types_key(std::uint32_t w) {{ return {' | '.join(gather)}; }}\n"
+            f"constexpr int TYPES_KEY_WORDS = {words};\n" + _array("std::uint64_t", "TYPES_BAD", table, 4))
 
 
 def _data() -> str:
@@ -281,6 +346,12 @@ def _data() -> str:
     w(_array("const char* const", "CODE_STR", [_c(x) for x in codes_], 4))
     w("/** Each code's rule sentence and PTX source (for printing). */\n")
     w(_array("const char* const", "CODE_RULE", [_c(f"{rule_of(x).rule} ({rule_of(x).source})") for x in codes_], 1))
+    w("/** Each code's severity (0 error, 1 warning, 2 info). */\n")
+    w(_array("std::uint8_t", "CODE_SEVERITY", [str(_SEVERITIES[rule_of(x).severity]) for x in codes_]))
+    w("/** The context names any rule of a word needs (ctx_bit masks), per word (word_*). */\n")
+    w("".join(f"constexpr int word_{word} = {i};\n" for i, word in enumerate(EVALUATOR_RULES)))
+    w(_array("std::uint32_t", "RULE_NEEDS_OF", [f"{sum(1 << ctx.index(n) for n in {n for x in rules for n in all_rules[x].needs})}u"
+                                                for rules in EVALUATOR_RULES.values()]))
     w(_array("std::uint32_t", "RULE_NEEDS",
              [str(sum(1 << ctx.index(n) for n in all_rules[x].needs)) + "u" if x in all_rules else "0u" for x in codes_]))
 
@@ -354,14 +425,15 @@ def _data() -> str:
     if max([r.k for r in rows] + [k for sv in c.scale_vec for k in sv["k"]]) >= 64 * k_unit:
         raise ValueError(f"a K of Table 39 or [[scale_vec]] is not below 64 * {k_unit}: ROWS_K cannot index it")
     if max(r.cta_group for r in rows) >= 4:
-        raise ValueError("a cta_group of Table 39 is not below 4: ROWS_CTA_GROUP cannot index it")
-    w("/** SHAPES indexed: per value the rows (a mask of SHAPES' indices) whose kind, cta_group (0-3), .ws,\n"
-      " *  sparsity, K / K_UNIT, M / M_UNIT, N / N_UNIT has it, and per N / N_UNIT the rows whose cta_group's\n"
-      " *  Table 50 (N for a transposed 8-bit B) has it: walk_shapes' row sets in a few ANDs. */\n")
+        raise ValueError("a cta_group of Table 39 is not below 4: ROWS_CONTEXT cannot index it")
+    w("/** SHAPES indexed: per value the rows (a mask of SHAPES' indices) whose kind, context (ROWS_CONTEXT:\n"
+      " *  (cta_group + 1) * 3 + (.ws + 1), cta_group -1..3, .ws -1..1; -1: not given, any), sparsity,\n"
+      " *  K / K_UNIT, M / M_UNIT, N / N_UNIT has it, and per N / N_UNIT the rows whose cta_group's Table 50\n"
+      " *  (N for a transposed 8-bit B) has it: walk_shapes' row sets in a few ANDs. */\n")
     w(f"constexpr long long K_UNIT = {k_unit};\n")
     w(_array("std::uint64_t", "ROWS_KIND", [_rows(r.kind == k for r in rows) for k in KINDS], 4))
-    w(_array("std::uint64_t", "ROWS_CTA_GROUP", [_rows(r.cta_group == g for r in rows) for g in range(4)], 4))
-    w(_array("std::uint64_t", "ROWS_WS", [_rows(int(r.ws) == v for r in rows) for v in range(2)], 4))
+    w(_array("std::uint64_t", "ROWS_CONTEXT", [_rows((g < 0 or r.cta_group == g) and (ws < 0 or int(r.ws) == ws) for r in rows)
+                                               for g in range(-1, 4) for ws in range(-1, 2)], 3))
     w(_array("std::uint64_t", "ROWS_SPARSE", [_rows(int(r.sparse) == v for r in rows) for v in range(2)], 4))
     w(_array("std::uint64_t", "ROWS_K", [_rows(r.k == b * k_unit for r in rows) for b in range(64)], 4))
     w(_array("std::uint64_t", "ROWS_M", [_rows(b * m_unit in r.m for r in rows) for b in range(64)], 4))
@@ -375,40 +447,7 @@ def _data() -> str:
     w(_array("std::int16_t", "KS", [str(x) for k in KINDS for x in kind_facts(k).ks]))
     w("/** The dtype each kind implies when its layout has no dtype field (name id, -1: none). */\n")
     w(_array("std::int8_t", "IMPLIED_DTYPE", [str(nid[d]) if (d := kind_facts(k).implied_dtype) else "-1" for k in KINDS]))
-    combos = [(KINDS.index(k), cmb) for k in KINDS for cmb in kind_facts(k).combos]
-    if len(names) > 63:
-        raise ValueError("more than 63 enum names: bit 63 of a name mask stands for none")
-
-    def key(cmb: tuple[Any, ...]) -> int:  # each name id + 1 in a byte (0: none)
-        return sum((nid[x] + 1 if x is not None else 0) << (24 - 8 * i) for i, x in enumerate(cmb))
-
-    keys = [(ki, key(cmb)) for ki, cmb in combos]
-    table: list[int] = []
-    first, bits_of = [], []
-    for ki in range(len(KINDS)):  # per kind an open-addressing set of its keys (linear probing; 0: empty)
-        mine = sorted(k for i, k in keys if i == ki)  # sorted: the same header whatever the hash seed
-        bits = max(3, (2 * len(mine) - 1).bit_length())
-        slots_ = [0] * (1 << bits)
-        for k in mine:
-            h = _combo_hash(k, bits)
-            while slots_[h]:
-                h = (h + 1) & ((1 << bits) - 1)
-            slots_[h] = k
-        first.append(len(table))
-        bits_of.append(bits)
-        table += slots_
-    w("/** Table 39's legal (atype, btype, dtype, scale type) per kind: keys (each name id + 1 in a byte, high\n"
-      " *  to low; 0: none) in a set per kind (open addressing from COMBO_HASH_FIRST[kind], 2**COMBO_HASH_BITS\n"
-      " *  slots, hash (key * 0x9e3779b1) >> (32 - bits), linear probing, 0: empty); and per kind each\n"
-      " *  column's names as a mask (bit 63: none). */\n")
-    w(_array("std::uint32_t", "COMBO_HASH", [f"0x{k:08x}u" for k in table], 8))
-    w(_array("std::uint16_t", "COMBO_HASH_FIRST", [str(x) for x in first]))
-    w(_array("std::uint8_t", "COMBO_HASH_BITS", [str(x) for x in bits_of]))
-    columns = []
-    for ki in range(len(KINDS)):
-        for j in range(4):
-            columns.append(_mask(63 if cmb[j] is None else nid[cmb[j]] for k, cmb in combos if k == ki))
-    w(_array("std::uint64_t", "COMBO_COLUMNS", columns, 4))
+    w(_types_bad(nid))
     w("/** Element sizes in bits per name id (0: not an element type) (tables/smem_atoms.toml). */\n")
     w(_array("std::uint8_t", "TYPE_BITS", [str(c.type_bits.get(n, 0)) for n in names]))
     majors = list(dict.fromkeys(row["major"] for row in c.major_swizzle))
@@ -416,29 +455,30 @@ def _data() -> str:
       " *  element size: SWIZZLES_BY_BITS[major * 64 + bits]. */\n")
     w(f"constexpr int MAJOR_COUNT = {len(majors)};\n")
     w(_array("std::int8_t", "MAJOR_NAMES", [str(nid[m]) for m in majors]))
-    w(_array("std::uint64_t", "SWIZZLES_BY_BITS", [_mask(nid[sw] for row in c.major_swizzle if row["major"] == m and b in row["bits"]
-                                                         for sw in row["swizzles"]) for m in majors for b in range(64)], 4))
+    by_bits = [[nid[sw] for row in c.major_swizzle if row["major"] == m and b in row["bits"] for sw in row["swizzles"]]
+               for m in majors for b in range(64)]
+    w(_array("std::uint64_t", "SWIZZLES_BY_BITS", [_mask(x) for x in by_bits], 4))
+    mn = majors.index("mn") if "mn" in majors else None
+    w("/** IDESC-MAJOR-TYPE-SIZE: the element types (name-id mask) Table 52 gives no MN-major swizzle mode. */\n")
+    w(f"constexpr std::uint64_t MN_MAJOR_NOT = "
+      f"{_mask(i for i, n in enumerate(names) if c.type_bits.get(n, 0) and (mn is None or not by_bits[mn * 64 + c.type_bits[n]]))};\n")
 
     # -- Tables 54/55, targets, smem, zcm, taddr --------------------------------------------------
-    w("/** Tables 54/55 ([[scale_vec]]): kinds mask, K values, scale types (name-id mask), SF IDs mask. */\n")
-    w("struct ScaleVecRow { std::int8_t name; std::uint32_t kinds; std::int16_t k[4]; std::uint64_t scale_types; std::uint32_t sf_ids; };\n")
-    sv_rows = []
-    for r in c.scale_vec:
-        ks = list(r["k"]) + [-1] * (4 - len(r["k"]))
-        sv_rows.append(f"{{{SCALE_VECS.index(r['name'])}, {sum(1 << KINDS.index(k) for k in r['kinds'])}u, "
-                       f"{{{', '.join(map(str, ks))}}}, {_mask(nid[t] for t in r['scale_types'])}, {_mask(r['sf_ids'])}}}")
-    w(_array("ScaleVecRow", "SCALE_VEC_ROWS", sv_rows, 1))
     w(f"/** The block-scaled kinds (those with [[scale_vec]] rows), as a Kind mask. */\n"
       f"constexpr std::uint32_t SCALED_KINDS = {sum(1 << KINDS.index(k) for k in {k for r in c.scale_vec for k in r['kinds']})}u;\n")
-    w(f"constexpr int SCALE_VEC_ROW_COUNT = {len(sv_rows)};\n")
-    w("/** SCALE_VEC_ROWS indexed: per kind, scale_vec, K / K_UNIT and SF ID, its rows (a mask of indices). */\n")
+    if len(c.scale_vec) > 64:
+        raise ValueError("more than 64 [[scale_vec]] rows: the SV_ROWS_* masks are 64-bit")
+    w("/** Tables 54/55 ([[scale_vec]]) indexed: per kind, scale_vec + 1 (0: not given, any), K / K_UNIT, SF ID and\n"
+      " *  scale type (name id), the rows (a mask of their indices, in tables/rules.toml's order) that have it. */\n")
     w(f"constexpr int SCALE_VEC_COUNT = {len(SCALE_VECS)};\n")
     w(_array("std::uint64_t", "SV_ROWS_KIND", [_rows(k in r["kinds"] for r in c.scale_vec) for k in KINDS], 4))
-    w(_array("std::uint64_t", "SV_ROWS_NAME", [_rows(r["name"] == v for r in c.scale_vec) for v in SCALE_VECS], 4))
+    w(_array("std::uint64_t", "SV_ROWS_NAME", [_rows(v is None or r["name"] == v for r in c.scale_vec)
+                                               for v in (None, *SCALE_VECS)], 4))  # (per scale_vec + 1: none given, any)
     w(_array("std::uint64_t", "SV_ROWS_K", [_rows(b * k_unit in r["k"] for r in c.scale_vec) for b in range(64)], 4))
     if max(i for r in c.scale_vec for i in r["sf_ids"]) >= 32:
         raise ValueError("an SF ID of [[scale_vec]] is not below 32: SV_ROWS_SF cannot index it")
     w(_array("std::uint64_t", "SV_ROWS_SF", [_rows(i in r["sf_ids"] for r in c.scale_vec) for i in range(32)], 4))
+    w(_array("std::uint64_t", "SV_ROWS_SCALE_TYPE", [_rows(n in r["scale_types"] for r in c.scale_vec) for n in names], 4))
     w("/** [[requires]]: the targets (Arch mask) that meet each feature the rules ask about. */\nnamespace require {\n")
     for feat in _FEATURES:
         w(f"constexpr std::uint32_t {feat} = {sum(1 << i for i, a in enumerate(c.targets) if c.supports(a, feat))}u;\n")
@@ -551,6 +591,16 @@ _PRELUDE = (r"""#if defined(__CUDACC__)
 #define DESCGEN_INLINE __forceinline
 #else
 #define DESCGEN_INLINE inline
+#endif
+// DESCGEN_NOINLINE: a function off the hot path (adding a finding), kept out of line.
+#if defined(__CUDACC__)
+#define DESCGEN_NOINLINE __noinline__
+#elif defined(__GNUC__)
+#define DESCGEN_NOINLINE __attribute__((noinline, cold))
+#elif defined(_MSC_VER)
+#define DESCGEN_NOINLINE __declspec(noinline)
+#else
+#define DESCGEN_NOINLINE
 #endif
 // The tables are __device__ constexpr in the device pass, constexpr on the host.
 #if defined(__CUDA_ARCH__)

@@ -1,7 +1,7 @@
 // The evaluator of descgen_tcgen05.hpp (descgen/backends/cpp_header_eval.hpp, appended to the
 // generated tables by descgen.backends.cpp_header). It holds no legal value of its own: every set,
 // limit and row it compares with is one of the tables above. Field checks are generic (bit ranges,
-// legal raw runs); each catalog rule is one short function over the tables, mirroring its
+// legal raw runs); each catalog rule is a short function or line over the tables, mirroring its
 // @_impl in descgen/checks.py, in the catalog's order (cpp_header.EVALUATOR_RULES);
 // tests/test_cpp_header.py checks both against the Python API over a million words and contexts.
 
@@ -73,6 +73,12 @@ DESCGEN_HD constexpr std::uint64_t field_mask(const FieldSpec& f) {
     return f.width >= 64 ? ~0ull : ((1ull << f.width) - 1);
 }
 
+/** Report::add out of line: the validators' findings, so that each plan's reader and each kind's
+ *  validate_idesc stay small (a finding is the rare path; a TU compiles the faster). */
+DESCGEN_HD DESCGEN_NOINLINE inline void add_finding(Report& r, Code code, int severity, const char* field, long long value, int role) {
+    r.add(code, severity, field, value, role);
+}
+
 /** Read field I of the tables (a compile-time index: its shifts, masks and legal values are
  *  constants) and the fields after it up to END. */
 template <int I, int END>
@@ -89,32 +95,54 @@ struct FieldReader {
                 bool legal;
                 if constexpr (f.width <= 6) legal = (f.legal >> raw) & 1u;
                 else legal = in_runs(raw, f.runs, f.nruns);
-                if (!legal) report->add(static_cast<Code>(f.code), f.severity, f.name, f.type == 0 ? value : raw, role);
+                if (!legal) add_finding(*report, static_cast<Code>(f.code), f.severity, f.name, f.type == 0 ? value : raw, role);
             }
-            if constexpr (f.slot >= 0) {
-                out.v[f.slot] = value;
-                out.present |= 1u << f.slot;
-            }
+            if constexpr (f.slot >= 0) out.v[f.slot] = value;
             FieldReader<I + 1, END>::read(word, out, report, role);
         }
     }
 };
 
+/** The slots plan P has, as a mask. */
+template <int P>
+DESCGEN_HD constexpr std::uint32_t plan_slots() {
+    std::uint32_t mask = 0;
+    for (int i = PLANS[P].first; i < PLANS[P].first + PLANS[P].count; ++i)
+        if (FIELDS[i].slot >= 0) mask |= 1u << FIELDS[i].slot;
+    return mask;
+}
+
+/** NONE in the slots from I on that MASK lacks. */
+template <std::uint32_t MASK, int I>
+DESCGEN_HD inline void clear_absent(Values& out) {
+    if constexpr (I < MAX_SLOTS) {
+        if constexpr (!((MASK >> I) & 1u)) out.v[I] = NONE;
+        clear_absent<MASK, I + 1>(out);
+    }
+}
+
 /** Plan P's reader when plan == P, else the next plan's, up to plan END (excluded). */
 template <int P, int END>
 DESCGEN_HD inline void read_plan_from(int plan, std::uint64_t word, Values& out, Report* report, int role) {
     if constexpr (P < END) {
-        if (plan == P) FieldReader<PLANS[P].first, PLANS[P].first + PLANS[P].count>::read(word, out, report, role);
-        else read_plan_from<P + 1, END>(plan, word, out, report, role);
+        if (plan == P) {
+            constexpr std::uint32_t slots = plan_slots<P>();
+            out.present = slots;
+            clear_absent<slots, 0>(out);
+            FieldReader<PLANS[P].first, PLANS[P].first + PLANS[P].count>::read(word, out, report, role);
+        } else {
+            read_plan_from<P + 1, END>(plan, word, out, report, role);
+        }
+    } else {  // (no such plan: nothing)
+        out.present = 0;
+        for (int i = 0; i < MAX_SLOTS; ++i) out.v[i] = NONE;
     }
 }
 
-/** Read every field of a plan (one of FIRST..END-1): the values, and (report != nullptr) each
- *  field's own check. */
+/** Read every field of a plan (one of FIRST..END-1): the values (a slot the plan lacks: NONE), and
+ *  (report != nullptr) each field's own check. */
 template <int FIRST, int END>
 DESCGEN_HD inline void read_plan(int plan, std::uint64_t word, Values& out, Report* report, int role = 0) {
-    out.present = 0;
-    for (int i = 0; i < MAX_SLOTS; ++i) out.v[i] = NONE;
     read_plan_from<FIRST, END>(plan, word, out, report, role);
 }
 
@@ -151,10 +179,11 @@ DESCGEN_HD constexpr std::uint64_t encode_plan(int plan, const long long* v) {
     return word;
 }
 
-DESCGEN_HD inline bool in_mask(long long value, long long unit, std::uint64_t mask) {
-    return value >= 0 && value % unit == 0 && value / unit < 64 && ((mask >> (value / unit)) & 1u);
+DESCGEN_HD inline bool in_mask(long long value, long long unit, std::uint64_t mask) {  // (no branch)
+    const unsigned long long v = static_cast<unsigned long long>(value), u = static_cast<unsigned long long>(unit);
+    return (value >= 0) & (v % u == 0) & (v / u < 64) & ((mask >> ((v / u) & 63)) & 1u);
 }
-DESCGEN_HD inline bool name_in(long long id, std::uint64_t mask) { return id >= 0 && id < 64 && ((mask >> id) & 1u); }
+DESCGEN_HD inline bool name_in(long long id, std::uint64_t mask) { return (id >= 0) & (id < 64) & ((mask >> (id & 63)) & 1u); }
 DESCGEN_HD inline bool supports(std::uint32_t feature, Arch arch) { return (feature >> static_cast<int>(arch)) & 1u; }
 
 /** Table 52: the swizzle modes (name-id mask) for an element size and major-ness. */
@@ -163,7 +192,10 @@ DESCGEN_HD inline std::uint64_t swizzles_for(int bits, long long major) {
         if (MAJOR_NAMES[i] == major) return bits >= 0 && bits < 64 ? SWIZZLES_BY_BITS[i * 64 + bits] : 0;
     return 0;
 }
-DESCGEN_HD inline int type_bits(long long id) { return id >= 0 && id < NAME_COUNT ? TYPE_BITS[id] : 0; }
+DESCGEN_HD inline int type_bits(long long id) {  // (no branch)
+    const bool named = (id >= 0) & (id < NAME_COUNT);
+    return named * TYPE_BITS[named ? id : 0];
+}
 
 // -- instruction descriptor ----------------------------------------------------------------------
 
@@ -184,14 +216,15 @@ struct IdescFacts {
     bool t50_rows;      // some of them have M and N
     bool t50_ok;        // one with M and N has N in Table 50 for its cta_group
     bool ws_rows;       // Table 39 has .ws rows for the kind
-    std::uint64_t sv_rows;    // [[scale_vec]]'s rows of the kind and the context's size (any, when not given): a mask of SCALE_VEC_ROWS' indices
+    std::uint64_t sv_rows;    // [[scale_vec]]'s rows of the kind and the context's size (any, when not given): a mask of the rows' indices
     std::uint64_t sv_k_rows;  // ... of the kind (any size) whose K is the MMA's
 };
 
 /** Index value / unit of a ROWS_* table, as that table's rows (none: not a multiple of unit below 64 * unit). */
 DESCGEN_HD inline std::uint64_t rows_of(const std::uint64_t* table, long long value, long long unit) {
     const unsigned long long v = static_cast<unsigned long long>(value), u = static_cast<unsigned long long>(unit);
-    return value >= 0 && v % u == 0 && v / u < 64 ? table[v / u] : 0;  // (unsigned: a power-of-two unit is a shift)
+    const bool in = (value >= 0) & (v % u == 0) & (v / u < 64);  // (unsigned: a power-of-two unit is a shift)
+    return table[in ? v / u : 0] & (0ull - in);  // (no branch)
 }
 
 /** Table 39's rows for the word and context, as masks of SHAPES' indices (ROWS_*, a few ANDs, no walk
@@ -202,7 +235,8 @@ DESCGEN_HD DESCGEN_INLINE void walk_shapes(IdescFacts& f) {
     const long long sparse = f.d->get(idesc_slot::sparse), n = f.d->get(idesc_slot::n), k = f.k;
     const int cg = f.ctx.cta_group, ws = f.ctx.ws;
     const std::uint64_t kind = ROWS_KIND[f.kind];
-    const std::uint64_t ctx = kind & (cg < 0 ? ~0ull : cg < 4 ? ROWS_CTA_GROUP[cg] : 0) & (ws < 0 ? ~0ull : ws < 2 ? ROWS_WS[ws] : 0);
+    const unsigned cgi = static_cast<unsigned>(cg + 1), wsi = static_cast<unsigned>(ws + 1);
+    const std::uint64_t ctx = kind & (cgi < 5 && wsi < 3 ? ROWS_CONTEXT[cgi * 3 + wsi] : 0);
     const std::uint64_t own = kind & (sparse == 0 || sparse == 1 ? ROWS_SPARSE[sparse] : 0) & rows_of(ROWS_K, k, K_UNIT);
     const std::uint64_t with_m = own & rows_of(ROWS_M, f.d->get(idesc_slot::m), M_UNIT);
     const std::uint64_t with_n = with_m & rows_of(ROWS_N, n, N_UNIT);
@@ -210,9 +244,10 @@ DESCGEN_HD DESCGEN_INLINE void walk_shapes(IdescFacts& f) {
     const std::uint64_t scope = (ctx & own) || k < 0 ? ctx : ~0ull;
     f.ctx_rows = ctx != 0;
     f.own_case = (ctx & own) != 0;
-    f.ws_rows = (kind & ROWS_WS[1]) != 0;
+    f.ws_rows = (kind & ROWS_CONTEXT[0 * 3 + 2]) != 0;  // (any cta_group, .ws)
     const int sv = static_cast<int>(f.ctx.scale_vec);  // [[scale_vec]] (SV_ROWS_*)
-    f.sv_rows = SV_ROWS_KIND[f.kind] & (sv < 0 ? ~0ull : sv < SCALE_VEC_COUNT ? SV_ROWS_NAME[sv] : 0);
+    const unsigned svi = static_cast<unsigned>(sv + 1);
+    f.sv_rows = SV_ROWS_KIND[f.kind] & (svi <= SCALE_VEC_COUNT ? SV_ROWS_NAME[svi] : 0);
     f.sv_k_rows = SV_ROWS_KIND[f.kind] & rows_of(SV_ROWS_K, k, K_UNIT);
     f.scope = k >= 0 && own != 0;
     f.m_ok = f.n_rows = (scope & with_m) != 0;
@@ -220,159 +255,81 @@ DESCGEN_HD DESCGEN_INLINE void walk_shapes(IdescFacts& f) {
     f.t50_ok = (scope & t50) != 0;
 }
 
-DESCGEN_HD DESCGEN_INLINE void idesc_types_table39(const IdescFacts& f, Report& r) {
-    const Values& d = *f.d;
-    long long dtype = d.get(idesc_slot::dtype);
-    if (dtype < 0) dtype = IMPLIED_DTYPE[f.kind];
-    const long long given[4] = {d.get(idesc_slot::atype), d.get(idesc_slot::btype), dtype, d.get(idesc_slot::scale_type)};
-    std::uint32_t key = 0;
-    bool known = true;
-    for (int j = 0; j < 4; ++j) {  // (one branch after the four: the types change from call to call)
-        known &= name_in(given[j] < 0 ? 63 : given[j], COMBO_COLUMNS[f.kind * 4 + j]);
-        key = key << 8 | static_cast<std::uint32_t>(given[j] + 1);
-    }
-    if (!known) return;  // a type the field checks report
-    const int bits = COMBO_HASH_BITS[f.kind];
-    const std::uint32_t mask = (1u << bits) - 1;
-    for (std::uint32_t h = (key * 0x9e3779b1u) >> (32 - bits);; h = (h + 1) & mask) {  // the kind's set of legal keys
-        const std::uint32_t slot = COMBO_HASH[COMBO_HASH_FIRST[f.kind] + h];
-        if (slot == key) return;
-        if (!slot) break;
-    }
-    bool mx = d.has(idesc_slot::scale_type);
-    r.add(Code::IDESC_TYPES_TABLE39, 0, mx ? "scale_type" : "dtype", mx ? given[3] : given[2]);
-}
+/** A name id's entry of a table indexed by name id (id: a name id, or -1 for none: entry 0, which the
+ *  caller's own id >= 0 test discards), read without a branch. */
+template <class T>
+DESCGEN_HD inline T at_name(const T* table, long long id) { return table[id >= 0 ? id : 0]; }
 
-DESCGEN_HD inline void idesc_k_value(const IdescFacts& f, Report& r) {
-    const Values& d = *f.d;
-    long long sparse = d.get(idesc_slot::sparse);
-    bool k96 = d.get(idesc_slot::k_dim) >= 0 && NAME_INT[d.get(idesc_slot::k_dim)] == 96;
-    if (k96 && sparse) { r.add(Code::IDESC_K_VALUE, 0, "k_dim", 96); return; }
-    if (f.k < 0 || !f.ctx_rows || f.own_case) return;
-    if (d.has(idesc_slot::k_dim)) r.add(Code::IDESC_K_VALUE, 0, "k_dim", f.k);
-    else r.add(Code::IDESC_K_VALUE, 0, "sparse", sparse);
-}
-
-DESCGEN_HD inline void idesc_m_shape(const IdescFacts& f, Report& r) {
-    long long m = f.d->get(idesc_slot::m);
-    if (f.scope && !f.m_ok && in_mask(m, M_UNIT, M_UNION[f.kind])) r.add(Code::IDESC_M_SHAPE, 0, "m", m);
-}
-
-DESCGEN_HD inline void idesc_n_shape(const IdescFacts& f, Report& r) {
-    long long n = f.d->get(idesc_slot::n);
-    if (f.scope && f.n_rows && !f.n_ok && in_mask(n, N_UNIT, N_UNION[f.kind])) r.add(Code::IDESC_N_SHAPE, 0, "n", n);
-}
-
-DESCGEN_HD inline void idesc_n_transpose_8bit(const IdescFacts& f, Report& r) {
-    const Values& d = *f.d;
-    if (d.get(idesc_slot::b_major) != name::mn || type_bits(d.get(idesc_slot::btype)) != 8) return;  // (8: Table 50's title)
-    if (f.scope && f.t50_rows && !f.t50_ok) r.add(Code::IDESC_N_TRANSPOSE_8BIT, 0, "n", d.get(idesc_slot::n));
-}
-
-DESCGEN_HD inline void idesc_major_type_size(const IdescFacts& f, Report& r) {
-    const Values& d = *f.d;
-    const int types[2] = {idesc_slot::atype, idesc_slot::btype};
-    const int majors[2] = {idesc_slot::a_major, idesc_slot::b_major};
-    const char* fields[2] = {"a_major", "b_major"};
-    for (int op = 0; op < 2; ++op) {
-        int bits = type_bits(d.get(types[op]));
-        if (d.get(majors[op]) == name::mn && bits && !swizzles_for(bits, name::mn))
-            r.add(Code::IDESC_MAJOR_TYPE_SIZE, 0, fields[op], d.get(majors[op]));
-    }
-}
-
-DESCGEN_HD inline void idesc_a_major_tmem(const IdescFacts& f, Report& r) {
-    long long major = f.d->get(idesc_slot::a_major);
-    if (f.ctx.a_tmem == 1 && major != A_TMEM_MAJOR && major >= 0) r.add(Code::IDESC_A_MAJOR_TMEM, 0, "a_major", major);
-}
-
-DESCGEN_HD inline void idesc_sparsity_selector_dense(const IdescFacts& f, Report& r) {
-    long long sel = f.d->get(idesc_slot::sparsity_selector);
-    if (sel > 0 && !f.d->get(idesc_slot::sparse)) r.add(Code::IDESC_SPARSITY_SELECTOR_DENSE, 0, "sparsity_selector", sel);
-}
-
-DESCGEN_HD inline void idesc_max_shift_ws(const IdescFacts& f, Report& r) {
-    long long shift = f.d->get(idesc_slot::max_shift);
-    if (shift >= 0 && NAME_INT[shift] != 0 && f.ctx.ws == 0) r.add(Code::IDESC_MAX_SHIFT_WS, 1, "max_shift", NAME_INT[shift]);
-}
-
-DESCGEN_HD inline void idesc_sparse_sp(const IdescFacts& f, Report& r) {
-    long long sparse = f.d->get(idesc_slot::sparse);
-    if (f.ctx.sp != sparse) r.add(Code::IDESC_SPARSE_SP, 0, "sparse", sparse);
-}
-
-DESCGEN_HD inline void mma_ws_cta_group(const IdescFacts& f, Report& r) {
-    if (f.ctx.ws == 1 && !((WS_CTA_GROUPS >> f.ctx.cta_group) & 1u)) r.add(Code::MMA_WS_CTA_GROUP, 0, "cta_group", f.ctx.cta_group);
-}
-
-DESCGEN_HD inline void mma_ws_kind(const IdescFacts& f, Report& r) {
-    if (f.ctx.ws == 1 && !f.ws_rows) r.add(Code::MMA_WS_KIND, 0, "ws", 1);
-}
-
-DESCGEN_HD inline void idesc_scale_vec_kind(const IdescFacts& f, Report& r) {
-    if (!f.sv_rows) r.add(Code::IDESC_SCALE_VEC_KIND, 0, "scale_vec", static_cast<int>(f.ctx.scale_vec));
-}
-
-DESCGEN_HD inline void idesc_scale_vec_k(const IdescFacts& f, Report& r) {  // (_scale_case: none, though the size has rows)
-    const std::uint64_t rows = f.sv_rows;
-    if (rows && !(rows & f.sv_k_rows)) r.add(Code::IDESC_SCALE_VEC_K, 0, "scale_vec", static_cast<int>(f.ctx.scale_vec));
-}
-
-DESCGEN_HD inline void idesc_scale_vec_type(const IdescFacts& f, Report& r) {
-    long long st = f.d->get(idesc_slot::scale_type);
-    std::uint64_t rows = f.sv_rows & f.sv_k_rows;
-    if (st < 0 || !rows) return;
-    int row = 0;  // _scale_case: the first of the rows
-    while (!((rows >> row) & 1u)) ++row;
-    if (!name_in(st, SCALE_VEC_ROWS[row].scale_types)) r.add(Code::IDESC_SCALE_VEC_TYPE, 0, "scale_type", st);
-}
-
-DESCGEN_HD inline void idesc_sf_id(const IdescFacts& f, Report& r, int slot, Code code, const char* field) {
-    long long sf = f.d->get(slot);
-    if (sf < 0 || f.k < 0 || !((SCALED_KINDS >> f.kind) & 1u)) return;
-    std::uint64_t rows = f.sv_k_rows, own = rows & f.sv_rows;  // the context's size's rows with the MMA's K, else any size's
-    if (own) rows = own;
-    if (!(sf < 32 && (rows & SV_ROWS_SF[sf]))) r.add(code, 0, field, sf);  // (one of them allows it)
-}
-
-DESCGEN_HD inline void arch_rule(const IdescFacts& f, Report& r, bool applies, std::uint32_t feature, Code code) {
-    if (applies && !supports(feature, f.ctx.arch)) r.add(code, 0, "arch", static_cast<int>(f.ctx.arch));
-}
-
-/** The idesc rules, in the catalog's order, each when its context is given. */
-DESCGEN_HD DESCGEN_INLINE void idesc_rules(const Values& d, int kind, const Context& ctx, Report& r) {
+/** The idesc rules, in the catalog's order, each when its context is given (DESCGEN_RULE_IF_: the
+ *  rule's code, the field it reports, when it fires, the value; the severity is the catalog's). Each
+ *  is a few table lookups (ROWS_*, TYPES_BAD, MN_MAJOR_NOT, SV_ROWS_*) of facts read once (walk_shapes). */
+DESCGEN_HD DESCGEN_INLINE void idesc_rules(const Values& d, std::uint32_t word, int kind, const Context& ctx, Report& r) {
     IdescFacts f{&d, kind, 0, ctx, false, false, false, false, false, false, false, false, false, 0, 0};
-    long long sparse = d.get(idesc_slot::sparse);
-    bool k96 = d.get(idesc_slot::k_dim) >= 0 && NAME_INT[d.get(idesc_slot::k_dim)] == 96;
+    const long long sparse = d.get(idesc_slot::sparse), kdim = d.get(idesc_slot::k_dim);
+    const bool k96 = (kdim >= 0) & (at_name(NAME_INT, kdim) == 96);
     f.k = k96 && sparse ? -1 : k96 ? 96 : KS[kind * 2 + (sparse ? 1 : 0)];
     walk_shapes(f);
-    const std::uint32_t given = ctx.given();
-#define DESCGEN_RULE_(CODE, CALL) if ((RULE_NEEDS[static_cast<int>(Code::CODE)] & ~given) == 0) CALL
-    DESCGEN_RULE_(IDESC_TYPES_TABLE39, idesc_types_table39(f, r));
-    DESCGEN_RULE_(IDESC_K_VALUE, idesc_k_value(f, r));
-    DESCGEN_RULE_(IDESC_M_SHAPE, idesc_m_shape(f, r));
-    DESCGEN_RULE_(IDESC_N_SHAPE, idesc_n_shape(f, r));
-    DESCGEN_RULE_(IDESC_N_TRANSPOSE_8BIT, idesc_n_transpose_8bit(f, r));
-    DESCGEN_RULE_(IDESC_MAJOR_TYPE_SIZE, idesc_major_type_size(f, r));
-    DESCGEN_RULE_(IDESC_A_MAJOR_TMEM, idesc_a_major_tmem(f, r));
-    DESCGEN_RULE_(IDESC_SPARSITY_SELECTOR_DENSE, idesc_sparsity_selector_dense(f, r));
-    DESCGEN_RULE_(IDESC_MAX_SHIFT_WS, idesc_max_shift_ws(f, r));
-    DESCGEN_RULE_(IDESC_SPARSE_SP, idesc_sparse_sp(f, r));
-    DESCGEN_RULE_(MMA_WS_CTA_GROUP, mma_ws_cta_group(f, r));
-    DESCGEN_RULE_(MMA_WS_KIND, mma_ws_kind(f, r));
-    DESCGEN_RULE_(IDESC_SCALE_VEC_KIND, idesc_scale_vec_kind(f, r));
-    DESCGEN_RULE_(IDESC_SCALE_VEC_K, idesc_scale_vec_k(f, r));
-    DESCGEN_RULE_(IDESC_SCALE_VEC_TYPE, idesc_scale_vec_type(f, r));
-    DESCGEN_RULE_(IDESC_A_SF_ID_SCALE_VEC, idesc_sf_id(f, r, idesc_slot::a_sf_id, Code::IDESC_A_SF_ID_SCALE_VEC, "a_sf_id"));
-    DESCGEN_RULE_(IDESC_B_SF_ID_SCALE_VEC, idesc_sf_id(f, r, idesc_slot::b_sf_id, Code::IDESC_B_SF_ID_SCALE_VEC, "b_sf_id"));
-    DESCGEN_RULE_(IDESC_KIND_ARCH, arch_rule(f, r, kind == static_cast<int>(Kind::i8), require::kind_i8, Code::IDESC_KIND_ARCH));
-    DESCGEN_RULE_(IDESC_SPARSE_ARCH, arch_rule(f, r, (kind == static_cast<int>(Kind::mxf4) || kind == static_cast<int>(Kind::mxf4nvf4))
-                                                      && (ctx.sp >= 0 ? ctx.sp == 1 : sparse == 1), require::sparse_mxf4, Code::IDESC_SPARSE_ARCH));
-    DESCGEN_RULE_(IDESC_K96_ARCH, arch_rule(f, r, k96, require::k96, Code::IDESC_K96_ARCH));
-    DESCGEN_RULE_(IDESC_SCALE_VEC_ARCH, (arch_rule(f, r, ctx.scale_vec == ScaleVec::_1X || ctx.scale_vec == ScaleVec::_2X
-                                                           || ctx.scale_vec == ScaleVec::_4X, require::scale_vec_nx, Code::IDESC_SCALE_VEC_ARCH),
-                                         arch_rule(f, r, ctx.scale_vec == ScaleVec::block16 || ctx.scale_vec == ScaleVec::block32,
-                                                   require::scale_vec_block, Code::IDESC_SCALE_VEC_ARCH)));
+    const std::uint32_t given = ctx.given() & RULE_NEEDS_OF[word_idesc];  // (the others are never read)
+    const int arch = static_cast<int>(ctx.arch) & 31;  // (read only when given)
+    const long long m = d.get(idesc_slot::m), n = d.get(idesc_slot::n), st = d.get(idesc_slot::scale_type);
+#define DESCGEN_RULE_IF_(CODE, FIELD, FIRE, VALUE) \
+    if (((RULE_NEEDS[static_cast<int>(Code::CODE)] & ~given) == 0) && (FIRE)) \
+        add_finding(r, Code::CODE, CODE_SEVERITY[static_cast<int>(Code::CODE)], FIELD, VALUE, 0)
+    {  // IDESC-TYPES-TABLE39: TYPES_BAD, indexed by the type fields' raw bits
+        const std::uint32_t key = types_key(word);
+        const bool bad = (TYPES_BAD[kind * TYPES_KEY_WORDS + (key >> 6)] >> (key & 63)) & 1u, mx = d.has(idesc_slot::scale_type);
+        long long dtype = d.get(idesc_slot::dtype);
+        if (dtype < 0) dtype = IMPLIED_DTYPE[kind];
+        DESCGEN_RULE_IF_(IDESC_TYPES_TABLE39, "dtype", bad & !mx, dtype);
+        DESCGEN_RULE_IF_(IDESC_TYPES_TABLE39, "scale_type", bad & mx, st);
+    }
+    {  // IDESC-K-VALUE (K = 96 with sparsity: f.k is -1)
+        const bool k96_sparse = k96 & (sparse != 0), kdim_field = d.has(idesc_slot::k_dim);
+        const bool other = (f.k >= 0) & f.ctx_rows & !f.own_case;
+        DESCGEN_RULE_IF_(IDESC_K_VALUE, "k_dim", k96_sparse | (other & kdim_field), k96_sparse ? 96 : f.k);
+        DESCGEN_RULE_IF_(IDESC_K_VALUE, "sparse", other & !kdim_field, sparse);
+    }
+    DESCGEN_RULE_IF_(IDESC_M_SHAPE, "m", f.scope & !f.m_ok & in_mask(m, M_UNIT, M_UNION[kind]), m);
+    DESCGEN_RULE_IF_(IDESC_N_SHAPE, "n", f.scope & f.n_rows & !f.n_ok & in_mask(n, N_UNIT, N_UNION[kind]), n);
+    const long long a_major = d.get(idesc_slot::a_major), b_major = d.get(idesc_slot::b_major);
+    const long long atype = d.get(idesc_slot::atype), btype = d.get(idesc_slot::btype);
+    DESCGEN_RULE_IF_(IDESC_N_TRANSPOSE_8BIT, "n",
+                     (b_major == name::mn) & (type_bits(btype) == 8) & f.scope & f.t50_rows & !f.t50_ok, n);  // (8: Table 50's title)
+    DESCGEN_RULE_IF_(IDESC_MAJOR_TYPE_SIZE, "a_major", (a_major == name::mn) & name_in(atype, MN_MAJOR_NOT), a_major);
+    DESCGEN_RULE_IF_(IDESC_MAJOR_TYPE_SIZE, "b_major", (b_major == name::mn) & name_in(btype, MN_MAJOR_NOT), b_major);
+    DESCGEN_RULE_IF_(IDESC_A_MAJOR_TMEM, "a_major", (ctx.a_tmem == 1) & (a_major != A_TMEM_MAJOR) & (a_major >= 0), a_major);
+    const long long sel = d.get(idesc_slot::sparsity_selector);
+    DESCGEN_RULE_IF_(IDESC_SPARSITY_SELECTOR_DENSE, "sparsity_selector", (sel > 0) & (sparse == 0), sel);
+    const long long shift_id = d.get(idesc_slot::max_shift), shift = at_name(NAME_INT, shift_id);
+    DESCGEN_RULE_IF_(IDESC_MAX_SHIFT_WS, "max_shift", (shift_id >= 0) & (shift != 0) & (ctx.ws == 0), shift);
+    DESCGEN_RULE_IF_(IDESC_SPARSE_SP, "sparse", ctx.sp != sparse, sparse);
+    DESCGEN_RULE_IF_(MMA_WS_CTA_GROUP, "cta_group", (ctx.ws == 1) & !((WS_CTA_GROUPS >> (ctx.cta_group & 31)) & 1u), ctx.cta_group);
+    DESCGEN_RULE_IF_(MMA_WS_KIND, "ws", (ctx.ws == 1) & !f.ws_rows, 1);
+    const int sv = static_cast<int>(ctx.scale_vec);
+    DESCGEN_RULE_IF_(IDESC_SCALE_VEC_KIND, "scale_vec", !f.sv_rows, sv);
+    DESCGEN_RULE_IF_(IDESC_SCALE_VEC_K, "scale_vec", (f.sv_rows != 0) & !(f.sv_rows & f.sv_k_rows), sv);  // (_scale_case: none, though the size has rows)
+    {  // IDESC-SCALE-VEC-TYPE: the scale type against the first of the rows (_scale_case)
+        const std::uint64_t rows = f.sv_rows & f.sv_k_rows;
+        DESCGEN_RULE_IF_(IDESC_SCALE_VEC_TYPE, "scale_type", (st >= 0) & (rows != 0) & !(rows & (~rows + 1) & at_name(SV_ROWS_SCALE_TYPE, st)), st);
+    }
+    {  // IDESC-A/B-SF-ID-SCALE-VEC: the context's size's rows with the MMA's K, else any size's; one of them allows the ID
+        const std::uint64_t own = f.sv_k_rows & f.sv_rows, rows = own ? own : f.sv_k_rows;
+        const bool scaled = (f.k >= 0) & ((SCALED_KINDS >> kind) & 1u);
+        const long long a_sf = d.get(idesc_slot::a_sf_id), b_sf = d.get(idesc_slot::b_sf_id);
+        DESCGEN_RULE_IF_(IDESC_A_SF_ID_SCALE_VEC, "a_sf_id", scaled & (a_sf >= 0) & !((a_sf < 32) & ((rows & SV_ROWS_SF[a_sf & 31]) != 0)), a_sf);
+        DESCGEN_RULE_IF_(IDESC_B_SF_ID_SCALE_VEC, "b_sf_id", scaled & (b_sf >= 0) & !((b_sf < 32) & ((rows & SV_ROWS_SF[b_sf & 31]) != 0)), b_sf);
+    }
+#define DESCGEN_ARCH_RULE_(CODE, APPLIES, FEATURE) DESCGEN_RULE_IF_(CODE, "arch", (APPLIES) && !((FEATURE >> arch) & 1u), arch)
+    DESCGEN_ARCH_RULE_(IDESC_KIND_ARCH, kind == static_cast<int>(Kind::i8), require::kind_i8);
+    DESCGEN_ARCH_RULE_(IDESC_SPARSE_ARCH, ((kind == static_cast<int>(Kind::mxf4)) | (kind == static_cast<int>(Kind::mxf4nvf4)))
+                                                      & (ctx.sp >= 0 ? ctx.sp == 1 : sparse == 1), require::sparse_mxf4);
+    DESCGEN_ARCH_RULE_(IDESC_K96_ARCH, k96, require::k96);
+    DESCGEN_ARCH_RULE_(IDESC_SCALE_VEC_ARCH,
+                      (ctx.scale_vec == ScaleVec::_1X) | (ctx.scale_vec == ScaleVec::_2X) | (ctx.scale_vec == ScaleVec::_4X), require::scale_vec_nx);
+    DESCGEN_ARCH_RULE_(IDESC_SCALE_VEC_ARCH, (ctx.scale_vec == ScaleVec::block16) | (ctx.scale_vec == ScaleVec::block32),
+                      require::scale_vec_block);
+#undef DESCGEN_ARCH_RULE_
+#undef DESCGEN_RULE_IF_
 }
 
 /** context(): ws not given is false under a cta_group tcgen05.mma.ws does not exist with. */
@@ -380,6 +337,8 @@ DESCGEN_HD inline Context normalized(Context ctx) {
     if (ctx.ws < 0 && ctx.cta_group > 0 && !((WS_CTA_GROUPS >> ctx.cta_group) & 1u)) ctx.ws = 0;
     return ctx;
 }
+
+#define DESCGEN_RULE_(CODE, CALL) if ((RULE_NEEDS[static_cast<int>(Code::CODE)] & ~given) == 0) CALL
 
 // -- shared memory descriptor ------------------------------------------------------------------------
 
@@ -500,12 +459,30 @@ DESCGEN_HD inline void mma_rules(const Values& idesc, int kind, const Values* de
 
 }  // namespace detail
 
+namespace detail {
+/** validate_idesc for kind K: the kind's plan read, then its rules, with every per-kind table entry
+ *  (its fields, ROWS_KIND, KS, TYPES_BAD...) a constant. */
+template <int K>
+DESCGEN_HD inline void validate_idesc_kind(std::uint32_t word, const Context& ctx, Report& r) {
+    Values d;
+    read_plan_from<IDESC_PLAN0 + K, IDESC_PLAN0 + K + 1>(IDESC_PLAN0 + K, word, d, &r, 0);
+    idesc_rules(d, word, K, normalized(ctx), r);
+}
+
+/** validate_idesc_kind<kind>, for kind K or a later one. */
+template <int K>
+DESCGEN_HD inline void validate_idesc_from(int kind, std::uint32_t word, const Context& ctx, Report& r) {
+    if constexpr (K < KIND_COUNT) {
+        if (kind == K) validate_idesc_kind<K>(word, ctx, r);
+        else validate_idesc_from<K + 1>(kind, word, ctx, r);
+    }
+}
+}  // namespace detail
+
 /** Validate an instruction descriptor under kind and context (validate_idesc): every field check
  *  and every rule whose context is given, the same codes in the same order as the Python API. */
 DESCGEN_HD inline void validate_idesc(std::uint32_t word, Kind kind, const Context& ctx, Report& r) {
-    detail::Values d;
-    detail::read_plan<IDESC_PLAN0, SMEM_PLAN>(IDESC_PLAN0 + static_cast<int>(kind), word, d, &r);
-    detail::idesc_rules(d, static_cast<int>(kind), detail::normalized(ctx), r);
+    detail::validate_idesc_from<0>(static_cast<int>(kind), word, ctx, r);
 }
 
 /** Validate a shared memory descriptor (validate_smem: context arch, pattern_start). */
@@ -543,7 +520,7 @@ DESCGEN_HD inline void check_mma(std::uint32_t idesc, Kind kind, const std::uint
     instr.a_tmem = c.a_tmem; instr.arch = c.arch;
     detail::Values di, da, db;
     detail::read_plan<IDESC_PLAN0, SMEM_PLAN>(IDESC_PLAN0 + static_cast<int>(kind), idesc, di, &r);
-    detail::idesc_rules(di, static_cast<int>(kind), detail::normalized(instr), r);
+    detail::idesc_rules(di, idesc, static_cast<int>(kind), detail::normalized(instr), r);
     const detail::Values* desc[2] = {nullptr, &db};
     Context smem;
     smem.arch = c.arch;

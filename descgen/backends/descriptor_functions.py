@@ -12,6 +12,11 @@ run-time, per word (errata E45):
   ``stage``-th pipeline stage, ``stage_bytes`` apart. Each works on the two 32-bit halves of the
   word, changes only bits 0-13 of the low half and masks the new start address to those 14 bits:
   nothing carries into reserved bits 14-15 or the LBO, and nothing is a 64-bit add.
+- a **shared memory descriptor given by its fields** (``encode_smem``'s LBO, SBO, swizzle, base
+  offset; no tile): ``NAME(smem_addr)`` as a tile's, and ``NAME_advance(desc, offset)``, the start
+  address moved by a byte offset (a K block inside an atom row, a stage), the same way and under
+  the checks that hold without a tile: 16-byte aligned, no carry, on row 0 of the swizzle pattern
+  the base offset assumes. The tile form and this one share their code (``_at_address``, ``_moved``).
 - the **instruction descriptor**: the scale factor IDs of the block-scaled kinds (CUTLASS sets
   them per MMA from the scale factors' tensor memory addresses) and the sparsity selector of a
   sparse MMA whose kind allows other values than 0 (tf32, f16; E15); any other word has no
@@ -36,6 +41,7 @@ from ..catalog import usage_error
 from ..engine import Decoded
 from ..emitters import CHECK_MACRO, comment, identifier, word_comment
 from ..errors import DescgenError
+from ..facts import swizzle_period
 from ..identify import decode_as
 from ..idesc import validate_idesc
 from ..report import Report
@@ -99,6 +105,8 @@ class Function:
     body: tuple[Statement, ...]
     lo: Expr
     hi: Expr | None
+    #: arguments its checks pass and the word they give (C++ static_asserts it); None: all 0, the fixed part
+    example: tuple[tuple[int, ...], int] | None = None
 
 
 @dataclass(frozen=True)
@@ -131,9 +139,12 @@ def descriptor_functions(what: TileDescriptor | Decoded | Report, *, name: str |
 
     Args:
         what: a :class:`~descgen.TileDescriptor` (shared memory descriptor functions; its start
-            address is not used: the fixed part has start address 0), or a decoded or validated
-            instruction descriptor or zero-column mask (``decode_idesc``, ``validate_zcm``...: the
-            report's context, e.g. ``scale_vec`` or ``m``, narrows the checks).
+            address is not used: the fixed part has start address 0), a decoded or validated
+            shared memory descriptor (``validate_smem``, ``decode_wgmma_smem``...: its fields as
+            given, start address 0; ``NAME(smem_addr)`` and ``NAME_advance(desc, offset)``), or a
+            decoded or validated instruction descriptor or zero-column mask (``decode_idesc``,
+            ``validate_zcm``...: the report's context, e.g. ``scale_vec`` or ``m``, narrows the
+            checks).
         name: the base name of the constant and functions; default ``smem_desc``, ``idesc``,
             ``zcm_desc``.
         stage_bytes: tiles only: bytes from one pipeline stage's tile to the next (default: the
@@ -157,9 +168,11 @@ def descriptor_functions(what: TileDescriptor | Decoded | Report, *, name: str |
         return _idesc(what, name or "idesc", context)
     if isinstance(what, Decoded) and what.descriptor == "zcm":
         return _zcm(what, name or "zcm_desc", context)
+    if isinstance(what, Decoded) and what.descriptor in ("smem", "wgmma_smem"):
+        return _smem_word(what, name or "smem_desc")
     raise usage_error("EMIT-INPUT", "what", type(what).__name__,
-                      "a TileDescriptor, or a decoded or validated idesc or zcm",
-                      "run-time functions are written for a tile's shared memory descriptor, an idesc or a zcm")
+                      "a TileDescriptor, or a decoded or validated smem, wgmma_smem, idesc or zcm",
+                      "run-time functions are written for a shared memory descriptor, an idesc or a zcm")
 
 
 def _smem(td: TileDescriptor, name: str, stage_bytes: int | None) -> DescriptorFunctions:
@@ -168,7 +181,6 @@ def _smem(td: TileDescriptor, name: str, stage_bytes: int | None) -> DescriptorF
                            start_address=0, pattern_start=td.pattern_start, atom_order=td.atom_order,  # type: ignore[arg-type]
                            kind=td.kind)  # type: ignore[arg-type]
     atom = td.atom
-    fixed_lo, fixed_hi = td.word & _M32, td.word >> 32
     tile_bytes = atom.bytes * td.repeats[0] * td.repeats[1]
     last = ADDRESS_LIMIT - tile_bytes  # the last address the tile may start at
     period = atom.period
@@ -193,24 +205,9 @@ def _smem(td: TileDescriptor, name: str, stage_bytes: int | None) -> DescriptorF
                           if period else "each stage holds a whole tile, 16-byte aligned")
     stages = (ADDRESS_LIMIT - tile_bytes) // stage + 1
 
-    addr_checks = [
-        Check(("==", ("%", "smem_addr", CHUNK), 0), "SMEM-START-ADDRESS-ALIGN", "start_address", "smem_addr",
-              "a multiple of 16"),
-        Check(("<", "smem_addr", ADDRESS_LIMIT), "SMEM-START-ADDRESS-RANGE", "start_address", "smem_addr",
-              f"0..{ADDRESS_LIMIT - CHUNK:#x} (the 18-bit shared memory window)"),
+    make = _at_address(name, td.word, "tile", td.swizzle, td.base_offset, (
         Check(("<=", "smem_addr", last), "LAYOUT-TILE-RANGE", "start_address", "smem_addr",
-              f"0..{last:#x} (the {tile_bytes}-byte tile inside the window)"),
-    ]
-    if period:
-        phase: Expr = ("-", "smem_addr", 128 * td.base_offset) if td.base_offset else "smem_addr"
-        where = f"(smem_addr - {128 * td.base_offset}) % {period} == 0" if td.base_offset else f"a multiple of {period}"
-        addr_checks.append(Check(("==", ("%", phase, period), 0), "LAYOUT-ATOM-PHASE", "start_address", "smem_addr",
-                                 f"{where} (row 0 of the {td.swizzle} pattern, base offset {td.base_offset})"))
-    make = Function(
-        name, (f"{name}(smem_addr): the descriptor of the tile at shared memory address smem_addr (bytes, as "
-               "__cvta_generic_to_shared gives it)",),
-        (("smem_addr", 32),), tuple(addr_checks),
-        ("|", fixed_lo, ("&", (">>", "smem_addr", 4), _START_MASK)), fixed_hi)
+              f"0..{last:#x} (the {tile_bytes}-byte tile inside the window)"),))
 
     if per_atom > 1 and blocks > per_atom:  # columns inside an atom row, then whole atoms
         step: Expr = ("+", ("*", ("/", "k_block", per_atom), outer >> 4), ("*", ("%", "k_block", per_atom), inner >> 4))
@@ -221,33 +218,95 @@ def _smem(td: TileDescriptor, name: str, stage_bytes: int | None) -> DescriptorF
         step, how = ("*", "k_block", outer >> 4), f"+{outer} bytes per block"
     k_doc = (f"{name}_k(desc, k_block): desc stepped to the k_block-th MMA along K (K = {td.mma_k} each, "
              f"{blocks} in the tile's K = {td.k}): {how}")
-    advance_k = Function(
-        f"{name}_k", (k_doc,), (("desc", 64), ("k_block", 32)), (
-            Check(("<", "k_block", blocks), "LAYOUT-K-OFFSET", "k_block", "k_block",
-                  f"0..{blocks - 1} (K = {td.k} in MMA blocks of K = {td.mma_k})"),
-            Split("desc", "lo", "hi"),
-            Let("start", ("+", ("&", "lo", _START_MASK), step)),
-            Check(("<=", "start", _START_MASK), "SMEM-START-ADDRESS-CARRY", "start_address", ("<<", "start", 4),
-                  f"0..{ADDRESS_LIMIT - CHUNK:#x}"),
-        ), ("|", ("&", "lo", _M32 ^ _START_MASK), ("&", "start", _START_MASK)), "hi")
+    advance_k = _moved(f"{name}_k", (k_doc,), ("k_block", 32), (
+        Check(("<", "k_block", blocks), "LAYOUT-K-OFFSET", "k_block", "k_block",
+              f"0..{blocks - 1} (K = {td.k} in MMA blocks of K = {td.mma_k})"),), step, (_NO_CARRY,))
 
-    advance_stage = Function(
+    advance_stage = _moved(
         f"{name}_stage", (f"{name}_stage(desc, stage): desc moved to pipeline stage `stage`, {stage} bytes apart",),
-        (("desc", 64), ("stage", 32)), (
-            Check(("<", "stage", stages), "LAYOUT-TILE-RANGE", "stage", "stage",
-                  f"0..{stages - 1} ({stage}-byte stages of a {tile_bytes}-byte tile inside the window)"),
-            Split("desc", "lo", "hi"),
-            Let("start", ("+", ("&", "lo", _START_MASK), ("*", "stage", stage >> 4))),
-            Check(("<=", "start", last >> 4), "LAYOUT-TILE-RANGE", "start_address", ("<<", "start", 4),
-                  f"0..{last:#x} (the {tile_bytes}-byte tile inside the window)"),
-        ), ("|", ("&", "lo", _M32 ^ _START_MASK), ("&", "start", _START_MASK)), "hi")
+        ("stage", 32), (Check(("<", "stage", stages), "LAYOUT-TILE-RANGE", "stage", "stage",
+                              f"0..{stages - 1} ({stage}-byte stages of a {tile_bytes}-byte tile inside the window)"),),
+        ("*", "stage", stage >> 4), (Check(("<=", "start", last >> 4), "LAYOUT-TILE-RANGE", "start_address", ("<<", "start", 4),
+                                           f"0..{last:#x} (the {tile_bytes}-byte tile inside the window)"),))
 
     lines = (*word_comment(td),
              f"fixed part: start address 0; run-time: {name}(smem_addr), {name}_k(desc, k_block), "
-             f"{name}_stage(desc, stage) ({stage}-byte stages)",
-             "each changes only the start address field (bits 0-13 of the low 32-bit half), masked to 14 bits: "
-             "nothing carries into bits 14-15 or the LBO (E45)")
+             f"{name}_stage(desc, stage) ({stage}-byte stages)", _ONLY_START)
     return DescriptorFunctions(name, 64, td.word, lines, (make, advance_k, advance_stage))
+
+
+#: What every shared memory descriptor function changes (errata E45).
+_ONLY_START = ("each changes only the start address field (bits 0-13 of the low 32-bit half), masked to 14 bits: "
+               "nothing carries into bits 14-15 or the LBO (E45)")
+#: The moved start address (16-byte units) still fits its 14 bits: nothing carries out of the field.
+_NO_CARRY = Check(("<=", "start", _START_MASK), "SMEM-START-ADDRESS-CARRY", "start_address", ("<<", "start", 4),
+                  f"0..{ADDRESS_LIMIT - CHUNK:#x}")
+
+
+def _phase(addr: Expr, swizzle: Any, base_offset: int, row: bool) -> Check | None:
+    """The check that ``addr`` (bytes) is where the base offset puts row 0 of the swizzle pattern:
+    ``(addr - 128 * base_offset) % period`` is 0 (``row``: below 128, any 16-byte column of the
+    row); None without swizzling. (The allowed text says ``mod``: it is part of a printf format.)"""
+    period = swizzle_period(swizzle)
+    if not period:
+        return None
+    phase: Expr = ("-", addr, 128 * base_offset) if base_offset else addr
+    what = addr if isinstance(addr, str) else "start"
+    cond: Expr = ("<", ("%", phase, period), 128) if row else ("==", ("%", phase, period), 0)
+    where = (f"a multiple of {period}" if not (row or base_offset) else
+             f"{f'({what} - {128 * base_offset})' if base_offset else what} mod {period} {'< 128' if row else '== 0'}")
+    return Check(cond, "LAYOUT-ATOM-PHASE", "start_address", addr,
+                 f"{where} (row 0 of the {swizzle} pattern, base offset {base_offset})")
+
+
+def _at_address(name: str, word: int, what: str, swizzle: Any, base_offset: int, more: Sequence[Check]) -> Function:
+    """``name(smem_addr)``: ``word`` (start address 0) with the address in its start address field,
+    checked: 16-byte aligned, inside the window, ``more``, on the pattern's row 0 (swizzled)."""
+    phase = _phase("smem_addr", swizzle, base_offset, row=False)
+    first = 128 * base_offset if phase else 0  # (the first address on the pattern's row 0)
+    return Function(
+        name, (f"{name}(smem_addr): the descriptor of the {what} at shared memory address smem_addr (bytes, as "
+               "__cvta_generic_to_shared gives it)",),
+        (("smem_addr", 32),), (
+            Check(("==", ("%", "smem_addr", CHUNK), 0), "SMEM-START-ADDRESS-ALIGN", "start_address", "smem_addr",
+                  "a multiple of 16"),
+            Check(("<", "smem_addr", ADDRESS_LIMIT), "SMEM-START-ADDRESS-RANGE", "start_address", "smem_addr",
+                  f"0..{ADDRESS_LIMIT - CHUNK:#x} (the 18-bit shared memory window)"),
+            *more, *((phase,) if phase else ())),
+        ("|", word & _M32, ("&", (">>", "smem_addr", 4), _START_MASK)), word >> 32, ((first,), word | first >> 4))
+
+
+def _moved(name: str, doc: tuple[str, ...], param: tuple[str, int], before: Sequence[Check], step: Expr,
+           after: Sequence[Check]) -> Function:
+    """``name(desc, param)``: desc with ``step`` (16-byte units) added to its start address field
+    ``start``, inside the low 32-bit half and masked to 14 bits; ``before`` checks the parameter,
+    ``after`` the new ``start``."""
+    return Function(name, doc, (("desc", 64), param), (
+        *before, Split("desc", "lo", "hi"), Let("start", ("+", ("&", "lo", _START_MASK), step)), *after),
+        ("|", ("&", "lo", _M32 ^ _START_MASK), ("&", "start", _START_MASK)), "hi")
+
+
+def _smem_word(d: Decoded, name: str) -> DescriptorFunctions:
+    """A shared memory descriptor given by its fields (no tile): the word with start address 0, and
+    ``name(smem_addr)`` and ``name_advance(desc, offset)``, a byte offset added to the start address
+    that keeps it 16-byte aligned, inside the window (no carry out of the field) and, swizzled, on
+    row 0 of the pattern the base offset assumes."""
+    start = d["start_address"]
+    assert (start.lo, start.hi) == (0, 13), start  # (Table 40 and sec. 9.7.15.5.1.2.2: bits 0-13)
+    word = d.word & ~_START_MASK
+    swizzle, base_offset = d.value("swizzle"), d.value("base_offset") or 0
+    phase = _phase(("<<", "start", 4), swizzle, base_offset, row=True)
+    make = _at_address(name, word, "matrix", swizzle, base_offset, ())
+    advance = _moved(
+        f"{name}_advance", (f"{name}_advance(desc, offset): desc with its start address moved by offset bytes (a "
+                            "multiple of 16: e.g. the next K block inside a swizzle atom row, or the next stage)",),
+        ("offset", 32), (Check(("==", ("%", "offset", CHUNK), 0), "SMEM-START-ADDRESS-ALIGN", "offset", "offset",
+                               "a multiple of 16"),),
+        (">>", "offset", 4), (_NO_CARRY, *((phase,) if phase else ())))
+    fixed = decode_as(word, d.descriptor)
+    lines = (*word_comment(fixed),
+             f"fixed part: start address 0; run-time: {name}(smem_addr), {name}_advance(desc, offset)", _ONLY_START)
+    return DescriptorFunctions(name, 64, word, lines, (make, advance))
 
 
 def _legal(field: str, values: range, try_value: Callable[[int], Sequence[Any]]) -> tuple[list[int], str]:
@@ -437,8 +496,10 @@ def _c_like(fns: DescriptorFunctions, lines: Sequence[str], cpp: bool) -> str:
         out += [f"    return {result};", "}"]
     if cpp and fns.functions:
         first = fns.functions[0]
-        zeros = ", ".join("0u" for _ in first.params)
-        out += ["", f"static_assert({first.name}({zeros}) == {fixed}, \"{first.name} builds on the fixed part\");"]
+        args, want = first.example or ((0,) * len(first.params), fns.fixed)
+        given = ", ".join(f"{a:#x}u" if a else "0u" for a in args)
+        value = fixed if want == fns.fixed else f"0x{want:x}ull"
+        out += ["", f"static_assert({first.name}({given}) == {value}, \"{first.name} builds on the fixed part\");"]
     return "\n".join(out)
 
 
