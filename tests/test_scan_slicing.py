@@ -10,12 +10,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from descgen.ptx import scan as scan_module
 from descgen.ptx.scan import RESOLVED, _functions, scan_ptx
 from descgen.ptx.slicer import slice_function
 
 from conftest import REPO
+from test_scan_soundness import check_text
 
 ROOT = Path(REPO) / "tests"
 FILES = sorted((ROOT / "corpus").glob("*/*.ptx")) + sorted((ROOT / "ptx").glob("*.ptx")) + \
@@ -141,3 +144,96 @@ def test_line_breaks_the_lexer_numbers_otherwise_are_left_to_it(monkeypatch):
     part = text[text.index(".visible"):]
     assert slice_function(part, part.splitlines(), 4) is None
     assert scan_ptx(text).instructions[0].operand("a_desc").value == int(B, 16)
+
+
+# -- random functions: whatever the layout, the sliced reading is sound and knows what the full one does --
+
+REGS32 = [f"%r{i}" for i in range(1, 9)]
+REGS64 = [f"%rd{i}" for i in range(1, 5)]
+PREDS = ["%p1", "%p2", "%p3"]
+
+
+@st.composite
+def statement(draw: st.DrawFn, labels: list[str]) -> list[str]:
+    """One statement (or an inline-asm block) of a random function, as lines."""
+    r = lambda: draw(st.sampled_from(REGS32))  # noqa: E731
+    d = lambda: draw(st.sampled_from(REGS64))  # noqa: E731
+    imm = lambda: draw(st.sampled_from([0, 1, 3, 16, 64, 0x400, 0x4040, 0x40004040, 0x10000]))  # noqa: E731
+    kind = draw(st.integers(0, 11))
+    if kind == 0:
+        return [f"mov.b32 {r()}, {imm()};"]
+    if kind == 1:
+        return [f"add.s32 {r()}, {r()}, {imm()};"]
+    if kind == 2:
+        return [f"{draw(st.sampled_from(['and', 'or', 'xor']))}.b32 {r()}, {r()}, {imm()};"]
+    if kind == 3:
+        return [f"mov.b64 {d()}, {{{r()}, {r()}}};"]
+    if kind == 4:
+        return [f"mov.b64 {{{r()}, {draw(st.sampled_from(REGS32 + ['_']))}}}, {d()};"]
+    if kind == 5:
+        return [f"setp.{draw(st.sampled_from(['eq', 'ne', 'lt']))}.u32 {draw(st.sampled_from(PREDS))}, {r()}, {imm()};"]
+    if kind == 6:
+        return [f"selp.b32 {r()}, {r()}, {imm()}, {draw(st.sampled_from(PREDS))};"]
+    if kind == 7:
+        return [f"@{draw(st.sampled_from(PREDS))} mov.b32 {r()}, {imm()};"]
+    if kind == 8:
+        return [f"@{draw(st.sampled_from(PREDS))} bra {draw(st.sampled_from(labels))};"]
+    if kind == 9:
+        return [f"{draw(st.sampled_from(labels))}:"]
+    if kind == 10:  # a barrier-wait-like block, quiet or writing a register of the function
+        inner = [f"mov.b32 {r()}, {imm()};"] if draw(st.booleans()) else []
+        return ["{", ".reg .pred q;", "W:", f"setp.eq.u32 q, {r()}, 0;", "@q bra D;", *inner, "bra W;", "D:", "}"]
+    return ["{", ".reg .pred q;", f"setp.eq.u32 q, {r()}, 0;", f"@q bra {draw(st.sampled_from(labels))};", "}"]
+
+
+@st.composite
+def function(draw: st.DrawFn) -> str:
+    """A random function ending in a tcgen05.mma, its lines laid out as compilers and people do:
+    one statement a line, several on a line, a comment after one, a statement over two lines, a
+    label before a statement on its line."""
+    labels = ["L1", "L2", "L3"]
+    stmts = [line for _ in range(draw(st.integers(4, 28))) for line in draw(statement(labels))]
+    stmts += [f"{x}:" for x in labels]  # every label defined (after the body: forward jumps only)
+    out: list[str] = []
+    i = 0
+    while i < len(stmts):
+        s = stmts[i]
+        layout = draw(st.integers(0, 9))
+        if layout == 0 and i + 1 < len(stmts) and s.endswith(";") and stmts[i + 1].endswith(";"):
+            out.append(f"\t{s} {stmts[i + 1]}")  # two on a line
+            i += 2
+            continue
+        if layout == 1 and s.endswith(";"):
+            out.append(f"\t{s} // {stmts[i - 1] if i else 'x'}")
+        elif layout == 2 and s.endswith(";") and ", " in s:
+            head, _, tail = s.partition(", ")
+            out += [f"\t{head},", f"\t\t{tail}"]
+        elif layout == 3 and s.endswith(":") and i + 1 < len(stmts) and stmts[i + 1].endswith(";"):
+            out.append(f"{s} {stmts[i + 1]}")
+            i += 2
+            continue
+        else:
+            out.append(s if s.endswith(":") else f"\t{s}")
+        i += 1
+    a, b = draw(st.sampled_from(REGS64)), draw(st.sampled_from(REGS64))
+    body = "\n".join(out)
+    return (HEADER + "".join(f"\tmov.b32 {x}, {0x40 * n};\n" for n, x in enumerate(REGS32, 1))
+            + "".join(f"\tmov.b64 {x}, 0x4000404000010000;\n" for x in REGS64)
+            + "".join(f"\tsetp.ne.u32 {p}, %r1, 0;\n" for p in PREDS)
+            + "\tmov.b32 %r0, 0;\n\tmov.b32 %r7, 136314896;\n"
+            + body + f"\n\ttcgen05.mma.cta_group::1.kind::f16 [%r0], {a}, {b}, %r7, 1;\n\tret;\n}}\n")
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(function())
+def test_random_functions_sliced_reading_is_sound_and_no_less_precise(text):
+    fast = scan_ptx(text)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(scan_module, "slice_function", lambda *args: None)
+        full = scan_ptx(text)
+    assert findings(fast) == findings(full)
+    for x, y in zip(fast.instructions[0].operands, full.instructions[0].operands):
+        assert x.known.mask & y.known.mask == y.known.mask
+        assert x.known.value & y.known.mask == y.known.value & y.known.mask
+    checked, wrong = check_text(text, "random.ptx", seeds=4)
+    assert wrong == []

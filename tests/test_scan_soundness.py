@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from descgen.ptx.scan import scan_file
+from descgen.ptx.scan import scan_ptx
 
 from conftest import REPO
 from soundness import TARGETS, parse, run_function
@@ -22,7 +22,13 @@ STEPS = 20000
 
 
 def check_file(path: Path) -> tuple[int, list[str]]:
-    result = scan_file(str(path))
+    return check_text(path.read_text(errors="replace"), path.name)
+
+
+def check_text(text: str, name: str, seeds: int = SEEDS) -> tuple[int, list[str]]:
+    """(operand values checked, the ones the scan got wrong) over ``seeds`` concrete runs of every
+    function of ``text`` with a descriptor instruction."""
+    result = scan_ptx(text)
     by_line: dict[int, list] = {}
     for ins in result.instructions:
         by_line.setdefault(ins.line, []).append(ins)
@@ -43,14 +49,14 @@ def check_file(path: Path) -> tuple[int, list[str]]:
                 k = o.known
                 checked += 1
                 if value & k.mask != k.value & k.mask:
-                    wrong.append(f"{path.name}:{ins.line} {o.name} {o.text} = {value:#x}, known {k.value:#x}/{k.mask:#x}")
+                    wrong.append(f"{name}:{ins.line} {o.name} {o.text} = {value:#x}, known {k.value:#x}/{k.mask:#x}")
                 if o.range is not None and not o.range[0] <= value <= o.range[1]:
-                    wrong.append(f"{path.name}:{ins.line} {o.name} {o.text} = {value:#x} outside {o.range}")
+                    wrong.append(f"{name}:{ins.line} {o.name} {o.text} = {value:#x} outside {o.range}")
 
-    for fn in parse(path.read_text(errors="replace"), shared):
+    for fn in parse(text, shared):
         if not any(s.op.startswith(TARGETS) for s in fn.stmts):
             continue
-        for seed in range(SEEDS):
+        for seed in range(seeds):
             run_function(fn, shared, seed, STEPS, on)
     return checked, wrong
 

@@ -12,9 +12,11 @@ its own qualifiers.
 followed through the definitions that reach the instruction by :mod:`descgen.ptx.dataflow` (E38,
 E42). Braces open register scopes; registers may be named without ``%`` when declared. Only
 functions with such an instruction are analysed: text is read function by function and a function
-with nothing the scanner reads is skipped unread (:func:`_unread`); in a function read, the
-statements before its first tcgen05.mma / tcgen05.cp / wgmma.mma_async are only recorded
-(:class:`descgen.ptx.dataflow.Recorder`) until that instruction asks for their values.
+with nothing the scanner reads is skipped unread (:func:`_unread`); a function with one is read
+as the backward slice of its descriptor operands with its control flow
+(:func:`descgen.ptx.slicer.slice_function`), or, where that reader declines, statement by
+statement, the statements before its first tcgen05.mma / tcgen05.cp / wgmma.mma_async only
+recorded (:class:`descgen.ptx.dataflow.Recorder`) until that instruction asks for their values.
 
 Every instruction is checked by the one :func:`descgen.check_mma` with the instruction's
 qualifiers as context (kind, ``cta_group``, ``.ws``, ``.sp``, the scale vector size, A in tensor
