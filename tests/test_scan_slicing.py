@@ -237,3 +237,35 @@ def test_random_functions_sliced_reading_is_sound_and_no_less_precise(text):
         assert x.known.value & y.known.mask == y.known.value & y.known.mask
     checked, wrong = check_text(text, "random.ptx", seeds=4)
     assert wrong == []
+
+
+# -- text skipped unread: a function without descriptor instructions, what follows a body --
+
+@pytest.mark.parametrize("path", [p for p in FILES if p.parent.name in ("triton", "cutlass", "tilelang", "ptx")],
+                         ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_skipping_text_changes_nothing(path, monkeypatch):
+    """Functions without a descriptor instruction (``ld.shared`` is no ``.shared`` declaration,
+    ``.pragma "nounroll"`` a plain string) and what follows a body (labels, ``.file`` lines, DWARF
+    sections) are skipped unread; reading them gives the very same answer."""
+    text = path.read_text(errors="replace")
+    renamed = text.replace("tcgen05.mma", "tcgen05.mmX").replace("wgmma.mma_async", "wgmma.mmX_async")
+    for t in (text, renamed):
+        skipped = scan_ptx(t)
+        with monkeypatch.context() as m:
+            m.setattr(scan_module, "_unread", lambda part: False)
+            m.setattr(scan_module, "_trailer_unread", lambda rest: False)
+            read = scan_ptx(t)
+        assert [(i.line, i.operands) for i in skipped.instructions] == [(i.line, i.operands) for i in read.instructions]
+        assert [(f.line, f.code, f.message()) for f in skipped.findings] == \
+            [(f.line, f.code, f.message()) for f in read.findings]
+
+
+@pytest.mark.parametrize("text,unread", [
+    ("\t.visible .entry k()\n{\n\tld.shared.u32 %r1, [%r2];\n\t.pragma \"nounroll\";\n\tret;\n$L__func_end0:\n}\n"
+     "\t.file 1 \"/a/b.py\"\n\t.section .debug_abbrev\n\t{\n.b8 1\n.b8 17\n\t}\n", True),
+    ("\t.visible .entry k()\n{\n\t.shared .align 16 .b8 s[64];\n\tret;\n}\n", False),  # a declaration
+    ("\t.visible .entry k()\n{\n\t.pragma \"a;b\";\n\tret;\n}\n", False),  # a string that could hide a ';'
+    ("\t.visible .entry k()\n{\n\tret;\n}\n\t.global .u32 g", False),  # a statement left open
+])
+def test_what_is_skipped_unread(text, unread):
+    assert scan_module._unread(text) is unread

@@ -486,11 +486,22 @@ _TYPE_SIZE = re.compile(r"\.[bsuf](\d+)\b")
 #: A function header's line up to its ``.entry`` / ``.func`` (``.visible``, ``.weak``, ``.extern``).
 _HEADER_PREFIX = re.compile(r"[ \t]*(?:\.(?:visible|weak|extern)[ \t]+)*")
 #: What a function's text (header to the next header) must not contain to be skipped unread: an
-#: instruction the scanner reads (tcgen05.*, wgmma.*), a directive it keeps (.shared, .target,
-#: .version), a comment or string that could hide where statements end.
-_READ = ("tcgen05", "wgmma", ".shared", ".target", ".version", "/*", '"')
+#: instruction the scanner reads (tcgen05.*, wgmma.*), a directive it keeps (.target, .version,
+#: and a .shared declaration: :data:`_SHARED_DECLARATION`), a block comment that could hide where
+#: statements end (a string could too, unless it is plain: :data:`_PLAIN_STRING`).
+_READ = ("tcgen05", "wgmma", ".target", ".version", "/*")
+#: A string that cannot hide a statement's end or a comment (``.pragma "nounroll";``, ``.file 1
+#: "kernel.py"``).
+_PLAIN_STRING = re.compile(r'"(?:[^"\n;{}/\\]|/(?![/*]))*"')
+#: A ``.shared`` declaration's state space (a word of its own, as :meth:`_Scan.directive` reads
+#: one), not an instruction's qualifier (``ld.shared``, ``mbarrier.arrive.shared::cta``).
+_SHARED_DECLARATION = re.compile(r"(?<![^\s;{}])\.shared")
 _LINE_COMMENT = re.compile(r"//[^\n]*")
-_CLOSING = re.compile(r"[\s}]*")
+#: What may follow a function's last ';' for it to end between statements: blanks, closing braces,
+#: labels, the line directives (.file, .loc) and the DWARF sections (``.section .debug_abbrev
+#: { .b8 1 ... }``, data the scanner does not read) compilers write after a body.
+_CLOSING = re.compile(r"(?:\s|\}|[A-Za-z_$%][\w$]*[ \t]*:(?!:)|\.(?:file|loc)\b[^\n]*"
+                      r"|\.section[^;{}]*\{[^{};]*\})*")
 
 
 def _functions(text: str) -> Iterator[str]:
@@ -513,17 +524,30 @@ def _functions(text: str) -> Iterator[str]:
     yield text[at:]
 
 
+def _inert(text: str) -> bool:
+    """Whether ``text`` holds nothing the scanner reads or keeps: none of :data:`_READ`, no
+    ``.shared`` declaration, no string but plain ones."""
+    return not (any(w in text for w in _READ) or _SHARED_DECLARATION.search(text)
+                or ('"' in text and text.count('"') != 2 * len(_PLAIN_STRING.findall(text))))
+
+
 def _unread(part: str) -> bool:
     """Whether a function's text (a part of :func:`_functions`) can be skipped: reading it would
     change nothing but end the function before it (its header does) and reset the per-function
-    state. It has none of :data:`_READ`, and ends between statements: after its last ``;`` (line
-    comments aside) only closing braces, so the lexer is clean where the next header starts (in
-    PTX that ptxas accepts, a statement's braces close before its ``;``)."""
-    if not part or any(w in part for w in _READ):
+    state. It is :func:`_inert` and ends between statements: after its last ``;`` (line comments
+    aside) only what :data:`_CLOSING` allows, so the lexer is clean where the next header starts
+    (in PTX that ptxas accepts, a statement's braces close before its ``;``)."""
+    if not part or not _inert(part):
         return False
     code = _LINE_COMMENT.sub("", part)
     end = code.rfind(";")
     return end >= 0 and _CLOSING.fullmatch(code, end + 1) is not None
+
+
+def _trailer_unread(text: str) -> bool:
+    """Whether what follows a function's body up to the next header (labels, ``.file`` lines,
+    DWARF sections) can be skipped: :func:`_inert`, and only what :data:`_CLOSING` allows."""
+    return _inert(text) and _CLOSING.fullmatch(_LINE_COMMENT.sub("", text)) is not None
 
 
 @dataclass
@@ -1164,7 +1188,8 @@ class _Scan:
                         yield from self._read(lexer.feed(lines, first))
                     else:  # only what its descriptors can depend on, then what follows its body
                         yield from self._read(sliced.events)
-                        yield from self._read(lexer.feed(lines[sliced.read:], first + sliced.read))
+                        if not _trailer_unread("\n".join(lines[sliced.read:])):
+                            yield from self._read(lexer.feed(lines[sliced.read:], first + sliced.read))
                 first += len(lines)
         yield from self._read(lexer.finish())
         self.finish_function()
