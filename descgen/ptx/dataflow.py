@@ -710,8 +710,8 @@ class _Solver:
     def _widen(self, old: tuple[int, int], rng: tuple[int, int], width: int, changes: int) -> tuple[int, int]:
         """Widening with thresholds: a bound that moves jumps to the next constant that a ``setp``
         comparing a register of the slice uses (``c - 1``, ``c``, ``c + 1``) or the next
-        ``2**k - 1``; after :attr:`WIDEN_AFTER` moves, the whole range. Terminates: each bound moves through finitely
-        many thresholds."""
+        ``2**k - 1``; after :attr:`WIDEN_AFTER` moves, the whole range. Terminates: each bound
+        moves through finitely many thresholds."""
         if changes > self.WIDEN_AFTER:
             return R.full(width)
         m = mask_of(width)

@@ -477,12 +477,6 @@ _SHARED_NAME = re.compile(r"([A-Za-z_$][\w$]*)\s*(?:\[[^\]]*\]\s*)*(?:=.*)?$")
 _TYPE_SIZE = re.compile(r"\.[bsuf](\d+)\b")
 
 
-#: The instructions whose operands the dataflow resolves: a function is analysed (its recorded
-#: statements replayed into a dataflow.Function) only from the first of them on; the others are
-#: only recorded (dataflow.Recorder), which is most of the scanning time saved on files where
-#: most functions have none.
-
-
 #: A function header's line up to its ``.entry`` / ``.func`` (``.visible``, ``.weak``, ``.extern``).
 _HEADER_PREFIX = re.compile(r"[ \t]*(?:\.(?:visible|weak|extern)[ \t]+)*")
 #: What a function's text (header to the next header) must not contain to be skipped unread: an

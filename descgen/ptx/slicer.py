@@ -43,7 +43,8 @@ from .lexer import IDENT, Lexer
 
 __all__ = ["Sliced", "slice_function", "RESOLVED"]
 
-#: The instructions whose descriptor operands are resolved: their names seed the slice.
+#: The instructions whose descriptor operands the dataflow resolves: their names seed the slice,
+#: and the scanner analyses only the functions that hold one.
 RESOLVED = ("tcgen05.mma", "tcgen05.cp", "wgmma.mma_async")
 
 #: Statements always read: control flow (the graph's edges), calls (their return registers),
