@@ -50,7 +50,7 @@ from ..engine import KnownBits
 from . import ranges as R
 from .knownbits import (kb_add, kb_and, kb_bfe, kb_bfi, kb_concat, kb_const, kb_ext, kb_meet, kb_mul, kb_not, kb_or,
                         kb_prmt, kb_shl, kb_shr, kb_slice, kb_sub, kb_xor, mask_of)
-from .lexer import Operand, parse_int, parse_operand, split_operands
+from .lexer import Operand, first_operand, parse_int, parse_operand, split_operands
 
 __all__ = ["Value", "Function", "Recorder", "Instr", "SHARED_LIMIT_BITS", "SPECIAL_RANGES", "is_special"]
 
@@ -337,7 +337,7 @@ class Function:
         if guard is not None:
             g = guard.lstrip("@").lstrip("!")
             gkey = self.resolve(g) or g
-        first = parse_operand(_first_operand(rest)) if rest else None
+        first = parse_operand(first_operand(rest)) if rest else None
         dests: tuple[str | None, ...] = ()
         skip = 0
         flow = _CONTROL.get(base, "fall")
@@ -843,14 +843,6 @@ def _cycles(users: list[set[int]]) -> set[int]:
                 if len(comp) > 1 or v in users[v]:
                     cyclic.update(comp)
     return cyclic
-
-
-def _first_operand(rest: str) -> str:
-    """The text of the first top-level operand of ``rest`` (a vector ``{...}`` whole)."""
-    if rest[:1] == "{":
-        end = rest.find("}")
-        return rest if end < 0 else rest[:end + 1]
-    return rest.split(",", 1)[0]
 
 
 def _regs(op: Operand) -> list[str]:

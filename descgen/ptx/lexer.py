@@ -4,7 +4,7 @@
   collapsed), ``label``, and ``open`` / ``close`` scope braces, each with its first line; comments
   dropped, strings kept whole (PTX ISA §4: a statement ends at ``;``; §11 line directives end at
   the newline).
-- :func:`split_operands`: top-level comma-separated operands.
+- :func:`split_operands`: top-level comma-separated operands; :func:`first_operand`, the first.
 - :func:`parse_int`: a PTX integer literal (§4.5.1).
 - :func:`parse_operand`: one operand as a small tree (:data:`Operand`): an immediate, a register
   name, a vector ``{a, _, b}`` (``_`` is PTX's sink, §9.7.1: "a bit bucket"), a ``|``-pair of
@@ -18,7 +18,7 @@ import functools
 import re
 from typing import Any, Iterable, Iterator
 
-__all__ = ["events", "Lexer", "split_operands", "parse_int", "parse_operand", "Operand", "IDENT"]
+__all__ = ["events", "Lexer", "split_operands", "first_operand", "parse_int", "parse_operand", "Operand", "IDENT"]
 
 _LEX = re.compile(r'[;{}"]|//|/\*')
 _LABEL = re.compile(r"\s*([A-Za-z_$%][\w$]*)\s*:(?!:)")
@@ -175,6 +175,15 @@ def split_operands(text: str) -> list[str]:
     if last:
         out.append(last)
     return out
+
+
+def first_operand(rest: str) -> str:
+    """The text of the first top-level operand of ``rest`` (what follows an opcode; a vector
+    ``{...}`` whole): an instruction's destination when it has one (PTX ISA §9.7)."""
+    if rest[:1] == "{":
+        end = rest.find("}")
+        return rest if end < 0 else rest[:end + 1]
+    return rest.split(",", 1)[0]
 
 
 _INT = re.compile(r"(-)?(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)[uU]?")

@@ -39,7 +39,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .lexer import IDENT, Lexer
+from .lexer import IDENT, Lexer, Operand, first_operand, parse_operand
 
 __all__ = ["Sliced", "slice_function", "RESOLVED"]
 
@@ -62,9 +62,6 @@ _NOT_DESCRIPTORS = re.compile(r"\{[^{}]*\}|\[[^\]]*\]")
 _LABEL_LINE = re.compile(r"([A-Za-z_$%][\w$]*)\s*:")
 #: A statement's braces are vectors, whole and not nested (else the lexer reads the line).
 _VECTORS = re.compile(r"[^{}]*(?:\{[^{}]*\}[^{}]*)*")
-#: Line breaks ``str.splitlines`` knows but ``$`` does not (``\\r\\n`` is one break for both).
-_OTHER_BREAKS = re.compile("\r(?!\n)|[\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
-_CONTROL_BREAKS = re.compile("[\x0b\x0c\x1c-\x1e]")
 
 
 #: What is read of one line or statement: (order, kind, line, text, opcode), the kinds and
@@ -88,21 +85,27 @@ class Sliced:
 
 
 def _written(rest: str) -> list[str] | None:
-    """The names a statement writes, from the text after its opcode: its first operand as a
-    name, a ``|`` pair, a vector or a call's return list; None when it writes none this way (an
-    address, an immediate, no operand) and ``["."]`` (read the statement whole) for a qualifier
-    written apart from its opcode."""
-    c = rest[:1]
-    if c == "{" or c == "(":
-        close = rest.find("}" if c == "{" else ")")
-        return [n.strip() for p in rest[1:close].split(",") for n in p.split("|")] if close > 0 else ["."]
-    if c == "%" or c == "_" or c == "$" or c.isalpha():
-        k = rest.find(",")
-        d = (rest if k < 0 else rest[:k]).rstrip("; \t")
-        return d.split("|") if "|" in d else [d]
-    if c == "." or c == ":":
-        return ["."]
-    return None
+    """The names a statement writes (as written), from the text after its opcode: the register
+    names of its first operand (:func:`~descgen.ptx.lexer.first_operand`: a name, a ``|`` pair, a
+    vector; ``_`` none); None when that operand is an immediate or an address (nothing is
+    written) and ``["."]`` (read the statement whole: a call's return list, a qualifier written
+    apart from its opcode, anything else) otherwise."""
+    op = parse_operand(first_operand(rest))
+    kind = op[0]
+    if kind in ("imm", "addr"):
+        return None
+    if kind in ("name", "sink", "vec", "pair"):
+        return _names(op)
+    return ["."]
+
+
+def _names(op: Operand) -> list[str]:
+    """The names in a destination operand tree, in order (``_`` none)."""
+    if op[0] == "name":
+        return [str(op[1])]
+    if op[0] in ("vec", "pair"):
+        return [n for o in op[1] for n in _names(o)]
+    return []
 
 
 def _statement(s: str) -> tuple[str, list[str] | None]:
@@ -129,8 +132,8 @@ def slice_function(text: str, lines: list[str], first: int) -> Sliced | None:
         A :class:`Sliced`, or None where the text needs the lexer throughout: a line break other
         than ``\\n`` / ``\\r\\n``, or a statement left open at the end of the function body.
     """
-    if ("\r" in text or not text.isascii()) and _OTHER_BREAKS.search(text) or _CONTROL_BREAKS.search(text):
-        return None
+    if len(lines) != text.count("\n") + (not text.endswith("\n")):
+        return None  # a line break other than "\n" / "\r\n", which the lexer's numbering (splitlines) counts
     always: list[_Event] = []  # kept whatever the slice
     index: dict[str, list[_Event]] = {}  # name -> the statements writing it
     seeds: list[str] = []  # the statements whose operands the scanner resolves
@@ -175,9 +178,6 @@ def slice_function(text: str, lines: list[str], first: int) -> Sliced | None:
                                 index[w2].append(e)
                             else:
                                 index[w2] = [e]
-                        elif w2[:1] == "{":  # a vector
-                            for n in s[s.find("{") + 1:s.find("}")].split(","):
-                                index.setdefault(n.strip(), []).append(e)
                         elif w2 and w2[0] != "[" and not w2[0].isdigit():  # (an address, a number: none)
                             names = _statement(e[3])[1]
                             if names == ["."]:
