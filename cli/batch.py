@@ -18,6 +18,7 @@ from typing import Any, Iterable, Iterator, TextIO
 import click
 
 from .output import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_RULE
+from .workers import parse_jobs
 
 __all__ = ["batch"]
 
@@ -178,28 +179,18 @@ def _collect_less() -> None:
 
 
 def _jobs(jobs: str, file: str) -> int:
-    if jobs == "auto":
-        if file == "-" or not hasattr(os, "fork"):
-            return 1
-        try:
-            big = os.stat(file).st_size >= PARALLEL_BYTES
-        except OSError:
-            return 1
-        return min(_cores(), 8) if big else 1
+    n = parse_jobs(jobs)
+    if n is not None:
+        return n
+    if file == "-":
+        return 1
     try:
-        n = int(jobs)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise click.BadParameter(f"{jobs!r} is not a positive integer or 'auto'", param_hint="'-j' / '--jobs'")
-    return n if hasattr(os, "fork") else 1
+        big = os.stat(file).st_size >= PARALLEL_BYTES
+    except OSError:
+        return 1
+    from descgen.workers import MAX_AUTO_JOBS, cores
 
-
-def _cores() -> int:
-    """The cores this process may run on."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0)) or 1
-    return os.cpu_count() or 1
+    return min(cores(), MAX_AUTO_JOBS) if big else 1
 
 
 def _open_input(file: str) -> TextIO:
@@ -304,12 +295,6 @@ _FD = -1  # the input file (_parallel_file; read with os.pread: the workers shar
 _TMP = ""  # the directory of the answer files (_parallel_file)
 
 
-def _ignore_interrupt() -> None:
-    """A worker's initializer: Ctrl-C is the parent's to handle (it writes what is answered and
-    ends the pool); a worker that took it too would print its own traceback."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def _worker_cache() -> Any:
     """The worker's response cache, made at its first use, or False."""
     from descgen.batch import ResponseCache
@@ -351,6 +336,8 @@ def _parallel_lines(source: TextIO, out: TextIO, jobs: int, stats: Any) -> None:
     """Chunks of lines read here (pickled to the workers, their answers pickled back)."""
     import multiprocessing
 
+    from descgen.workers import ignore_interrupt
+
     def write(answer: tuple[str, Any]) -> None:
         with _whole():
             out.write(answer[0])
@@ -359,7 +346,7 @@ def _parallel_lines(source: TextIO, out: TextIO, jobs: int, stats: Any) -> None:
     # At most a few chunks per worker in flight (Pool.imap would read the whole input ahead:
     # a million lines held in memory), answers written in input order.
     pending: collections.deque[Any] = collections.deque()
-    with multiprocessing.get_context("fork").Pool(jobs, _ignore_interrupt) as pool:
+    with multiprocessing.get_context("fork").Pool(jobs, ignore_interrupt) as pool:
         for task in _chunks(source):
             pending.append(pool.apply_async(_work, (task,)))
             while pending and (len(pending) >= AHEAD * jobs or pending[0].ready()):  # stream: in order, when ready
@@ -457,6 +444,8 @@ def _parallel_file(fd: int, out: TextIO, jobs: int, stats: Any) -> None:
     import shutil
     import tempfile
 
+    from descgen.workers import ignore_interrupt
+
     global _FD, _TMP
     _FD, _TMP = fd, tempfile.mkdtemp(prefix="descgen-batch-")
     out.flush()
@@ -498,7 +487,7 @@ def _parallel_file(fd: int, out: TextIO, jobs: int, stats: Any) -> None:
 
     pending: collections.deque[Any] = collections.deque()
     try:
-        with multiprocessing.get_context("fork").Pool(jobs, _ignore_interrupt) as pool:
+        with multiprocessing.get_context("fork").Pool(jobs, ignore_interrupt) as pool:
             for index, *task in _segments(fd, jobs):
                 pending.append((index, pool.apply_async(_answer_segment, ((index, *task),))))
                 while pending and (len(pending) >= AHEAD * jobs or pending[0][1].ready()):  # stream, in order

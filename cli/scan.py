@@ -8,7 +8,6 @@ is written as each function is scanned (memory and time linear in the input, eve
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
 import click
@@ -16,6 +15,7 @@ import click
 from .app import output_options
 from .output import EXIT_RULE, EXIT_USAGE, Output
 from .params import ArchType
+from .workers import parse_jobs
 
 __all__ = ["scan"]
 
@@ -27,8 +27,11 @@ __all__ = ["scan"]
               help="Also print each instruction with its descriptor operands: value or known bits (? = unknown), "
                    "where they come from, the fields checked, the rules not checked, and the notes.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when an error finding is present (usage errors still exit 2).")
+@click.option("-j", "--jobs", default="auto", metavar="N|auto", show_default=True,
+              help="Worker processes, each scanning whole files; the output is the same, in the same order. "
+                   "auto: one per core (at most 8, at most one per file) for several files of 1 MB or more in all.")
 @output_options
-def scan(out: Output, files: tuple[str, ...], arch: str | None, verbose: bool, exit_zero: bool) -> None:
+def scan(out: Output, files: tuple[str, ...], arch: str | None, verbose: bool, exit_zero: bool, jobs: str) -> None:
     """Scan PTX files (a directory: every *.ptx under it; - reads standard input) for every
     tcgen05.mma (all forms: .sp, .ws, .ws.sp, .block_scale, .collector::*, .ashift, [a-tmem]) and
     tcgen05.cp, and check each descriptor operand with the bits known at compile time: registers
@@ -60,7 +63,8 @@ def scan(out: Output, files: tuple[str, ...], arch: str | None, verbose: bool, e
       descgen scan ~/.triton/cache
       nvcc -ptx -arch=sm_100a k.cu -o - | descgen scan - -v
     """
-    from descgen.ptx.scan import ScanTally, not_ptx, ptx_files, scan_stream
+    from descgen.ptx.files import scan_files
+    from descgen.ptx.scan import ScanTally, ptx_files
 
     status = 0
     total = ScanTally()
@@ -74,29 +78,21 @@ def scan(out: Output, files: tuple[str, ...], arch: str | None, verbose: bool, e
             click.echo(f"Error: no .ptx file under {given} (descgen scan reads *.ptx files in a directory)", err=True)
             status = EXIT_USAGE
         paths += found
-    for path in paths:
-        name = "<stdin>" if path == "-" else path
-        try:
-            if path == "-":
-                text = sys.stdin.read()
-            else:
-                with open(path, encoding="utf-8", errors="replace") as fh:
-                    text = fh.read()
-        except OSError as e:
-            click.echo(f"Error: cannot read {path}: {e.strerror or e}", err=True)
+    for done in scan_files(paths, arch=arch, jobs=_jobs(jobs, paths)):  # type: ignore[arg-type]
+        name = done.name
+        if done.error is not None:
+            click.echo(f"Error: cannot read {name}: {done.error}", err=True)
             status = max(status, EXIT_USAGE)
             continue
         nfiles += 1
-        why = not_ptx(text)
-        if why:
-            click.echo(f"{name}: warning: not PTX ({why})", err=True)
+        if done.not_ptx:
+            click.echo(f"{name}: warning: not PTX ({done.not_ptx})", err=True)
             if out.json:
-                _json({"type": "file", "file": name, "not_ptx": why})
-            if why != "no .version directive":
+                _json({"type": "file", "file": name, "not_ptx": done.not_ptx})
+            if done.not_ptx != "no .version directive":
                 continue
-        stream = scan_stream(text, filename=name, arch=arch)
         tally = ScanTally()
-        for chunk in stream:
+        for chunk in done.chunks:
             tally.add(chunk.instructions, chunk.findings)
             if out.json:
                 _emit_json(name, chunk)
@@ -104,8 +100,8 @@ def scan(out: Output, files: tuple[str, ...], arch: str | None, verbose: bool, e
                 _emit_text(name, chunk, verbose, out.table)
         total.merge(tally)
         if out.json:
-            _json({"type": "file", "file": name, "arch": stream.arch, "arch_from": stream.arch_from,
-                   "version": stream.version[1] if stream.version else None, "ok": tally.counts["errors"] == 0,
+            _json({"type": "file", "file": name, "arch": done.arch, "arch_from": done.arch_from,
+                   "version": done.version[1] if done.version else None, "ok": tally.counts["errors"] == 0,
                    "counts": tally.counts, "run_time": tally.run_time()})
         click.echo(tally.summary(name), err=True)
         if tally.counts["errors"] and not exit_zero:
@@ -117,6 +113,13 @@ def scan(out: Output, files: tuple[str, ...], arch: str | None, verbose: bool, e
                "run_time": total.run_time()})
     if status:
         click.get_current_context().exit(status)
+
+
+def _jobs(jobs: str, paths: list[str]) -> int:
+    from descgen.ptx.files import auto_jobs
+
+    n = parse_jobs(jobs)
+    return auto_jobs(paths) if n is None else n
 
 
 def _json(doc: dict[str, Any]) -> None:

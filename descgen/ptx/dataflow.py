@@ -110,23 +110,36 @@ class Value:
 
 def _value(bits: KnownBits, width: int, rng: tuple[int, int] | None, why: frozenset[str] | set[str],
            line: int | None = None, origin: str | None = None) -> Value:
-    """A value with its two domains refined by each other (the reduced product)."""
-    m = mask_of(width)
-    bits = KnownBits(bits.value & bits.mask & m, bits.mask & m)
+    """A value with its two domains refined by each other (the reduced product:
+    :func:`~descgen.ptx.ranges.bits_of` and :func:`~descgen.ptx.ranges.of_bits`, written out here
+    because every definition's value passes through it)."""
+    m = (1 << width) - 1
+    mask = bits.mask & m
+    known = bits.value & mask
     if rng is None:  # the range the bits allow (what the general case below gives for the full range)
-        return Value(bits, width, (bits.value, bits.value | (~bits.mask & m)),
-                     frozenset() if bits.mask == m else frozenset(why), line, origin)
-    rng = (min(rng[0], m), min(rng[1], m))
-    by_range = R.bits_of(rng, width)
-    mask = bits.mask | by_range.mask
-    bits = KnownBits((bits.value & bits.mask) | (by_range.value & by_range.mask & ~bits.mask), mask)
-    narrowed = R.meet(rng, R.of_bits(bits, width))
-    if narrowed is not None:
-        rng = narrowed
-    why = frozenset(why)
-    if bits.mask == m:
-        why = frozenset()
-    return Value(bits, width, rng, why, line, origin)
+        return Value(KnownBits(known, mask), width, (known, known | (~mask & m)),
+                     _NO_WHY if mask == m else frozenset(why), line, origin)
+    lo, hi = rng
+    if lo > m:
+        lo = m
+    if hi > m:
+        hi = m
+    shared = m & ~((1 << ((lo ^ hi) & m).bit_length()) - 1)  # the bits every value in [lo, hi] shares
+    known |= lo & shared & ~mask
+    mask |= shared
+    # the range meets what the bits allow (an empty meet: keep the range)
+    blo, bhi = known, known | (~mask & m)
+    nlo = blo if blo > lo else lo
+    nhi = bhi if bhi < hi else hi
+    if nlo <= nhi:
+        lo, hi = nlo, nhi
+    if mask == m:
+        return Value(KnownBits(known, mask), width, (lo, hi), _NO_WHY, line, origin)
+    return Value(KnownBits(known, mask), width, (lo, hi), why if isinstance(why, frozenset) else frozenset(why),
+                 line, origin)
+
+
+_NO_WHY: frozenset[str] = frozenset()
 
 
 def _unknown(width: int, why: str, line: int | None = None, origin: str | None = None) -> Value:

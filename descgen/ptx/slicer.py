@@ -51,17 +51,59 @@ RESOLVED = ("tcgen05.mma", "tcgen05.cp", "wgmma.mma_async")
 #: ``setp`` (widening thresholds), and every tcgen05 / wgmma instruction (the scanner checks
 #: qualifiers such as ``cta_group`` on all of them).
 _ALWAYS = ("bra", "brx", "ret", "exit", "trap", "call", "setp", "tcgen05", "wgmma")
-#: Each line's first two words (after ``\\n``): an opcode, a guard, a label, a brace, a directive;
-#: then a destination, an opcode after a guard... (the line itself says what it is).
-_WORDS = re.compile(r"\n[ \t]*(\S*)[ \t]*([^\s,;]*)")
+#: One line each (after its ``\n``): nothing (a comment line, a ``.loc`` / ``.file`` line, a blank
+#: line); one plain statement, ``[@guard] opcode operands;`` (braces only as whole vectors; no
+#: comment, no string), with (1) a scope's ``{`` before it, (2) its text, (3) its opcode, (4) its
+#: first operand, (5) a scope's ``}`` after it; (6) a scope brace alone (a comment after it);
+#: (7) a label alone; else (8) the line, for the lexer.
+_ROWS = re.compile(
+    r"\n[ \t]*(?:"
+    r"//[^\n]*|\.(?:loc|file)(?=[ \t\r\n]|\Z)[^\n;{}/\"]*(?://[^\n]*)?"
+    r"|(\{[ \t]*)?((?:@[^\s;{}/\"]++[ \t]+)?([a-z.][^\s;{}/\"]*+)"
+    r"(?:(?:[ \t]+|(?=\{))(\{[^{}\n;/\"]*\}|[^\s,;{}/\"]*+)[^\n;{}/\"]*+(?:\{[^{}\n;/\"]*\}[^\n;{}/\"]*+)*+)?);"
+    r"([ \t]*\})?"
+    r"|([{}])(?:[ \t]*//[^\n]*)?"
+    r"|([A-Za-z_$%][\w$]*):"
+    r"|"
+    r")[ \t\r]*+(?![^\n])"
+    r"|\n([^\n]*)")
+#: An opcode as the plain-statement reader takes it (a single ':' is a label's: the lexer).
+_OPCODE = re.compile(r"[a-z.][\w.]*(?:::[\w.]+)*")
+#: What a plain statement's opcode asks of :func:`slice_function` (:func:`_opcode_class`).
+_PLAIN, _KEEP, _SEED, _BRX, _DIRECTIVE, _IGNORED, _LEXER = range(7)
+_CLASSES: dict[str, int] = {}
+
+
+def _opcode_class(op: str) -> int:
+    """:data:`_PLAIN` (kept if in the slice), :data:`_KEEP` (always kept: :data:`_ALWAYS`),
+    :data:`_SEED` (kept, and its operands seed the slice: :data:`RESOLVED`), :data:`_BRX` (kept;
+    the function has a ``brx.idx``), :data:`_DIRECTIVE` (kept), :data:`_IGNORED` (``.loc``,
+    ``.file``) or :data:`_LEXER` (not an opcode: the lexer reads the line). Cached."""
+    c = _CLASSES.get(op)
+    if c is None:
+        if not _OPCODE.fullmatch(op):
+            c = _LEXER
+        elif op[0] == ".":
+            c = _IGNORED if op.startswith((".loc", ".file")) else _DIRECTIVE
+        elif op.startswith(RESOLVED):
+            c = _SEED
+        elif op.startswith("brx"):
+            c = _BRX
+        else:
+            c = _KEEP if op.startswith(_ALWAYS) else _PLAIN
+        if len(_CLASSES) < 4096:
+            _CLASSES[op] = c
+    return c
+
+
+#: Two registers written as a ``|`` pair (``setp``'s ``%p|%q``).
+_PAIR = re.compile(r"%[\w$]+\|%[\w$]+")
+#: Whitespace but line breaks (statement texts hold none).
+_BLANKS = re.compile(r"[^\S\n]+")
 #: The operands of a tcgen05.mma / tcgen05.cp / wgmma.mma_async that are no descriptor: vectors
 #: (wgmma's accumulators and A registers, the disable-output-lane mask) and addresses (tensor
 #: memory). Every descriptor operand is a register or an immediate (§9.7.16.10.9.1, §9.7.15.5.2).
 _NOT_DESCRIPTORS = re.compile(r"\{[^{}]*\}|\[[^\]]*\]")
-#: A line holding only a label (the lexer's label form, PTX ISA §4.4).
-_LABEL_LINE = re.compile(r"([A-Za-z_$%][\w$]*)\s*:")
-#: A statement's braces are vectors, whole and not nested (else the lexer reads the line).
-_VECTORS = re.compile(r"[^{}]*(?:\{[^{}]*\}[^{}]*)*")
 
 
 #: What is read of one line or statement: (order, kind, line, text, opcode), the kinds and
@@ -130,97 +172,110 @@ def slice_function(text: str, lines: list[str], first: int) -> Sliced | None:
 
     Returns:
         A :class:`Sliced`, or None where the text needs the lexer throughout: a line break other
-        than ``\\n`` / ``\\r\\n``, or a statement left open at the end of the function body.
+        than ``\\n`` / ``\\r\\n``, a statement left open at the end of the function body, or a
+        line the lexer reads as more than 1024 events.
     """
     if len(lines) != text.count("\n") + (not text.endswith("\n")):
         return None  # a line break other than "\n" / "\r\n", which the lexer's numbering (splitlines) counts
+    # An event's key is its line's offset << 10, plus its place on the line where the lexer reads
+    # the line: keys sort in file order. A plain statement line is kept as its key alone (most
+    # are never looked at again); every other event as an _Event.
     always: list[_Event] = []  # kept whatever the slice
-    index: dict[str, list[_Event]] = {}  # name -> the statements writing it
+    events: dict[int, _Event] = {}  # the lexer's statements, by key
+    index: dict[str, list[int]] = {}  # name -> the keys of the statements writing it
     seeds: list[str] = []  # the statements whose operands the scanner resolves
     lexer = Lexer()
-    order = depth = 0
+    depth = 0
     opened = brx = False
     clean = True
     read = len(lines)
-    rows = _WORDS.findall("\n" + text)
+    rows = _ROWS.findall("\n" + text)
+    classes = _CLASSES
     for k in range(read):
-        w1, w2 = rows[k]
-        if not w1:
-            continue  # a blank line
+        lead, stmt, op, dest, trail, brace, label, other = rows[k]
         if clean:
-            c = w1[0]
-            line = lines[k]
-            if "a" <= c <= "z" or c == "@" or c == ".":
-                s = line.strip()
-                # one plain statement on the line (else the lexer reads it)
-                if s[-1] == ";" and s.count(";") == 1 and "/" not in s and '"' not in s \
-                        and ("{" not in s or (c != "." and _VECTORS.fullmatch(s))):
-                    if c == "@":
-                        w = s.split(None, 3)
-                        w1, w2 = (w[1], w[2].partition(",")[0].rstrip("; \t")) if len(w) > 2 else (w[-1], "")
-                        c = w1[:1]
-                    colon = w1.find(":")
-                    if colon < 0 or w1[colon + 1:colon + 2] == ":":  # (a lone ':': a label first)
-                        order += 1
-                        e = (order, "stmt", first + k, s[:-1], w1)
-                        if c == ".":
-                            if not w1.startswith((".loc", ".file")):
-                                always.append(e)
-                            continue
-                        if w1.startswith(_ALWAYS):
-                            always.append(e)
-                            if w1.startswith(RESOLVED):
-                                seeds.append(e[3])
-                            elif w1.startswith("brx"):
-                                brx = True
-                        if w2[:1] == "%" and "|" not in w2:  # the common case: one register written
-                            if w2 in index:
-                                index[w2].append(e)
+            if op:
+                c = classes.get(op)
+                if c is None:
+                    c = _opcode_class(op)
+                if c < _DIRECTIVE or (c != _LEXER and "{" not in stmt):  # (a directive with braces: the lexer)
+                    key = k << 10 | 1
+                    if lead:
+                        always.append((k << 10, "open", first + k, "{", ""))
+                        depth += 1
+                        opened = True
+                    if c:
+                        if c != _IGNORED:
+                            always.append((key, "stmt", first + k, stmt, op))
+                        if c == _SEED:
+                            seeds.append(stmt)
+                        elif c == _BRX:
+                            brx = True
+                    if c < _DIRECTIVE:
+                        d = dest[:1]
+                        if d == "%" and "|" not in dest:  # the common case: one register written
+                            if dest in index:
+                                index[dest].append(key)
                             else:
-                                index[w2] = [e]
-                        elif w2 and w2[0] != "[" and not w2[0].isdigit():  # (an address, a number: none)
-                            names = _statement(e[3])[1]
+                                index[dest] = [key]
+                        elif d == "{" and "|" not in dest and "_" not in dest:  # a vector of registers
+                            for n in dest[1:-1].split(","):
+                                index.setdefault(n.strip(), []).append(key)
+                        elif (d == "$" or d.isalpha()) and "|" not in dest:  # a name without % (a label: harmless)
+                            index.setdefault(dest, []).append(key)
+                        elif d == "%" and _PAIR.fullmatch(dest):  # setp's p|q
+                            for n in dest.split("|"):
+                                index.setdefault(n, []).append(key)
+                        elif d and d != "[" and d != "-" and not d.isdigit():  # (an address, a number: none)
+                            names = _statement(stmt)[1]
                             if names == ["."]:
-                                always.append(e)
+                                if not c:
+                                    always.append((key, "stmt", first + k, stmt, op))
                             elif names is not None:
                                 for n in names:
-                                    index.setdefault(n, []).append(e)
-                        continue
-                elif c == "." and w1 in (".loc", ".file") and not any(x in s.partition("//")[0] for x in ';{}/"'):
-                    continue  # a line directive the scanner ignores
-            elif c == "/" and w1[:2] == "//":
-                continue  # a comment
-            elif (c == "{" or c == "}") and line.strip() == c:
-                order += 1
-                always.append((order, "open" if c == "{" else "close", first + k, c, ""))
-                depth += 1 if c == "{" else -1
+                                    index.setdefault(n, []).append(key)
+                    if trail:
+                        always.append((k << 10 | 2, "close", first + k, "}", ""))
+                        depth -= 1
+                        if depth == 0:
+                            read = k + 1
+                            break
+                    continue
+            elif brace:
+                always.append((k << 10, "open" if brace == "{" else "close", first + k, brace, ""))
+                depth += 1 if brace == "{" else -1
                 opened = True
                 if depth == 0:
                     read = k + 1
                     break
                 continue
-            elif w1[-1] == ":" and _LABEL_LINE.fullmatch(line.strip()):
-                order += 1
-                always.append((order, "label", first + k, w1[:-1], ""))
+            elif label:
+                always.append((k << 10, "label", first + k, label, ""))
                 continue
+            elif not other:
+                continue  # a blank line, a comment, a line directive the scanner ignores
+        j = k << 10
         for kind, at, t in lexer.feed((lines[k],), first + k):
-            order += 1
+            if j & 1023 == 1023:
+                return None  # (over 1023 events on one line)
             if kind == "stmt":
-                op, names = _statement(t)
-                e = (order, kind, at, t, op)
-                if op[:1] == "." or op.startswith(_ALWAYS) or names == ["."]:
+                sop, names = _statement(t)
+                e = (j, kind, at, t, sop)
+                if sop[:1] == "." or sop.startswith(_ALWAYS) or names == ["."]:
                     always.append(e)
-                    if op.startswith(RESOLVED):
+                    if sop.startswith(RESOLVED):
                         seeds.append(t)
-                    brx = brx or op.startswith("brx")
-                if names is not None and names != ["."] and op[:1] != ".":
+                    brx = brx or sop.startswith("brx")
+                if names is not None and names != ["."] and sop[:1] != ".":
+                    events[j] = e
                     for n in names:
-                        index.setdefault(n, []).append(e)
+                        index.setdefault(n, []).append(j)
             else:
-                always.append((order, kind, at, t, ""))
+                always.append((j, kind, at, t, ""))
                 if kind != "label":
                     depth += 1 if kind == "open" else -1
                     opened = True
+            j += 1
         clean = lexer.clean
         if opened and depth == 0:
             read = k + 1
@@ -236,13 +291,16 @@ def slice_function(text: str, lines: list[str], first: int) -> Sliced | None:
         if name in wanted:
             continue
         wanted.add(name)
-        for e in index.get(name, ()):
-            if e[0] not in sliced:
-                sliced[e[0]] = e
+        for key in index.get(name, ()):
+            if key not in sliced:
+                e = events.get(key)
+                if e is None:
+                    row = rows[key >> 10]
+                    e = (key, "stmt", first + (key >> 10), row[1], row[2])
+                sliced[key] = e
                 work += IDENT.findall(e[3])
     kept = sorted({**{e[0]: e for e in always}, **sliced}.items())
-    events = _without_quiet_blocks([e for _, e in kept], sliced, wanted, not brx)
-    return Sliced(events, read)
+    return Sliced(_without_quiet_blocks([e for _, e in kept], sliced, wanted, not brx), read)
 
 
 def _without_quiet_blocks(kept: list[_Event], sliced: dict[int, _Event], wanted: set[str],
@@ -260,7 +318,7 @@ def _without_quiet_blocks(kept: list[_Event], sliced: dict[int, _Event], wanted:
     frames: list[list[Any]] = []
     for i, (o, kind, _, t, op) in enumerate(kept):
         if kind == "stmt":
-            if op.startswith("setp") and o not in sliced and not any(n in wanted for n in IDENT.findall(t)):
+            if op.startswith("setp") and o not in sliced and wanted.isdisjoint(IDENT.findall(t)):
                 drop.add(i)
             elif frames:
                 if op.startswith("bra"):
@@ -281,5 +339,10 @@ def _without_quiet_blocks(kept: list[_Event], sliced: dict[int, _Event], wanted:
                     drop.update(range(start, i + 1))
         elif frames:  # a label
             frames[-1][2].add(t)
-    return [(kind, at, " ".join(t.split()) if kind == "stmt" else t)
-            for i, (_, kind, at, t, _) in enumerate(kept) if i not in drop]
+    out = [(kind, at, t) for i, (_, kind, at, t, _) in enumerate(kept) if i not in drop]
+    # statements with whitespace collapsed (as the lexer gives them): in one pass over them all
+    stmts = [i for i, e in enumerate(out) if e[0] == "stmt"]
+    collapsed = _BLANKS.sub(" ", "\n".join(out[i][2] for i in stmts)).split("\n")
+    for i, t in zip(stmts, collapsed):
+        out[i] = ("stmt", out[i][1], t.strip())
+    return out
