@@ -1,6 +1,6 @@
 """descgen scan throughput on large real compiler output (timings live here, never in tests).
 
-    python bench/bench_scan.py [FILE|DIR ...] [--runs N] [--linear] [--per-dir]
+    python bench/bench_scan.py [FILE|DIR ...] [--runs N] [--linear] [--per-dir] [--jobs N]
 
 Default input: /work/corpus-big/triton_20mb.ptx (Triton 3.9 kernels concatenated by
 tests/corpus/make_big.py) if present, else tests/corpus/ concatenated. Reports MB/s of
@@ -10,7 +10,9 @@ instruction, and the peak memory of the streamed pass (measured in a separate ru
 also times ``scan_ptx`` on the input repeated 2 and 4 times (the cost per MB should not grow);
 ``--per-dir`` times each compiler's directory of tests/corpus on its own, and for reference the
 floor any reader of every line pays here: the lines of the same text split and stripped in a bare
-Python loop.
+Python loop. Last, the input's files are scanned as ``descgen scan`` does
+(``descgen.ptx.files.scan_files``): in this process and with ``--jobs`` forked workers (default:
+one per core this process may use, at most 8; the count is printed: compare like with like).
 
 Throughput depends on what the input holds: a function with no tcgen05/wgmma instruction is
 skipped unread (a few substring tests), one with them is read statement by statement and its
@@ -30,15 +32,35 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from descgen.ptx.files import scan_files  # noqa: E402
 from descgen.ptx.scan import ScanTally, ptx_files, scan_ptx, scan_stream  # noqa: E402
+from descgen.workers import MAX_AUTO_JOBS, cores  # noqa: E402
 
 BIG = Path("/work/corpus-big/triton_20mb.ptx")
 
 
-def load(paths: list[str]) -> str:
+def inputs(paths: list[str]) -> list[str]:
+    """The files read: those given (directories expanded), else the default input's."""
     if not paths:
         paths = [str(BIG)] if BIG.exists() else [str(ROOT / "tests" / "corpus")]
-    return "\n".join(Path(p).read_text(encoding="utf-8", errors="replace") for p in ptx_files(paths))
+    return list(ptx_files(paths))
+
+
+def load(paths: list[str]) -> str:
+    return "\n".join(Path(p).read_text(encoding="utf-8", errors="replace") for p in inputs(paths))
+
+
+def files_rate(files: list[str], jobs: int, runs: int) -> float:
+    """MB/s of scan_files over ``files`` with ``jobs`` workers, every chunk read (median of ``runs``)."""
+    mb = sum(Path(f).stat().st_size for f in files) / 1e6
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        for scanned in scan_files(files, jobs=jobs):
+            for _chunk in scanned.chunks:
+                pass
+        times.append(time.perf_counter() - t)
+    return mb / statistics.median(times)
 
 
 def streamed(text: str) -> ScanTally:
@@ -72,6 +94,8 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--linear", action="store_true", help="also time the input repeated 2 and 4 times")
     ap.add_argument("--per-dir", action="store_true", help="also time each directory of tests/corpus alone")
+    ap.add_argument("--jobs", type=int, default=min(cores(), MAX_AUTO_JOBS),
+                    help="workers for the files pass (default: one per core, at most 8)")
     args = ap.parse_args()
     text = load(args.paths)
     mb = len(text.encode()) / 1e6
@@ -113,6 +137,14 @@ def main() -> None:
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     print(f"  peak Python memory of the streamed pass: {peak / 1e6:.0f} MB beyond the input text")
+    files = inputs(args.paths)
+    one = files_rate(files, 1, args.runs)
+    print(f"descgen scan's files pass ({len(files)} files): one process {one:.1f} MB/s", end="")
+    if args.jobs > 1 and len(files) > 1:
+        many = files_rate(files, args.jobs, args.runs)
+        print(f"; {args.jobs} workers on {cores()} cores {many:.1f} MB/s ({many / one:.2f}x)")
+    else:
+        print()
 
 
 if __name__ == "__main__":

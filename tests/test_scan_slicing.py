@@ -169,7 +169,8 @@ def statement(draw: st.DrawFn, labels: list[str]) -> list[str]:
     if kind == 3:
         return [f"mov.b64 {d()}, {{{r()}, {r()}}};"]
     if kind == 4:
-        return [f"mov.b64 {{{r()}, {draw(st.sampled_from(REGS32 + ['_']))}}}, {d()};"]
+        space = draw(st.sampled_from([" ", ""]))  # ``mov.b64{%r1, %r2}, ...``: no blank before a vector
+        return [f"mov.b64{space}{{{r()}, {draw(st.sampled_from(REGS32 + ['_']))}}}, {d()};"]
     if kind == 5:
         return [f"setp.{draw(st.sampled_from(['eq', 'ne', 'lt']))}.u32 {draw(st.sampled_from(PREDS))}, {r()}, {imm()};"]
     if kind == 6:
@@ -190,7 +191,9 @@ def statement(draw: st.DrawFn, labels: list[str]) -> list[str]:
 def function(draw: st.DrawFn) -> str:
     """A random function ending in a tcgen05.mma, its lines laid out as compilers and people do:
     one statement a line, several on a line, a comment after one, a statement over two lines, a
-    label before a statement on its line."""
+    label before a statement on its line, a statement in a scope of its own on one line (``{ cvt
+    ...; }``, as CuTe DSL writes), a scope's brace on a statement's line, a comment after a
+    brace."""
     labels = ["L1", "L2", "L3"]
     stmts = [line for _ in range(draw(st.integers(4, 28))) for line in draw(statement(labels))]
     stmts += [f"{x}:" for x in labels]  # every label defined (after the body: forward jumps only)
@@ -198,10 +201,26 @@ def function(draw: st.DrawFn) -> str:
     i = 0
     while i < len(stmts):
         s = stmts[i]
-        layout = draw(st.integers(0, 9))
+        layout = draw(st.integers(0, 13))
         if layout == 0 and i + 1 < len(stmts) and s.endswith(";") and stmts[i + 1].endswith(";"):
             out.append(f"\t{s} {stmts[i + 1]}")  # two on a line
             i += 2
+            continue
+        if layout == 4 and s.endswith(";") and not s.startswith((".", "@")):
+            out.append(f"\t{{ {s} }}")  # a scope of its own around one statement
+            i += 1
+            continue
+        if layout == 5 and s == "{" and i + 1 < len(stmts) and stmts[i + 1].endswith(";"):
+            out.append(f"\t{{{stmts[i + 1]}")  # ``{.reg .pred q;``
+            i += 2
+            continue
+        if layout == 6 and s.endswith(";") and i + 1 < len(stmts) and stmts[i + 1] == "}":
+            out.append(f"\t{s} }}")  # ``bra W; }``
+            i += 2
+            continue
+        if layout == 7 and s in ("{", "}"):
+            out.append(f"\t{s} // callseq")
+            i += 1
             continue
         if layout == 1 and s.endswith(";"):
             out.append(f"\t{s} // {stmts[i - 1] if i else 'x'}")

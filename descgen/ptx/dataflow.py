@@ -142,11 +142,15 @@ def _value(bits: KnownBits, width: int, rng: tuple[int, int] | None, why: frozen
 _NO_WHY: frozenset[str] = frozenset()
 
 
+@functools.lru_cache(maxsize=1024)
 def _unknown(width: int, why: str, line: int | None = None, origin: str | None = None) -> Value:
+    """Nothing known but ``why`` (cached: a Value is immutable, and few reasons recur)."""
     return Value(KnownBits(0, 0), width, R.full(width), frozenset((why,)), line, origin)
 
 
+@functools.lru_cache(maxsize=4096)
 def _const(n: int, width: int, origin: str | None = "immediate") -> Value:
+    """The constant ``n`` as ``width`` bits (cached)."""
     return Value(kb_const(n, width), width, R.const(n, width), frozenset(), None, origin)
 
 

@@ -23,7 +23,7 @@ __all__ = ["FileScan", "scan_files", "auto_jobs", "PARALLEL_BYTES"]
 #: :func:`auto_jobs` spreads files over the cores from this many bytes in all.
 PARALLEL_BYTES = 1 << 20
 #: Files handed out and not yet given back, per worker.
-_AHEAD = 3
+_AHEAD = 8
 
 
 @dataclass
@@ -49,15 +49,15 @@ class FileScan:
 
     @property
     def arch(self) -> str | None:
-        return None if self._stream is None else self._stream.arch  # type: ignore[no-any-return]
+        return None if self._stream is None else self._stream.arch
 
     @property
     def arch_from(self) -> str | None:
-        return None if self._stream is None else self._stream.arch_from  # type: ignore[no-any-return]
+        return None if self._stream is None else self._stream.arch_from
 
     @property
     def version(self) -> tuple[int, str] | None:
-        return None if self._stream is None else self._stream.version  # type: ignore[no-any-return]
+        return None if self._stream is None else self._stream.version
 
 
 @dataclass(frozen=True)

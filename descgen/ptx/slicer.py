@@ -3,12 +3,14 @@ reader (issue 18: scan throughput).
 
 Most statements of a kernel with a ``tcgen05.mma`` or ``wgmma.mma_async`` (its epilogue, its
 loads and math, its barrier waits) never reach a descriptor operand. :func:`slice_function` finds
-the ones that can without reading the others. A line holding one plain statement (``[@guard]
-opcode operands;``, what compilers write on almost every line) is read with a few string
-operations: its opcode and its first operand (the destination: PTX ISA §9.7, an instruction's
-destination operands come first). Every other line (several statements, a label before a
-statement, a statement over several lines, a brace with something else on its line, strings,
-comments after code) goes through :class:`~descgen.ptx.lexer.Lexer` as the scanner would read it.
+the ones that can without reading the others. One regular expression (:data:`_ROWS`) sorts the
+function's lines in one pass: a line holding one plain statement (``[@guard] opcode operands;``,
+what compilers write on almost every line, possibly with a scope's ``{`` before it or ``}`` after
+it) gives its opcode and its first operand (the destination: PTX ISA §9.7, an instruction's
+destination operands come first); a brace, a label, a comment, a ``.loc`` line is told apart;
+every other line (several statements, a label before a statement, a statement over several lines,
+strings, comments after code) goes through :class:`~descgen.ptx.lexer.Lexer` as the scanner would
+read it. A plain statement stays a line number until the slice asks for it.
 An index maps each name written to the statements writing it; the backward slice closes over the
 names that the descriptor instructions read. What the scanner then reads (:class:`Sliced`) is,
 in file order with the lines and text the lexer gives:
@@ -293,8 +295,9 @@ def slice_function(text: str, lines: list[str], first: int) -> Sliced | None:
         wanted.add(name)
         for key in index.get(name, ()):
             if key not in sliced:
-                e = events.get(key)
-                if e is None:
+                if key in events:
+                    e = events[key]
+                else:  # a plain statement line
                     row = rows[key >> 10]
                     e = (key, "stmt", first + (key >> 10), row[1], row[2])
                 sliced[key] = e

@@ -1,0 +1,75 @@
+"""Scanning many files (descgen.ptx.files.scan_files, ``descgen scan --jobs``): forked workers give
+what one process gives, in the same order, with the same read errors and not-PTX warnings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from descgen.ptx.files import PARALLEL_BYTES, auto_jobs, scan_files
+from descgen.workers import MAX_AUTO_JOBS, can_fork, cores
+
+from conftest import REPO
+from test_cli_terminal import run
+
+CORPUS = Path(REPO) / "tests" / "corpus"
+#: One file of each compiler's directory, and a repro: small enough for a quick test, every reader.
+SAMPLE = [str(sorted(d.glob("*.ptx"))[0]) for d in sorted(CORPUS.iterdir()) if d.is_dir() and any(d.glob("*.ptx"))]
+
+needs_fork = pytest.mark.skipif(not can_fork(), reason="workers are forked")
+
+
+def answers(paths: list[str], jobs: int) -> list[tuple]:
+    out = []
+    for f in scan_files(paths, jobs=jobs):
+        chunks = list(f.chunks)
+        ins = [(i.line, i.opcode, tuple((o.role, o.text, o.value, o.known, o.range) for o in i.operands))
+               for c in chunks for i in c.instructions]
+        found = [(x.line, x.code, x.message()) for c in chunks for x in c.findings]
+        out.append((f.name, f.error, f.not_ptx, f.arch, f.arch_from, f.version, ins, found))
+    return out
+
+
+@needs_fork
+def test_workers_answer_what_one_process_answers_in_the_same_order(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.ptx"
+    empty.write_text("")
+    paths = SAMPLE + [str(empty), str(tmp_path / "missing.ptx")] + SAMPLE[:2]
+    one, two = answers(paths, 1), answers(paths, 2)
+    assert one == two
+    assert [a[0] for a in two] == paths  # in the order given
+    assert sum(len(a[6]) for a in one) > 20  # real instructions compared
+    assert one[len(SAMPLE)][2] == "the file is empty" and one[len(SAMPLE) + 1][1]  # not PTX; cannot be read
+
+
+@needs_fork
+def test_descgen_scan_prints_the_same_with_workers() -> None:
+    args = ["scan", *SAMPLE, "--exit-zero"]
+    one, two = run(*args, "-j", "1"), run(*args, "-j", "2")
+    assert one.stdout == two.stdout and one.stderr == two.stderr
+    assert one.stderr.count("instructions;") == len(SAMPLE) + 1  # a line per file and the total
+    j1, j2 = run(*args, "--json", "-j", "1").stdout.splitlines(), run(*args, "--json", "-j", "2").stdout.splitlines()
+    assert len(j1) == len(j2) > len(SAMPLE)
+    strip = lambda line: line.split('"run_time"')[0]  # noqa: E731 (the run-time lists may order ties apart)
+    assert [strip(x) for x in j1] == [strip(x) for x in j2]
+
+
+@pytest.mark.parametrize("bad", ["0", "-1", "many"])
+def test_jobs_must_be_a_positive_count_or_auto(bad: str) -> None:
+    result = run("scan", SAMPLE[0], "-j", bad, code=2)
+    assert "is not a positive integer or 'auto'" in result.stderr
+
+
+def test_auto_uses_the_cores_only_for_several_files_of_a_megabyte(tmp_path: Path) -> None:
+    assert auto_jobs([SAMPLE[0]]) == 1
+    assert auto_jobs([SAMPLE[0], "-"]) == 1
+    tiny = [tmp_path / f"{n}.ptx" for n in range(3)]
+    for p in tiny:
+        p.write_text(".version 8.7\n")
+    assert auto_jobs([str(p) for p in tiny]) == 1  # far below a megabyte
+    big = [tmp_path / f"big{n}.ptx" for n in range(3)]
+    for p in big:
+        p.write_text(".version 8.7\n" + "// padding\n" * (PARALLEL_BYTES // 30))
+    expected = min(cores(), MAX_AUTO_JOBS, 3) if can_fork() else 1
+    assert auto_jobs([str(p) for p in big]) == expected
