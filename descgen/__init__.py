@@ -51,6 +51,7 @@ if TYPE_CHECKING:  # what the lazy exports below are, for type checkers and edit
     from .wgmma_smem import decode_wgmma_smem, encode_wgmma_smem, validate_wgmma_smem
     from .runtime import RuntimeIdesc, idesc_from_runtime
     from .ptx.scan import ScanFinding, ScanInstruction, ScanOperand, ScanResult, scan_file, scan_ptx
+    from .ptx.files import FileScan, scan_files
     from .taddr import alloc_sizes, check_alloc, decode_taddr, encode_taddr, lane_warp, validate_taddr, warp_lanes
     from .tiles import (ATOM_ORDERS, SmemLayout, SwizzleAtom, TileDescriptor, advance_smem, smem_for_tile, smem_layout,
                         swizzle_atom)
@@ -73,6 +74,7 @@ _LAZY = {
     **dict.fromkeys(("FORMATS", "emit"), "emitters"),
     "emit_functions": "backends.descriptor_functions",
     **dict.fromkeys(("ScanFinding", "ScanInstruction", "ScanOperand", "ScanResult", "scan_file", "scan_ptx"), "ptx.scan"),
+    **dict.fromkeys(("scan_files", "FileScan"), "ptx.files"),
 }
 
 
@@ -164,6 +166,8 @@ __all__ = [
     # PTX scanning: every tcgen05.mma / tcgen05.cp of a file, its constant descriptor operands checked
     "scan_ptx",
     "scan_file",
+    "scan_files",
+    "FileScan",
     "ScanResult",
     "ScanInstruction",
     "ScanOperand",

@@ -37,8 +37,10 @@ reading on every corpus file: the same findings, and every bit known there known
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass
+from itertools import compress
 from typing import Any
 
 from .lexer import IDENT, Lexer, Operand, first_operand, parse_operand
@@ -53,12 +55,27 @@ RESOLVED = ("tcgen05.mma", "tcgen05.cp", "wgmma.mma_async")
 #: ``setp`` (widening thresholds), and every tcgen05 / wgmma instruction (the scanner checks
 #: qualifiers such as ``cta_group`` on all of them).
 _ALWAYS = ("bra", "brx", "ret", "exit", "trap", "call", "setp", "tcgen05", "wgmma")
-#: One line each (after its ``\n``): nothing (a comment line, a ``.loc`` / ``.file`` line, a blank
-#: line); one plain statement, ``[@guard] opcode operands;`` (braces only as whole vectors; no
-#: comment, no string), with (1) a scope's ``{`` before it, (2) its text, (3) its opcode, (4) its
-#: first operand, (5) a scope's ``}`` after it; (6) a scope brace alone (a comment after it);
-#: (7) a label alone; else (8) the line, for the lexer.
-_ROWS = re.compile(
+#: First pass, one row per line (after its ``\n``), in C: (1) the register a *plain* line writes:
+#: one statement alone on its line, ``[@guard] opcode %dest, ...;`` (braces only as whole vectors;
+#: no comment, no string), whose opcode is no control flow, no tcgen05 / wgmma, no ``setp`` or
+#: ``call`` (:data:`_ALWAYS`) and no directive; (2) the vector it writes instead (``{%r1, _}``);
+#: nothing for a line that writes no register (a plain store, an address or a number first) or
+#: holds nothing the scanner reads (a comment line, a ``.loc`` / ``.file`` line, a blank line);
+#: else (3) the line: a *special* line, read by :data:`_ROW`. ASCII: a name with other letters
+#: is a special line (the lexer reads it).
+_LINES = re.compile(
+    r"\n[ \t]*+(?:"
+    r"(?:@!?%?[\w$]++[ \t]++)?(?!bra|brx|ret|exit|trap|call|setp|tcgen05|wgmma)"
+    r"[a-z][a-zA-Z0-9_.]*+(?:::[a-zA-Z0-9_.]++)*+[ \t]++"
+    r"(?:(%[\w$]++)(?=[ \t]*+,)|(\{[^\n;{}/\"|]*+\})(?=[ \t]*+,)|\[[^\n\]]*+\]|[0-9-][^\s,;]*+)"
+    r"[^\n;{}/\"]*+(?:\{[^\n;{}/\"]*+\}[^\n;{}/\"]*+)*+;[ \t\r]*+(?=\n|\Z)"
+    r"|(?://[^\n]*+|\.(?:loc|file)(?=[ \t\r\n]|\Z)[^\n;{}/\"]*+(?://[^\n]*+)?)?[ \t\r]*+(?=\n|\Z)"
+    r"|([^\n]++))", re.ASCII)
+#: Second pass, a special line (after a ``\n``): nothing (as above); one plain statement with (1) a
+#: scope's ``{`` before it, (2) its text, (3) its opcode, (4) its first operand, (5) a scope's
+#: ``}`` after it; (6) a scope brace alone (a comment after it); (7) a label alone; else (8) the
+#: line, for the lexer.
+_ROW = re.compile(
     r"\n[ \t]*(?:"
     r"//[^\n]*|\.(?:loc|file)(?=[ \t\r\n]|\Z)[^\n;{}/\"]*(?://[^\n]*)?"
     r"|(\{[ \t]*)?((?:@[^\s;{}/\"]++[ \t]+)?([a-z.][^\s;{}/\"]*+)"
@@ -69,6 +86,9 @@ _ROWS = re.compile(
     r"|"
     r")[ \t\r]*+(?![^\n])"
     r"|\n([^\n]*)")
+_WRITTEN = operator.itemgetter(0)
+_VECTOR = operator.itemgetter(1)
+_SPECIAL = operator.itemgetter(2)
 #: An opcode as the plain-statement reader takes it (a single ':' is a label's: the lexer).
 _OPCODE = re.compile(r"[a-z.][\w.]*(?:::[\w.]+)*")
 #: What a plain statement's opcode asks of :func:`slice_function` (:func:`_opcode_class`).
@@ -100,8 +120,11 @@ def _opcode_class(op: str) -> int:
 
 #: Two registers written as a ``|`` pair (``setp``'s ``%p|%q``).
 _PAIR = re.compile(r"%[\w$]+\|%[\w$]+")
-#: Whitespace but line breaks (statement texts hold none).
+#: Whitespace but line breaks (statement texts hold none); where the only such are blanks and
+#: tabs (almost always), a cheaper pattern for the same.
 _BLANKS = re.compile(r"[^\S\n]+")
+_TABS = re.compile(r"[ \t]+")
+_ODD_BLANK = re.compile(r"[^\S \t\n]")
 #: The operands of a tcgen05.mma / tcgen05.cp / wgmma.mma_async that are no descriptor: vectors
 #: (wgmma's accumulators and A registers, the disable-output-lane mask) and addresses (tensor
 #: memory). Every descriptor operand is a register or an immediate (§9.7.16.10.9.1, §9.7.15.5.2).
@@ -180,130 +203,168 @@ def slice_function(text: str, lines: list[str], first: int) -> Sliced | None:
     if len(lines) != text.count("\n") + (not text.endswith("\n")):
         return None  # a line break other than "\n" / "\r\n", which the lexer's numbering (splitlines) counts
     # An event's key is its line's offset << 10, plus its place on the line where the lexer reads
-    # the line: keys sort in file order. A plain statement line is kept as its key alone (most
-    # are never looked at again); every other event as an _Event.
+    # the line: keys sort in file order. A plain line is kept as its offset alone (most are never
+    # looked at again), every other event as an _Event.
+    n = len(lines)
+    rows = _LINES.findall("\n" + text)
+    written = list(map(_WRITTEN, rows))  # per line: the register a plain line writes, else ""
     always: list[_Event] = []  # kept whatever the slice
-    events: dict[int, _Event] = {}  # the lexer's statements, by key
-    index: dict[str, list[int]] = {}  # name -> the keys of the statements writing it
+    events: dict[int, _Event] = {}  # the statements of special lines that write names, by key
+    index: dict[str, list[int]] = {}  # name -> the keys of those statements
     seeds: list[str] = []  # the statements whose operands the scanner resolves
+    lexed: list[int] = []  # lines the lexer read past a special line (a statement left open)
     lexer = Lexer()
     depth = 0
     opened = brx = False
-    clean = True
-    read = len(lines)
-    rows = _ROWS.findall("\n" + text)
+    read = n
+    skip_to = 0
     classes = _CLASSES
-    for k in range(read):
-        lead, stmt, op, dest, trail, brace, label, other = rows[k]
-        if clean:
-            if op:
-                c = classes.get(op)
-                if c is None:
-                    c = _opcode_class(op)
-                if c < _DIRECTIVE or (c != _LEXER and "{" not in stmt):  # (a directive with braces: the lexer)
-                    key = k << 10 | 1
-                    if lead:
-                        always.append((k << 10, "open", first + k, "{", ""))
-                        depth += 1
-                        opened = True
-                    if c:
-                        if c != _IGNORED:
-                            always.append((key, "stmt", first + k, stmt, op))
-                        if c == _SEED:
-                            seeds.append(stmt)
-                        elif c == _BRX:
-                            brx = True
-                    if c < _DIRECTIVE:
-                        d = dest[:1]
-                        if d == "%" and "|" not in dest:  # the common case: one register written
-                            if dest in index:
-                                index[dest].append(key)
-                            else:
-                                index[dest] = [key]
-                        elif d == "{" and "|" not in dest and "_" not in dest:  # a vector of registers
-                            for n in dest[1:-1].split(","):
-                                index.setdefault(n.strip(), []).append(key)
-                        elif (d == "$" or d.isalpha()) and "|" not in dest:  # a name without % (a label: harmless)
-                            index.setdefault(dest, []).append(key)
-                        elif d == "%" and _PAIR.fullmatch(dest):  # setp's p|q
-                            for n in dest.split("|"):
-                                index.setdefault(n, []).append(key)
-                        elif d and d != "[" and d != "-" and not d.isdigit():  # (an address, a number: none)
-                            names = _statement(stmt)[1]
-                            if names == ["."]:
-                                if not c:
-                                    always.append((key, "stmt", first + k, stmt, op))
-                            elif names is not None:
-                                for n in names:
-                                    index.setdefault(n, []).append(key)
-                    if trail:
-                        always.append((k << 10 | 2, "close", first + k, "}", ""))
-                        depth -= 1
-                        if depth == 0:
-                            read = k + 1
-                            break
-                    continue
-            elif brace:
-                always.append((k << 10, "open" if brace == "{" else "close", first + k, brace, ""))
-                depth += 1 if brace == "{" else -1
-                opened = True
-                if depth == 0:
-                    read = k + 1
-                    break
-                continue
-            elif label:
-                always.append((k << 10, "label", first + k, label, ""))
-                continue
-            elif not other:
-                continue  # a blank line, a comment, a line directive the scanner ignores
-        j = k << 10
-        for kind, at, t in lexer.feed((lines[k],), first + k):
-            if j & 1023 == 1023:
-                return None  # (over 1023 events on one line)
-            if kind == "stmt":
-                sop, names = _statement(t)
-                e = (j, kind, at, t, sop)
-                if sop[:1] == "." or sop.startswith(_ALWAYS) or names == ["."]:
-                    always.append(e)
-                    if sop.startswith(RESOLVED):
-                        seeds.append(t)
-                    brx = brx or sop.startswith("brx")
-                if names is not None and names != ["."] and sop[:1] != ".":
-                    events[j] = e
-                    for n in names:
-                        index.setdefault(n, []).append(j)
-            else:
-                always.append((j, kind, at, t, ""))
-                if kind != "label":
-                    depth += 1 if kind == "open" else -1
+    for k in compress(range(n), map(_SPECIAL, rows)):
+        if k < skip_to:
+            continue  # read by the lexer already
+        m = _ROW.match("\n" + lines[k])
+        assert m is not None  # (its last branch takes any line)
+        lead, stmt, op, dest, trail, brace, label, other = m.groups("")
+        if op:
+            c = classes.get(op)
+            if c is None:
+                c = _opcode_class(op)
+            if c < _DIRECTIVE or (c != _LEXER and "{" not in stmt):  # (a directive with braces: the lexer)
+                key = k << 10 | 1
+                if lead:
+                    always.append((k << 10, "open", first + k, "{", ""))
+                    depth += 1
                     opened = True
+                if c:
+                    if c != _IGNORED:
+                        always.append((key, "stmt", first + k, stmt, op))
+                    if c == _SEED:
+                        seeds.append(stmt)
+                    elif c == _BRX:
+                        brx = True
+                if c < _DIRECTIVE:
+                    names = _dest_names(dest, stmt)
+                    if names == ["."]:
+                        if not c:
+                            always.append((key, "stmt", first + k, stmt, op))
+                    elif names:
+                        events[key] = (key, "stmt", first + k, stmt, op)
+                        for name in names:
+                            index.setdefault(name, []).append(key)
+                if trail:
+                    always.append((k << 10 | 2, "close", first + k, "}", ""))
+                    depth -= 1
+                    if depth == 0:
+                        read = k + 1
+                        break
+                continue
+        elif brace:
+            always.append((k << 10, "open" if brace == "{" else "close", first + k, brace, ""))
+            depth += 1 if brace == "{" else -1
+            opened = True
+            if depth == 0:
+                read = k + 1
+                break
+            continue
+        elif label:
+            always.append((k << 10, "label", first + k, label, ""))
+            continue
+        elif not other:
+            continue  # a blank line, a comment, a line directive the scanner ignores
+        # the lexer: this line, and the next ones while a statement or comment is left open
+        j = k
+        while True:
+            if j > k:
+                lexed.append(j)
+            key = j << 10
+            for kind, at, t in lexer.feed((lines[j],), first + j):
+                if key & 1023 == 1023:
+                    return None  # (over 1023 events on one line)
+                if kind == "stmt":
+                    sop, names = _statement(t)
+                    e = (key, kind, at, t, sop)
+                    if sop[:1] == "." or sop.startswith(_ALWAYS) or names == ["."]:
+                        always.append(e)
+                        if sop.startswith(RESOLVED):
+                            seeds.append(t)
+                        brx = brx or sop.startswith("brx")
+                    if names is not None and names != ["."] and sop[:1] != ".":
+                        events[key] = e
+                        for name in names:
+                            index.setdefault(name, []).append(key)
+                else:
+                    always.append((key, kind, at, t, ""))
+                    if kind != "label":
+                        depth += 1 if kind == "open" else -1
+                        opened = True
+                key += 1
             j += 1
-        clean = lexer.clean
+            if lexer.clean or j == n or (opened and depth == 0):
+                break
+        skip_to = j
         if opened and depth == 0:
-            read = k + 1
+            read = j
             break
-    if not clean:
+    if not lexer.clean:
         return None
+    # plain lines by the register they write: the first and the last line writing each (C loops)
+    last = dict(zip(written, range(n)))
+    firsts = dict(zip(reversed(written[:n]), range(n - 1, -1, -1)))
+    gone = set(lexed)
+    vectors = list(map(_VECTOR, rows[:read]))
+    for k, vec in zip(compress(range(read), vectors), filter(None, vectors)):
+        if k not in gone:
+            for name in vec[1:-1].replace(",", " ").split():
+                if name != "_":
+                    index.setdefault(name, []).append(k << 10 | 1)
     # the slice: names the descriptor instructions read, closed over the statements writing them
     wanted: set[str] = set()
     sliced: dict[int, _Event] = {}
-    work = [n for t in seeds for n in IDENT.findall(_NOT_DESCRIPTORS.sub(" ", t))]
+    work = [name for t in seeds for name in IDENT.findall(_NOT_DESCRIPTORS.sub(" ", t))]
     while work:
         name = work.pop()
         if name in wanted:
             continue
         wanted.add(name)
-        for key in index.get(name, ()):
+        keys = index.get(name, [])
+        f = firsts.get(name)
+        if f is not None and name:
+            at = f
+            while True:
+                if at < read and at not in gone:
+                    keys = keys + [at << 10 | 1]
+                if at >= last[name]:
+                    break
+                at = written.index(name, at + 1)
+        for key in keys:
             if key not in sliced:
                 if key in events:
                     e = events[key]
-                else:  # a plain statement line
-                    row = rows[key >> 10]
-                    e = (key, "stmt", first + (key >> 10), row[1], row[2])
+                else:  # a plain line
+                    t = lines[key >> 10].strip()[:-1]
+                    w = t.split(None, 2)
+                    e = (key, "stmt", first + (key >> 10), t, w[1] if t[0] == "@" else w[0])
                 sliced[key] = e
                 work += IDENT.findall(e[3])
     kept = sorted({**{e[0]: e for e in always}, **sliced}.items())
     return Sliced(_without_quiet_blocks([e for _, e in kept], sliced, wanted, not brx), read)
+
+
+def _dest_names(dest: str, stmt: str) -> list[str] | None:
+    """The names a special line's statement writes, from its first operand ``dest`` (see
+    :func:`_written`; ``["."]``: read it whole)."""
+    d = dest[:1]
+    if d == "%" and "|" not in dest:  # one register
+        return [dest]
+    if d == "{" and "|" not in dest:  # a vector of registers (``_``: none)
+        return [x for x in dest[1:-1].replace(",", " ").split() if x != "_"]
+    if (d == "$" or d.isalpha()) and "|" not in dest:  # a name without % (a label: harmless)
+        return [dest]
+    if d == "%" and _PAIR.fullmatch(dest):  # setp's p|q
+        return dest.split("|")
+    if d and d != "[" and d != "-" and not d.isdigit():  # (an address, a number: none)
+        return _statement(stmt)[1]
+    return None
 
 
 def _without_quiet_blocks(kept: list[_Event], sliced: dict[int, _Event], wanted: set[str],
@@ -321,7 +382,7 @@ def _without_quiet_blocks(kept: list[_Event], sliced: dict[int, _Event], wanted:
     frames: list[list[Any]] = []
     for i, (o, kind, _, t, op) in enumerate(kept):
         if kind == "stmt":
-            if op.startswith("setp") and o not in sliced and wanted.isdisjoint(IDENT.findall(t)):
+            if op.startswith("setp") and o not in sliced and wanted.isdisjoint(t.replace(",", " ").replace("!", " ").split()):
                 drop.add(i)
             elif frames:
                 if op.startswith("bra"):
@@ -345,7 +406,8 @@ def _without_quiet_blocks(kept: list[_Event], sliced: dict[int, _Event], wanted:
     out = [(kind, at, t) for i, (_, kind, at, t, _) in enumerate(kept) if i not in drop]
     # statements with whitespace collapsed (as the lexer gives them): in one pass over them all
     stmts = [i for i, e in enumerate(out) if e[0] == "stmt"]
-    collapsed = _BLANKS.sub(" ", "\n".join(out[i][2] for i in stmts)).split("\n")
+    joined = "\n".join(out[i][2] for i in stmts)
+    collapsed = (_BLANKS if _ODD_BLANK.search(joined) else _TABS).sub(" ", joined).split("\n")
     for i, t in zip(stmts, collapsed):
         out[i] = ("stmt", out[i][1], t.strip())
     return out
