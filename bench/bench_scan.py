@@ -4,7 +4,8 @@
 
 Default input: /work/corpus-big/triton_20mb.ptx (Triton 3.9 kernels concatenated by
 tests/corpus/make_big.py) if present, else tests/corpus/ concatenated. Reports MB/s of
-``descgen.scan_ptx`` (the median of ``--runs``) and of the streamed form the CLI uses
+``descgen.scan_ptx`` (the best of ``--runs``, as timeit reports: this machine's speed drifts by half
+between runs, and the least disturbed run is the one that repeats) and of the streamed form the CLI uses
 (``scan_stream``, with -v's text and --json's lines rendered and dropped), per MB and per
 instruction, and the peak memory of the streamed pass (measured in a separate run). ``--linear``
 also times ``scan_ptx`` on the input repeated 2 and 4 times (the cost per MB should not grow);
@@ -51,7 +52,7 @@ def load(paths: list[str]) -> str:
 
 
 def files_rate(files: list[str], jobs: int, runs: int) -> float:
-    """MB/s of scan_files over ``files`` with ``jobs`` workers, every chunk read (median of ``runs``)."""
+    """MB/s of scan_files over ``files`` with ``jobs`` workers, every chunk read (best of ``runs``)."""
     mb = sum(Path(f).stat().st_size for f in files) / 1e6
     times = []
     for _ in range(runs):
@@ -60,7 +61,7 @@ def files_rate(files: list[str], jobs: int, runs: int) -> float:
             for _chunk in scanned.chunks:
                 pass
         times.append(time.perf_counter() - t)
-    return mb / statistics.median(times)
+    return mb / min(times)
 
 
 def streamed(text: str) -> ScanTally:
@@ -74,7 +75,7 @@ def streamed(text: str) -> ScanTally:
 
 
 def per_dir(runs: int) -> None:
-    """MB/s of scan_ptx on each compiler's directory of tests/corpus (median of ``runs``)."""
+    """MB/s of scan_ptx on each compiler's directory of tests/corpus (best of ``runs``)."""
     for d in sorted(p for p in (ROOT / "tests" / "corpus").iterdir() if p.is_dir() and not p.name.startswith("_")):
         text = load([str(d)]) if any(d.glob("*.ptx")) else ""
         if not text:
@@ -84,14 +85,14 @@ def per_dir(runs: int) -> None:
             t = time.perf_counter()
             scan_ptx(text)
             times.append(time.perf_counter() - t)
-        dt = statistics.median(times)
+        dt = min(times)
         print(f"  {d.name:18s} {len(text) / 1e6:6.2f} MB  {len(text) / 1e6 / dt:5.1f} MB/s")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("paths", nargs="*")
-    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--linear", action="store_true", help="also time the input repeated 2 and 4 times")
     ap.add_argument("--per-dir", action="store_true", help="also time each directory of tests/corpus alone")
     ap.add_argument("--jobs", type=int, default=min(cores(), MAX_AUTO_JOBS),
@@ -104,11 +105,11 @@ def main() -> None:
         t = time.perf_counter()
         result = scan_ptx(text)
         times.append(time.perf_counter() - t)
-    dt = statistics.median(times)
+    dt = min(times)
     c = result.counts
     print(f"input: {mb:.2f} MB, {text.count(chr(10))} lines, {c['instructions']} instructions, "
           f"{c['known']} operands fully known, {c['partial']} partly, {c['unknown']} unknown")
-    print(f"scan_ptx: median of {args.runs}: {dt:.2f} s = {mb / dt:.1f} MB/s "
+    print(f"scan_ptx: best of {args.runs}: {dt:.2f} s = {mb / dt:.1f} MB/s (median {mb / statistics.median(times):.1f}) "
           f"({dt / max(1, c['instructions']) * 1e6:.0f} us/instruction)")
     if args.linear:
         for times_n in (2, 4):
@@ -118,7 +119,7 @@ def main() -> None:
                 t = time.perf_counter()
                 scan_ptx(big)
                 runs.append(time.perf_counter() - t)
-            dn = statistics.median(runs)
+            dn = min(runs)
             print(f"  input x{times_n}: {dn:.2f} s = {mb * times_n / dn:.1f} MB/s "
                   f"({dn / (times_n * dt):.2f} x the time per MB of x1)")
     if args.per_dir:

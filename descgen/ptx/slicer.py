@@ -55,7 +55,8 @@ RESOLVED = ("tcgen05.mma", "tcgen05.cp", "wgmma.mma_async")
 #: ``setp`` (widening thresholds), and every tcgen05 / wgmma instruction (the scanner checks
 #: qualifiers such as ``cta_group`` on all of them).
 _ALWAYS = ("bra", "brx", "ret", "exit", "trap", "call", "setp", "tcgen05", "wgmma")
-#: First pass, one row per line (after its ``\n``), in C: (1) the register a *plain* line writes:
+#: First pass, one row per line (after its ``\n``), in C: (0) the predicate (or ``p|q`` pair) a
+#: ``setp`` alone on its line writes (kept always: :data:`_ALWAYS`); (1) the register a *plain* line writes:
 #: one statement alone on its line, ``[@guard] opcode %dest, ...;`` (braces only as whole vectors;
 #: no comment, no string), whose opcode is no control flow, no tcgen05 / wgmma, no ``setp`` or
 #: ``call`` (:data:`_ALWAYS`) and no directive; (2) the vector it writes instead (``{%r1, _}``);
@@ -65,7 +66,9 @@ _ALWAYS = ("bra", "brx", "ret", "exit", "trap", "call", "setp", "tcgen05", "wgmm
 #: is a special line (the lexer reads it).
 _LINES = re.compile(
     r"\n[ \t]*+(?:"
-    r"(?:@!?%?[\w$]++[ \t]++)?(?!bra|brx|ret|exit|trap|call|setp|tcgen05|wgmma)"
+    r"(?:@!?%?[\w$]++[ \t]++)?setp\.[a-z0-9_.]*+[ \t]++(%[\w$]++(?:\|%[\w$]++)?)(?=[ \t]*+,)"
+    r"[^\n;{}/\"]*+;[ \t\r]*+(?=\n|\Z)"
+    r"|(?:@!?%?[\w$]++[ \t]++)?(?!bra|brx|ret|exit|trap|call|setp|tcgen05|wgmma)"
     r"[a-z][a-zA-Z0-9_.]*+(?:::[a-zA-Z0-9_.]++)*+[ \t]++"
     r"(?:(%[\w$]++)(?=[ \t]*+,)|(\{[^\n;{}/\"|]*+\})(?=[ \t]*+,)|\[[^\n\]]*+\]|[0-9-][^\s,;]*+)"
     r"[^\n;{}/\"]*+(?:\{[^\n;{}/\"]*+\}[^\n;{}/\"]*+)*+;[ \t\r]*+(?=\n|\Z)"
@@ -86,9 +89,10 @@ _ROW = re.compile(
     r"|"
     r")[ \t\r]*+(?![^\n])"
     r"|\n([^\n]*)")
-_WRITTEN = operator.itemgetter(0)
-_VECTOR = operator.itemgetter(1)
-_SPECIAL = operator.itemgetter(2)
+_SETP = operator.itemgetter(0)
+_WRITTEN = operator.itemgetter(1)
+_VECTOR = operator.itemgetter(2)
+_SPECIAL = operator.itemgetter(3)
 #: An opcode as the plain-statement reader takes it (a single ':' is a label's: the lexer).
 _OPCODE = re.compile(r"[a-z.][\w.]*(?:::[\w.]+)*")
 #: What a plain statement's opcode asks of :func:`slice_function` (:func:`_opcode_class`).
@@ -311,12 +315,15 @@ def slice_function(text: str, lines: list[str], first: int) -> Sliced | None:
     last = dict(zip(written, range(n)))
     firsts = dict(zip(reversed(written[:n]), range(n - 1, -1, -1)))
     gone = set(lexed)
+    # vector writes and setp lines: the names they write, in C; indexed by line only if the slice
+    # asks for one of those names (descriptors rarely pass through them)
     vectors = list(map(_VECTOR, rows[:read]))
-    for k, vec in zip(compress(range(read), vectors), filter(None, vectors)):
-        if k not in gone:
-            for name in vec[1:-1].replace(",", " ").split():
-                if name != "_":
-                    index.setdefault(name, []).append(k << 10 | 1)
+    vector_lines = [k for k in compress(range(read), vectors) if k not in gone]
+    vector_names = set(" ".join(vectors).replace(",", " ").replace("{", " ").replace("}", " ").split()) - {"_"}
+    setps = list(map(_SETP, rows[:read]))
+    setp_lines = [k for k in compress(range(read), setps) if k not in gone]
+    setp_names = set("|".join(setps).split("|"))
+    lazy: dict[str, list[int]] | None = None
     # the slice: names the descriptor instructions read, closed over the statements writing them
     wanted: set[str] = set()
     sliced: dict[int, _Event] = {}
@@ -327,6 +334,17 @@ def slice_function(text: str, lines: list[str], first: int) -> Sliced | None:
             continue
         wanted.add(name)
         keys = index.get(name, [])
+        if name in vector_names or name in setp_names:
+            if lazy is None:
+                lazy = {}
+                for k in vector_lines:
+                    for v in vectors[k][1:-1].replace(",", " ").split():
+                        if v != "_":  # (PTX's sink: nothing written)
+                            lazy.setdefault(v, []).append(k << 10 | 1)
+                for k in setp_lines:
+                    for v in setps[k].split("|"):
+                        lazy.setdefault(v, []).append(k << 10 | 1)
+            keys = keys + lazy.get(name, [])
         f = firsts.get(name)
         if f is not None and name:
             at = f
@@ -338,16 +356,24 @@ def slice_function(text: str, lines: list[str], first: int) -> Sliced | None:
                 at = written.index(name, at + 1)
         for key in keys:
             if key not in sliced:
-                if key in events:
-                    e = events[key]
-                else:  # a plain line
-                    t = lines[key >> 10].strip()[:-1]
-                    w = t.split(None, 2)
-                    e = (key, "stmt", first + (key >> 10), t, w[1] if t[0] == "@" else w[0])
-                sliced[key] = e
+                sliced[key] = e = events[key] if key in events else _plain(key, lines, first)
                 work += IDENT.findall(e[3])
+    # setp lines are kept where they compare a name of the slice (the widening's thresholds)
+    for k in setp_lines:
+        key = k << 10 | 1
+        if key not in sliced:
+            e = _plain(key, lines, first)
+            if not wanted.isdisjoint(e[3].replace(",", " ").replace("!", " ").split()):
+                always.append(e)
     kept = sorted({**{e[0]: e for e in always}, **sliced}.items())
     return Sliced(_without_quiet_blocks([e for _, e in kept], sliced, wanted, not brx), read)
+
+
+def _plain(key: int, lines: list[str], first: int) -> _Event:
+    """The event of the plain line (one statement alone on it) at ``key``."""
+    t = lines[key >> 10].strip()[:-1]
+    w = t.split(None, 2)
+    return (key, "stmt", first + (key >> 10), t, w[1] if t[0] == "@" else w[0])
 
 
 def _dest_names(dest: str, stmt: str) -> list[str] | None:
