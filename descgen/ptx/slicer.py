@@ -60,10 +60,12 @@ _ALWAYS = ("bra", "brx", "ret", "exit", "trap", "call", "setp", "tcgen05", "wgmm
 #: one statement alone on its line, ``[@guard] opcode %dest, ...;`` (braces only as whole vectors;
 #: no comment, no string), whose opcode is no control flow, no tcgen05 / wgmma, no ``setp`` or
 #: ``call`` (:data:`_ALWAYS`) and no directive; (2) the vector it writes instead (``{%r1, _}``);
-#: nothing for a line that writes no register (a plain store, an address or a number first) or
-#: holds nothing the scanner reads (a comment line, a ``.loc`` / ``.file`` line, a blank line);
-#: else (3) the line: a *special* line, read by :data:`_ROW`. ASCII: a name with other letters
-#: is a special line (the lexer reads it).
+#: nothing for a line that writes no register (a plain store, an address or a number first);
+#: (3) a ``bra`` to a label and (4) a directive (``.reg``...; not ``.loc`` / ``.file``), alone on
+#: their line (kept always); (5) a label alone; nothing for a line that holds nothing the scanner
+#: reads (a comment line, a ``.loc`` / ``.file`` line, a blank line); else (6) the line: a
+#: *special* line, read in order by :data:`_ROW` (braces, several statements, the lexer's
+#: lines...). ASCII: a name with other letters is a special line (the lexer reads it).
 _LINES = re.compile(
     r"\n[ \t]*+(?:"
     r"(?:@!?%?[\w$]++[ \t]++)?setp\.[a-z0-9_.]*+[ \t]++(%[\w$]++(?:\|%[\w$]++)?)(?=[ \t]*+,)"
@@ -72,6 +74,9 @@ _LINES = re.compile(
     r"[a-z][a-zA-Z0-9_.]*+(?:::[a-zA-Z0-9_.]++)*+[ \t]++"
     r"(?:(%[\w$]++)(?=[ \t]*+,)|(\{[^\n;{}/\"|]*+\})(?=[ \t]*+,)|\[[^\n\]]*+\]|[0-9-][^\s,;]*+)"
     r"[^\n;{}/\"]*+(?:\{[^\n;{}/\"]*+\}[^\n;{}/\"]*+)*+;[ \t\r]*+(?=\n|\Z)"
+    r"|(?:@!?%?[\w$]++[ \t]++)?(bra(?:\.uni)?)[ \t]++[\w$]++[ \t]*+;[ \t\r]*+(?=\n|\Z)"
+    r"|(?!\.loc|\.file)(\.[a-z][a-z0-9_.]*+(?:::[a-z0-9_.]++)*+)(?:[ \t][^\n;{}/\"]*+)?;[ \t\r]*+(?=\n|\Z)"
+    r"|([A-Za-z_$%][\w$]*+):[ \t\r]*+(?=\n|\Z)"
     r"|(?://[^\n]*+|\.(?:loc|file)(?=[ \t\r\n]|\Z)[^\n;{}/\"]*+(?://[^\n]*+)?)?[ \t\r]*+(?=\n|\Z)"
     r"|([^\n]++))", re.ASCII)
 #: Second pass, a special line (after a ``\n``): nothing (as above); one plain statement with (1) a
@@ -92,7 +97,10 @@ _ROW = re.compile(
 _SETP = operator.itemgetter(0)
 _WRITTEN = operator.itemgetter(1)
 _VECTOR = operator.itemgetter(2)
-_SPECIAL = operator.itemgetter(3)
+_BRA = operator.itemgetter(3)
+_DIRECTIVE_LINE = operator.itemgetter(4)
+_LABEL_LINE = operator.itemgetter(5)
+_SPECIAL = operator.itemgetter(6)
 #: An opcode as the plain-statement reader takes it (a single ':' is a label's: the lexer).
 _OPCODE = re.compile(r"[a-z.][\w.]*(?:::[\w.]+)*")
 #: What a plain statement's opcode asks of :func:`slice_function` (:func:`_opcode_class`).
@@ -124,11 +132,9 @@ def _opcode_class(op: str) -> int:
 
 #: Two registers written as a ``|`` pair (``setp``'s ``%p|%q``).
 _PAIR = re.compile(r"%[\w$]+\|%[\w$]+")
-#: Whitespace but line breaks (statement texts hold none); where the only such are blanks and
-#: tabs (almost always), a cheaper pattern for the same.
+#: Whitespace but line breaks (statement texts hold none); used where there is whitespace other
+#: than blanks and tabs (almost never: else str.replace does the same).
 _BLANKS = re.compile(r"[^\S\n]+")
-_TABS = re.compile(r"[ \t]+")
-_ODD_BLANK = re.compile(r"[^\S \t\n]")
 #: The operands of a tcgen05.mma / tcgen05.cp / wgmma.mma_async that are no descriptor: vectors
 #: (wgmma's accumulators and A registers, the disable-output-lane mask) and addresses (tensor
 #: memory). Every descriptor operand is a register or an immediate (§9.7.16.10.9.1, §9.7.15.5.2).
@@ -226,9 +232,14 @@ def slice_function(text: str, lines: list[str], first: int) -> Sliced | None:
     for k in compress(range(n), map(_SPECIAL, rows)):
         if k < skip_to:
             continue  # read by the lexer already
-        m = _ROW.match("\n" + lines[k])
-        assert m is not None  # (its last branch takes any line)
-        lead, stmt, op, dest, trail, brace, label, other = m.groups("")
+        x = rows[k][6].rstrip()
+        if x == "{" or x == "}":  # (most special lines: a scope brace alone)
+            lead = stmt = op = dest = trail = label = other = ""
+            brace = x
+        else:
+            m = _ROW.match("\n" + lines[k])
+            assert m is not None  # (its last branch takes any line)
+            lead, stmt, op, dest, trail, brace, label, other = m.groups("")
         if op:
             c = classes.get(op)
             if c is None:
@@ -358,6 +369,16 @@ def slice_function(text: str, lines: list[str], first: int) -> Sliced | None:
             if key not in sliced:
                 sliced[key] = e = events[key] if key in events else _plain(key, lines, first)
                 work += IDENT.findall(e[3])
+    # branches, directives and labels alone on their line: kept whatever the slice
+    for k in compress(range(read), map(_BRA, rows)):
+        if k not in gone:
+            always.append(_plain(k << 10 | 1, lines, first))
+    for k in compress(range(read), map(_DIRECTIVE_LINE, rows)):
+        if k not in gone:
+            always.append(_plain(k << 10 | 1, lines, first))
+    for k, label in zip(compress(range(read), map(_LABEL_LINE, rows)), filter(None, map(_LABEL_LINE, rows[:read]))):
+        if k not in gone:
+            always.append((k << 10, "label", first + k, label, ""))
     # setp lines are kept where they compare a name of the slice (the widening's thresholds)
     for k in setp_lines:
         key = k << 10 | 1
@@ -429,11 +450,18 @@ def _without_quiet_blocks(kept: list[_Event], sliced: dict[int, _Event], wanted:
                     drop.update(range(start, i + 1))
         elif frames:  # a label
             frames[-1][2].add(t)
-    out = [(kind, at, t) for i, (_, kind, at, t, _) in enumerate(kept) if i not in drop]
+    out = [(kind, at, t) for i, (_, kind, at, t, _) in enumerate(kept) if i not in drop] if drop else \
+        [(kind, at, t) for _, kind, at, t, _ in kept]
     # statements with whitespace collapsed (as the lexer gives them): in one pass over them all
     stmts = [i for i, e in enumerate(out) if e[0] == "stmt"]
     joined = "\n".join(out[i][2] for i in stmts)
-    collapsed = (_BLANKS if _ODD_BLANK.search(joined) else _TABS).sub(" ", joined).split("\n")
+    if not joined.isascii() or any(c in joined for c in "\r\x0b\x0c\x1c\x1d\x1e\x1f"):
+        joined = _BLANKS.sub(" ", joined)
+    else:  # blanks and tabs only: the same in a few passes of str.replace
+        joined = joined.replace("\t", " ")
+        while "  " in joined:
+            joined = joined.replace("  ", " ")
+    collapsed = joined.split("\n")
     for i, t in zip(stmts, collapsed):
         out[i] = ("stmt", out[i][1], t.strip())
     return out
