@@ -2,8 +2,15 @@
 
     python bench/bench_scan.py [FILE|DIR ...] [--runs N] [--linear] [--per-dir] [--jobs N]
 
-Default input: /work/corpus-big/triton_20mb.ptx (Triton 3.9 kernels concatenated by
-tests/corpus/make_big.py) if present, else tests/corpus/ concatenated. Reports MB/s of
+Default input: /work/corpus-big/triton_20mb.ptx, the benchmark input: Triton 3.9 kernels for
+sm_100a (make_triton.py's variants and 126 more matmuls: 169 files), concatenated up to 20 MB (113
+kernels, each with tcgen05.mma), made by the corpus scripts:
+
+    python tests/corpus/make_triton.py --out /tmp/triton --big /work/corpus-big/triton   # ~7 min, no GPU
+    python tests/corpus/make_big.py /work/corpus-big/triton -o /work/corpus-big/triton_20mb.ptx --max-bytes 20000000
+
+else (said on the first line) tests/corpus/ concatenated: every compiler, every function with a
+descriptor instruction, the slowest input there is (``--per-dir`` splits it). Reports MB/s of
 ``descgen.scan_ptx`` (the best of ``--runs``, as timeit reports: this machine's speed drifts by half
 between runs, and the least disturbed run is the one that repeats) and of the streamed form the CLI uses
 (``scan_stream``, with -v's text and --json's lines rendered and dropped), per MB and per
@@ -98,6 +105,8 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=min(cores(), MAX_AUTO_JOBS),
                     help="workers for the files pass (default: one per core, at most 8)")
     args = ap.parse_args()
+    if not args.paths and not BIG.exists():
+        print(f"note: {BIG} is missing (see this script's docstring to make it); timing tests/corpus instead")
     text = load(args.paths)
     mb = len(text.encode()) / 1e6
     times = []

@@ -187,6 +187,9 @@ def scan() -> None:
         f.write(text)
     again: descgen.ScanResult = descgen.scan_file(f.name, arch="sm_100a")
     assert again.codes == s.codes
+    files: list[descgen.FileScan] = list(descgen.scan_files([f.name, f.name], arch="sm_100a", jobs=2))
+    codes: list[str] = [x.code for scanned in files for chunk in scanned.chunks for x in chunk.findings]
+    assert codes == ["IDESC-M-SHAPE"] * 2 and files[1].arch == "sm_100a" and files[0].error is None
 
 
 def emit_all(words: dict[str, int], report: descgen.Report) -> str:
