@@ -3,6 +3,7 @@ what one process gives, in the same order, with the same read errors and not-PTX
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -73,3 +74,31 @@ def test_auto_uses_the_cores_only_for_several_files_of_a_megabyte(tmp_path: Path
         p.write_text(".version 8.7\n" + "// padding\n" * (PARALLEL_BYTES // 30))
     expected = min(cores(), MAX_AUTO_JOBS, 3) if can_fork() else 1
     assert auto_jobs([str(p) for p in big]) == expected
+
+
+@needs_fork
+def test_ctrl_c_with_workers_exits_130_after_the_files_written(tmp_path: Path) -> None:
+    """Ctrl-C (to the process group, as a terminal sends it) while workers scan: exit 130, no
+    traceback from the parent or a worker, the files reported so far whole and in order."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    paths = [str(CORPUS)] * 6  # the corpus six times: long enough to interrupt
+    err_path = tmp_path / "err.txt"
+    with open(err_path, "w") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "descgen.cli", "scan", *paths, "-j", "2"], stdout=subprocess.DEVNULL,
+                                stderr=err, text=True, start_new_session=True)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and err_path.read_text().count("\n") < 5:
+            time.sleep(0.05)
+        assert proc.poll() is None, "finished before it could be interrupted"
+        os.killpg(proc.pid, signal.SIGINT)
+        proc.wait(timeout=60)
+    text = err_path.read_text()
+    assert proc.returncode == 130, text
+    assert "Traceback" not in text and "Aborted!" not in text
+    done = [line.split(":")[0] for line in text.splitlines() if "instructions;" in line]
+    first_files = sorted(str(p) for p in CORPUS.glob("*/*.ptx"))
+    assert 5 <= len(done) < 6 * len(first_files) and done == (first_files * 6)[:len(done)]

@@ -198,8 +198,8 @@ class Instr:
         opcode: with every qualifier (``add.s32``, ``mov.b64``).
         dests: the register keys it writes, None for ``_`` (empty for none).
         srcs: its source operands, registers resolved to ``("reg", key)``. Read when first asked
-            for: most statements are never in a descriptor's slice. A statement read where no
-            name is declared in a scope of its own resolves its names without that scope, so
+            for: most statements are never in a descriptor's slice. A statement that names no
+            register declared in an open scope resolves its names without those scopes, so
             parsing it later gives what parsing it at once would.
         flow: ``"fall"``, ``"jump"`` (``bra``), ``"any"`` (``brx.idx``), ``"stop"`` (``ret``...).
         target: a ``bra``'s label and the scope chain it was written in.
@@ -369,10 +369,17 @@ class Function:
                 and first[0] in ("name", "vec", "pair", "sink"):
             dests = _own_dests(first) if not self._names and not self._ranges else _dest_keys(first, self.resolve)
             skip = 1
-        if srcs is None and (self._names or self._ranges):  # names of this scope: resolve them now
+        if srcs is None and (self._names or self._ranges) and self._may_name_scoped(rest):
+            # names declared in a scope: resolve them now, while it is open
             srcs = tuple(_resolved(parse_operand(t), self.resolve) for t in split_operands(rest)[skip:])
         self.instrs.append(Instr(line, gkey, opcode, dests, srcs, rest, skip, flow, target))
         return len(self.instrs) - 1
+
+    def _may_name_scoped(self, text: str) -> bool:
+        """Whether ``text`` may name a register declared in an open scope (a name or a range's
+        prefix occurs in it as a substring; where none does, resolving later, without the scope,
+        gives the same keys)."""
+        return any(name in text for name in self._names) or any(r[0] in text for r in self._ranges)
 
     def _call(self, rest: str) -> tuple[str | None, ...]:
         """``call (%r1, %r2), f, (args);``: the return registers are written (unknown)."""
