@@ -56,21 +56,21 @@ RESOLVED = ("tcgen05.mma", "tcgen05.cp", "wgmma.mma_async")
 #: qualifiers such as ``cta_group`` on all of them).
 _ALWAYS = ("bra", "brx", "ret", "exit", "trap", "call", "setp", "tcgen05", "wgmma")
 #: First pass, one row per line (after its ``\n``), in C: (0) the predicate (or ``p|q`` pair) a
-#: ``setp`` alone on its line writes (kept always: :data:`_ALWAYS`); (1) the register a *plain* line writes:
-#: one statement alone on its line, ``[@guard] opcode %dest, ...;`` (braces only as whole vectors;
-#: no comment, no string), whose opcode is no control flow, no tcgen05 / wgmma, no ``setp`` or
-#: ``call`` (:data:`_ALWAYS`) and no directive; (2) the vector it writes instead (``{%r1, _}``);
-#: nothing for a line that writes no register (a plain store, an address or a number first);
-#: (3) a ``bra`` to a label and (4) a directive (``.reg``...; not ``.loc`` / ``.file``), alone on
-#: their line (kept always); (5) a label alone; nothing for a line that holds nothing the scanner
-#: reads (a comment line, a ``.loc`` / ``.file`` line, a blank line); else (6) the line: a
-#: *special* line, read in order by :data:`_ROW` (braces, several statements, the lexer's
-#: lines...). ASCII: a name with other letters is a special line (the lexer reads it).
+#: ``setp`` alone on its line writes (kept always: :data:`_ALWAYS`); (1) the register a *plain* line
+#: writes: one statement alone on its line, ``[@guard] opcode %dest, ...;`` (braces only as whole
+#: vectors; no comment, no string), whose opcode is no control flow, no tcgen05 / wgmma, no ``setp``
+#: or ``call`` (:data:`_ALWAYS`) and no directive; (2) the vector it writes instead (``{%r1, _}``);
+#: nothing for a line that writes no register (a plain store, an address or a number first); (3) a
+#: ``bra`` to a label and (4) a directive (``.reg``...; not ``.loc`` / ``.file``), alone on their
+#: line (kept always); (5) a label alone; nothing for a line that holds nothing the scanner reads (a
+#: comment line, a ``.loc`` / ``.file`` line, a blank line); else (6) the line: a *special* line,
+#: read in order by :data:`_ROW` (braces, several statements, the lexer's lines...). ASCII: a name
+#: with other letters is a special line (the lexer reads it).
 _LINES = re.compile(
     r"\n[ \t]*+(?:"
     r"(?:@!?%?[\w$]++[ \t]++)?setp\.[a-z0-9_.]*+[ \t]++(%[\w$]++(?:\|%[\w$]++)?)(?=[ \t]*+,)"
     r"[^\n;{}/\"]*+;[ \t\r]*+(?=\n|\Z)"
-    r"|(?:@!?%?[\w$]++[ \t]++)?(?!bra|brx|ret|exit|trap|call|setp|tcgen05|wgmma)"
+    r"|(?:@!?%?[\w$]++[ \t]++)?(?!" + "|".join(_ALWAYS) + ")"
     r"[a-z][a-zA-Z0-9_.]*+(?:::[a-zA-Z0-9_.]++)*+[ \t]++"
     r"(?:(%[\w$]++)(?=[ \t]*+,)|(\{[^\n;{}/\"|]*+\})(?=[ \t]*+,)|\[[^\n\]]*+\]|[0-9-][^\s,;]*+)"
     r"[^\n;{}/\"]*+(?:\{[^\n;{}/\"]*+\}[^\n;{}/\"]*+)*+;[ \t\r]*+(?=\n|\Z)"
@@ -384,10 +384,16 @@ def slice_function(text: str, lines: list[str], first: int) -> Sliced | None:
         key = k << 10 | 1
         if key not in sliced:
             e = _plain(key, lines, first)
-            if not wanted.isdisjoint(e[3].replace(",", " ").replace("!", " ").split()):
+            if not wanted.isdisjoint(_words(e[3])):
                 always.append(e)
     kept = sorted({**{e[0]: e for e in always}, **sliced}.items())
     return Sliced(_without_quiet_blocks([e for _, e in kept], sliced, wanted, not brx), read)
+
+
+def _words(stmt: str) -> list[str]:
+    """A statement's words: its opcode, then its operands (a ``!`` negation dropped); a ``setp``
+    compares a name of the slice when one of them is."""
+    return stmt.replace(",", " ").replace("!", " ").split()
 
 
 def _plain(key: int, lines: list[str], first: int) -> _Event:
@@ -429,7 +435,7 @@ def _without_quiet_blocks(kept: list[_Event], sliced: dict[int, _Event], wanted:
     frames: list[list[Any]] = []
     for i, (o, kind, _, t, op) in enumerate(kept):
         if kind == "stmt":
-            if op.startswith("setp") and o not in sliced and wanted.isdisjoint(t.replace(",", " ").replace("!", " ").split()):
+            if op.startswith("setp") and o not in sliced and wanted.isdisjoint(_words(t)):
                 drop.add(i)
             elif frames:
                 if op.startswith("bra"):
