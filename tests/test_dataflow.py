@@ -153,3 +153,30 @@ def test_ranges_hold_for_concrete_values(data, w):
         got = R.refine(ra, cmp, rb, w, signed=False)
         if {"eq": a == b, "ne": a != b, "lt": a < b, "le": a <= b, "gt": a > b, "ge": a >= b}[cmp]:
             assert got is not None and got[0] <= a <= got[1], (cmp, ra, rb, a, b, got)
+
+
+@settings(max_examples=500)
+@given(st.sampled_from([1, 8, 16, 32, 64]), st.integers(0, (1 << 70) - 1), st.integers(0, (1 << 70) - 1),
+       st.none() | st.tuples(st.integers(0, (1 << 70) - 1), st.integers(0, (1 << 70) - 1)))
+def test_the_reduced_product_written_out_is_the_domains_own(w, value, mask, rng):
+    """dataflow._value (every definition's value passes through it, so its refinement of the bits
+    by the range and the range by the bits is written out) gives what ranges.bits_of,
+    ranges.of_bits and ranges.meet give, wide inputs clipped to the width."""
+    from descgen.ptx import ranges as R
+    from descgen.ptx.dataflow import _value
+
+    m = (1 << w) - 1
+    if rng is not None:
+        rng = (min(rng), max(rng))
+    got = _value(KnownBits(value, mask), w, rng, {"why"})
+    bits = KnownBits(value & mask & m, mask & m)
+    if rng is None:
+        want_rng = (bits.value, bits.value | (~bits.mask & m))
+    else:
+        clipped = (min(rng[0], m), min(rng[1], m))
+        by_range = R.bits_of(clipped, w)
+        bits = KnownBits((bits.value & bits.mask) | (by_range.value & by_range.mask & ~bits.mask),
+                         bits.mask | by_range.mask)
+        want_rng = R.meet(clipped, R.of_bits(bits, w)) or clipped
+    assert (got.bits, got.range) == (bits, want_rng)
+    assert got.why == (frozenset() if bits.mask == m else frozenset({"why"}))
