@@ -125,6 +125,11 @@ class DescgenError(Exception):
         self.context = context
         super().__init__(self._message())
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its findings and context (an error raised in a worker process reaches the
+        parent whole: ``descgen scan --jobs``, ``descgen batch --jobs``)."""
+        return (type(self), (self.findings, self.context))
+
     def _message(self) -> str:
         head = f"{self.context}: " if self.context else ""
         errors = [f for f in self.findings if f.severity == "error"] or list(self.findings)
@@ -165,6 +170,9 @@ class TableError(DescgenError):
         self.path = path
         self.where = where
         super().__init__((finding,))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.path, self.where, self.rule))
 
     def _message(self) -> str:
         return f"{self.path}: {self.where}: {self.rule}"

@@ -102,3 +102,32 @@ def test_ctrl_c_with_workers_exits_130_after_the_files_written(tmp_path: Path) -
     done = [line.split(":")[0] for line in text.splitlines() if "instructions;" in line]
     first_files = sorted(str(p) for p in CORPUS.glob("*/*.ptx"))
     assert 5 <= len(done) < 6 * len(first_files) and done == (first_files * 6)[:len(done)]
+
+
+def test_an_unknown_target_is_refused_before_any_file_is_read() -> None:
+    from descgen.errors import UsageError
+
+    for jobs in (1, 2):
+        with pytest.raises(UsageError) as e:
+            next(scan_files(SAMPLE, arch="sm_999", jobs=jobs))  # type: ignore[arg-type]
+        assert e.value.code == "CONTEXT-ARCH"
+
+
+def test_descgen_errors_cross_a_process_boundary_whole() -> None:
+    """A worker's error is pickled back to the parent: every error class keeps its findings and
+    message (an error that could not be unpickled would stop the pool's result thread)."""
+    import pickle
+
+    import descgen
+    from descgen.errors import DescgenError, TableError
+
+    raised: list[DescgenError] = [TableError("tables/x.toml", "field n", "bad")]
+    for call in (lambda: descgen.encode_idesc("f16", 100, 256), lambda: descgen.decode_idesc(1 << 40, "f16"),
+                 lambda: descgen.encode_idesc("nokind", 128, 256)):  # type: ignore[arg-type]
+        with pytest.raises(DescgenError) as e:
+            call()
+        raised.append(e.value)
+    assert {type(e).__name__ for e in raised} == {"TableError", "EncodeError", "WordError", "UsageError"}
+    for err in raised:
+        back = pickle.loads(pickle.dumps(err))
+        assert type(back) is type(err) and str(back) == str(err) and back.findings == err.findings
