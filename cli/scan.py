@@ -15,7 +15,7 @@ import click
 from .app import output_options
 from .output import EXIT_RULE, EXIT_USAGE, Output
 from .params import ArchType
-from .workers import parse_jobs
+from .workers import collect_less, parse_jobs
 
 __all__ = ["scan"]
 
@@ -65,6 +65,8 @@ def scan(out: Output, files: tuple[str, ...], arch: str | None, verbose: bool, e
     """
     from descgen.ptx.files import scan_files
     from descgen.ptx.scan import ScanTally, ptx_files
+
+    collect_less("descgen.ptx.files")
 
     status = 0
     total = ScanTally()
