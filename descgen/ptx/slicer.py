@@ -40,7 +40,7 @@ from __future__ import annotations
 import operator
 import re
 from dataclasses import dataclass
-from itertools import compress
+from itertools import chain, compress
 from typing import Any
 
 from .lexer import IDENT, Lexer, Operand, first_operand, parse_operand
@@ -219,6 +219,7 @@ def slice_function(text: str, lines: list[str], first: int) -> Sliced | None:
     rows = _LINES.findall("\n" + text)
     written = list(map(_WRITTEN, rows))  # per line: the register a plain line writes, else ""
     always: list[_Event] = []  # kept whatever the slice
+    compares: list[_Event] = []  # setp statements of special lines: kept if they compare a name of the slice
     events: dict[int, _Event] = {}  # the statements of special lines that write names, by key
     index: dict[str, list[int]] = {}  # name -> the keys of those statements
     seeds: list[str] = []  # the statements whose operands the scanner resolves
@@ -251,7 +252,9 @@ def slice_function(text: str, lines: list[str], first: int) -> Sliced | None:
                     depth += 1
                     opened = True
                 if c:
-                    if c != _IGNORED:
+                    if c == _KEEP and op.startswith("setp"):
+                        compares.append((key, "stmt", first + k, stmt, op))
+                    elif c != _IGNORED:
                         always.append((key, "stmt", first + k, stmt, op))
                     if c == _SEED:
                         seeds.append(stmt)
@@ -298,7 +301,9 @@ def slice_function(text: str, lines: list[str], first: int) -> Sliced | None:
                 if kind == "stmt":
                     sop, names = _statement(t)
                     e = (key, kind, at, t, sop)
-                    if sop[:1] == "." or sop.startswith(_ALWAYS) or names == ["."]:
+                    if sop.startswith("setp"):
+                        compares.append(e)
+                    elif sop[:1] == "." or sop.startswith(_ALWAYS) or names == ["."]:
                         always.append(e)
                         if sop.startswith(RESOLVED):
                             seeds.append(t)
@@ -370,24 +375,18 @@ def slice_function(text: str, lines: list[str], first: int) -> Sliced | None:
                 sliced[key] = e = events[key] if key in events else _plain(key, lines, first)
                 work += IDENT.findall(e[3])
     # branches, directives and labels alone on their line: kept whatever the slice
-    for k in compress(range(read), map(_BRA, rows)):
-        if k not in gone:
-            always.append(_plain(k << 10 | 1, lines, first))
-    for k in compress(range(read), map(_DIRECTIVE_LINE, rows)):
+    for k in chain(compress(range(read), map(_BRA, rows)), compress(range(read), map(_DIRECTIVE_LINE, rows))):
         if k not in gone:
             always.append(_plain(k << 10 | 1, lines, first))
     for k, label in zip(compress(range(read), map(_LABEL_LINE, rows)), filter(None, map(_LABEL_LINE, rows[:read]))):
         if k not in gone:
             always.append((k << 10, "label", first + k, label, ""))
-    # setp lines are kept where they compare a name of the slice (the widening's thresholds)
-    for k in setp_lines:
-        key = k << 10 | 1
-        if key not in sliced:
-            e = _plain(key, lines, first)
-            if not wanted.isdisjoint(_words(e[3])):
-                always.append(e)
+    # a setp outside the slice is kept where it compares a name of the slice (the widening's thresholds)
+    for e in chain(compares, (_plain(k << 10 | 1, lines, first) for k in setp_lines)):
+        if e[0] not in sliced and not wanted.isdisjoint(_words(e[3])):
+            always.append(e)
     kept = sorted({**{e[0]: e for e in always}, **sliced}.items())
-    return Sliced(_without_quiet_blocks([e for _, e in kept], sliced, wanted, not brx), read)
+    return Sliced(_without_quiet_blocks([e for _, e in kept], sliced, not brx), read)
 
 
 def _words(stmt: str) -> list[str]:
@@ -420,24 +419,20 @@ def _dest_names(dest: str, stmt: str) -> list[str] | None:
     return None
 
 
-def _without_quiet_blocks(kept: list[_Event], sliced: dict[int, _Event], wanted: set[str],
-                          quiet_ok: bool) -> list[tuple[str, int, str]]:
+def _without_quiet_blocks(kept: list[_Event], sliced: dict[int, _Event], quiet_ok: bool) -> list[tuple[str, int, str]]:
     """The events of ``kept`` but the braced blocks inside the function body that the slice
     cannot see, each whole (inline-asm blocks: a barrier's wait loop, a ``printf``'s call
-    sequence), and the ``setp`` statements that compare none of the ``wanted`` names (the
-    widening's thresholds come from those that do). A block is left out when it holds only
-    nested blocks, labels, ``.reg`` / ``.param`` declarations, ``bra`` to its own labels, and
-    ``setp`` / ``call`` outside the slice: control enters it at the top and leaves at the bottom,
-    and no definition in it reaches past it. Blocks stay unless ``quiet_ok`` (False where a
-    ``brx.idx``, which may reach any label, is in the function)."""
+    sequence). A block is left out when it holds only nested blocks, labels, ``.reg`` /
+    ``.param`` declarations, ``bra`` to its own labels, and ``call`` outside the slice (a
+    ``setp`` comparing no name of the slice is not in ``kept``): control enters it at the top and
+    leaves at the bottom, and no definition in it reaches past it. Blocks stay unless
+    ``quiet_ok`` (False where a ``brx.idx``, which may reach any label, is in the function)."""
     drop: set[int] = set()
     # per open block: [first index, quiet so far, labels, branch targets not yet resolved]
     frames: list[list[Any]] = []
     for i, (o, kind, _, t, op) in enumerate(kept):
         if kind == "stmt":
-            if op.startswith("setp") and o not in sliced and wanted.isdisjoint(_words(t)):
-                drop.add(i)
-            elif frames:
+            if frames:
                 if op.startswith("bra"):
                     frames[-1][3].append(t.rsplit(None, 1)[-1])
                 elif not (op == ".reg" or op == ".param" or (op.startswith("call") and o not in sliced)):
