@@ -8,14 +8,14 @@ The bit diagram writes each field's bits MSB first (PTX numbers bits from the LS
 
 from __future__ import annotations
 
-from typing import Any
+import textwrap
+from typing import TYPE_CHECKING, Any
 
-from rich import box
 from rich.console import Console, Group
-from rich.measure import Measurement
-from rich.padding import Padding
-from rich.table import Table
 from rich.text import Text
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 import descgen
 from descgen.loader import layout as _layout
@@ -63,6 +63,10 @@ def decoded_many(word: int, label: str, results: dict[str, descgen.Decoded], con
     """One word tried under several layouts (every idesc kind, or smem and zcm): the short answer
     first, one line per reading worth showing (its key fields and findings), then the best reading
     in full; ``show_all`` shows every reading in full and the first error of every other one."""
+    from rich import box
+    from rich.padding import Padding
+    from rich.table import Table
+
     from descgen.identify import key_fields  # the key fields of a decoded word, as scan -v lists them
 
     console = _console()
@@ -138,22 +142,23 @@ def _block(console: Console, d: descgen.Decoded, *, defaults: dict[str, Any], ma
            not_checked: Any = None) -> None:
     styles = field_styles(d)
     lay = _layout(d.layout)
-    console.print(_title(d, f"{verb} with {lay.source.replace('PTX ISA 9.1 ', '')}"))
-    table, source = fields_table(d, styles, defaults, console)
-    console.print(table)
+    g = _glyphs(console)
+    lines, source = fields_table(d, styles, defaults, console.width, g)
+    # Runs of lines go out as one Text each: a print costs more than the lines it draws.
+    console.print(Text("\n").join([_title(d, f"{verb} with {lay.source.replace('PTX ISA 9.1 ', '')}"), *lines]),
+                  soft_wrap=True)
     if source != "full":
         console.print(Text(f"source column {source} at {console.width} columns: --json or a wider terminal shows it",
                            style="dim"))
     derived = derived_line(d, defaults)
     if derived is not None:
         console.print(derived)
-    console.print(findings_view(d, _glyphs(console)))
+    console.print(findings_view(d, g))
     if not_checked is not None:
         console.print()
-        console.print(not_checked_view(not_checked, _glyphs(console)))
+        console.print(not_checked_view(not_checked, g))
     console.print()
-    for line in bit_diagram(d, styles, console.width, _glyphs(console)):
-        console.print(line, no_wrap=True, overflow="ellipsis")
+    console.print(Text("\n").join(bit_diagram(d, styles, console.width, g)), no_wrap=True, overflow="ellipsis")
     if mask:
         console.print()
         console.print(mask_view(mask))
@@ -195,35 +200,59 @@ def field_styles(d: descgen.Decoded) -> dict[str, str]:
 #: The least room the PTX source column gets: full citations from 40 columns (wrapped), their
 #: first clause (``Table 40, bits 0-13``) from 20; below that the column is dropped.
 _SOURCE_ROOM = {"full": 40, "abbreviated": 20}
+#: The field table's columns: heading and whether it is right-justified.
+_FIELD_COLUMNS = (("bits", True), ("field", False), ("raw", True), ("value", False), ("unit", False))
+#: Between two columns (a rich SIMPLE_HEAD table's padding and divider).
+_GAP = "   "
 
 
-def fields_table(d: descgen.Decoded, styles: dict[str, str], defaults: dict[str, Any],
-                 console: Console | None = None) -> tuple[Table, str]:
-    """The field table, and how its PTX source column fits ``console``: ``full``, ``abbreviated``
-    (each citation's first clause) or ``dropped``. The values are never cut: the source column
-    gives way first."""
-    def table(source: str) -> Table:
-        t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-        t.add_column(Text("bits"), justify="right", no_wrap=True)
-        t.add_column(Text("field"), no_wrap=True)
-        t.add_column(Text("raw"), justify="right", no_wrap=True)
-        t.add_column(Text("value"), no_wrap=True)
-        t.add_column(Text("unit"), no_wrap=True)
-        if source != "dropped":
-            t.add_column(Text("source"), style="dim")
-        for f in d.fields:
-            cite = {"full": [f.source], "abbreviated": [f.source.split(";")[0]], "dropped": []}[source]
-            # Text, not str: a str cell is read as console markup (and emoji codes), which a plain
-            # value never holds, and reading it costs start-up (rich's emoji table).
-            t.add_row(Text(f.bits), Text(f.name, style=styles[f.name]), Text(_raw(f)), _value(f, defaults),
-                      Text(unit_word(f.value, f.unit)), *map(Text, cite))
-        return t
+def fields_table(d: descgen.Decoded, styles: dict[str, str], defaults: dict[str, Any], width: int | None = None,
+                 g: dict[str, str] = _UNICODE) -> tuple[list[Text], str]:
+    """The field table as lines, one row per field (bits, field, raw, value, unit, PTX source),
+    the headings over a rule, and how the source column fits ``width`` columns: ``full``
+    (wrapped), ``abbreviated`` (each citation's first clause) or ``dropped``; ``None``: full,
+    unwrapped. The values are never cut: the source column gives way first.
 
-    if console is None:
-        return table("full"), "full"
-    room = console.width - Measurement.get(console, console.options.update_width(10_000), table("dropped")).maximum - 2
+    Drawn here rather than by rich's ``Table``: the encoders' table is on the start-up path of
+    every terminal command (issue 19), and laying out five no-wrap columns costs a rich table's
+    measuring and rendering passes, several times what the lines cost."""
+    rows = [[Text(f.bits), Text(f.name, style=styles[f.name]), Text(_raw(f)), _value(f, defaults),
+             Text(unit_word(f.value, f.unit))] for f in d.fields]
+    widths = [max(len(head), *(row[i].cell_len for row in rows)) for i, (head, _) in enumerate(_FIELD_COLUMNS)]
+    fixed = sum(widths) + len(_GAP) * len(widths)  # up to the source column
+    room = 10_000 if width is None else width - fixed
     source = next((mode for mode, least in _SOURCE_ROOM.items() if room >= least), "dropped")
-    return table(source), source
+    cites = {"full": [f.source for f in d.fields], "abbreviated": [f.source.split(";")[0] for f in d.fields],
+             "dropped": None}[source]
+
+    def line(cells: list[Text]) -> Text:
+        out = Text()
+        for i, (cell, (_, right), w) in enumerate(zip(cells, _FIELD_COLUMNS, widths)):
+            pad = " " * (w - cell.cell_len)
+            out.append_text(Text(_GAP) if i else Text())
+            out.append_text(Text(pad) + cell if right else cell + Text(pad))
+        return out
+
+    head = line([Text(name, style="bold") for name, _ in _FIELD_COLUMNS])
+    body: list[Text] = []
+    used = 0
+    for i, row in enumerate(rows):
+        text = line(row)
+        if cites is None:
+            body.append(text)
+            continue
+        pieces = textwrap.wrap(cites[i], room, break_on_hyphens=False) or [""]
+        used = max(used, *map(len, pieces))
+        text.append(_GAP + pieces[0], style="dim")
+        body.append(text)
+        body += [Text(" " * fixed + piece, style="dim") for piece in pieces[1:]]
+    if cites is not None:
+        head.append(_GAP + "source", style="bold")
+    rule = Text(g["dash"] * (fixed - len(_GAP) + (len(_GAP) + max(used, len("source")) if cites is not None else 0)))
+    lines = [head, rule, *body]
+    for text in lines:
+        text.rstrip()
+    return lines, source
 
 
 def _raw(f: descgen.DecodedField) -> str:
@@ -277,6 +306,9 @@ def findings_text(findings: Any, g: dict[str, str], *, indent: int = 0,
     (wrapped lines stay indented)."""
     if not findings:
         return Text(f"{' ' * indent}{g['ok']} {empty}", style="green")
+    from rich.padding import Padding
+    from rich.table import Table
+
     parts: list[Any] = []
     for f in findings:
         head = Text(f"{' ' * indent}{g.get(f.severity, '?')} {f.severity} {f.code}", style=SEVERITY_STYLE.get(f.severity, ""))
@@ -409,6 +441,9 @@ def _labels(f: descgen.DecodedField, s_hi: int, s_lo: int) -> list[str]:
 
 
 def mask_view(info: dict[str, Any]) -> Group:
+    from rich import box
+    from rich.table import Table
+
     count = len(info["submasks"])
     head = Text()
     head.append(f"zero-column mask for M = {info['m']}, N = {info['n']}: ", style="bold")
@@ -439,6 +474,9 @@ def not_checked_view(items: Any, g: dict[str, str], elsewhere: dict[str, str] | 
 
     ``elsewhere``: context names the command has no option for -> where to give them instead
     (marked ``*`` with a footnote)."""
+    from rich import box
+    from rich.table import Table
+
     if not items:
         return Text(f"{g['ok']} every rule was checked: no context missing", style="green")
     t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, title_justify="left",
@@ -533,6 +571,8 @@ def checked(report: descgen.Report, kind: str, context: dict[str, Any], groups: 
 
 def explained(info: dict[str, Any]) -> None:
     """``descgen explain CODE``."""
+    from rich.table import Table
+
     console = _console()
     g = _glyphs(console)
     head = Text()
@@ -581,6 +621,9 @@ def rules_table(rows: list[dict[str, Any]], *, width: int = 160) -> None:
     """``descgen rules``: every code, catalog rules first, then the generated field checks. Two
     columns, so that it reads on an 80-column terminal: the code with its severity, what it
     applies to and the context it needs / uses; the rule (shortened) with its source."""
+    from rich import box
+    from rich.table import Table
+
     console = _console()
     t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, show_lines=True)
     t.add_column("code", no_wrap=True)

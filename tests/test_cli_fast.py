@@ -164,3 +164,33 @@ def test_a_usage_error_of_the_body_hands_over_before_printing(capsys: pytest.Cap
     assert fast.run(["decode", "0x08400010"]) is None  # not a fast command
     out = capsys.readouterr()
     assert (out.out, out.err) == ("", "")
+
+
+def _loaded_at_exit(argv: list[str]) -> dict[str, object]:
+    """What the console script's process holds when it exits: the modules of interest, and
+    whether it froze its objects out of the final collections' sight (issue 19)."""
+    code = ("import atexit, gc, json, sys\n"
+            "atexit.register(lambda: sys.__stderr__.write('\\nAT-EXIT=' + json.dumps({"
+            "'rich.table': 'rich.table' in sys.modules, 'rich.console': 'rich.console' in sys.modules, "
+            "'click': 'click' in sys.modules, 'frozen': gc.get_freeze_count() > 0})))\n"
+            "from descgen.cli import main\nmain()\n")
+    env = {**os.environ, "PYTHONPATH": REPO, "COLUMNS": "110", "PYTHONIOENCODING": "utf-8"}
+    proc = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, env=env, timeout=120)
+    assert proc.returncode in (0, 1), proc.stderr
+    import json
+
+    return json.loads(proc.stderr.rpartition(b"\nAT-EXIT=")[2])  # type: ignore[no-any-return]
+
+
+def test_a_word_drawn_on_a_terminal_loads_only_what_it_draws() -> None:
+    """The encoders' table (the start-up figure of bench/bench.py) draws its lines with rich's
+    console and text alone: rich's Table (and the fractions and decimal modules under it) loads
+    only for a view that uses one, such as a finding's block. Every command freezes its objects
+    before exit: the interpreter's final collections would otherwise walk all of them."""
+    clean = _loaded_at_exit(IDESC + ["--table"])
+    assert clean == {"rich.table": False, "rich.console": True, "click": False, "frozen": True}
+    warned = _loaded_at_exit(IDESC + ["--max-shift", "8", "--no-ws", "--table"])  # a warning's block: a grid
+    assert warned == {"rich.table": True, "rich.console": True, "click": False, "frozen": True}
+    piped = _loaded_at_exit(IDESC)
+    assert piped == {"rich.table": False, "rich.console": False, "click": False, "frozen": True}
+    assert _loaded_at_exit(["decode", "0x08400010", "--kind", "f16"])["frozen"] is True  # through click
