@@ -206,12 +206,12 @@ _FIELD_COLUMNS = (("bits", True), ("field", False), ("raw", True), ("value", Fal
 _GAP = "   "
 
 
-def fields_table(d: descgen.Decoded, styles: dict[str, str], defaults: dict[str, Any], width: int | None = None,
+def fields_table(d: descgen.Decoded, styles: dict[str, str], defaults: dict[str, Any], width: int,
                  g: dict[str, str] = _UNICODE) -> tuple[list[Text], str]:
     """The field table as lines, one row per field (bits, field, raw, value, unit, PTX source),
     the headings over a rule, and how the source column fits ``width`` columns: ``full``
-    (wrapped), ``abbreviated`` (each citation's first clause) or ``dropped``; ``None``: full,
-    unwrapped. The values are never cut: the source column gives way first.
+    (wrapped), ``abbreviated`` (each citation's first clause) or ``dropped``. The values are never
+    cut: the source column gives way first.
 
     Drawn here rather than by rich's ``Table``: the encoders' table is on the start-up path of
     every terminal command (issue 19), and laying out five no-wrap columns costs a rich table's
@@ -220,7 +220,7 @@ def fields_table(d: descgen.Decoded, styles: dict[str, str], defaults: dict[str,
              Text(unit_word(f.value, f.unit))] for f in d.fields]
     widths = [max(len(head), *(row[i].cell_len for row in rows)) for i, (head, _) in enumerate(_FIELD_COLUMNS)]
     fixed = sum(widths) + len(_GAP) * len(widths)  # up to the source column
-    room = 10_000 if width is None else width - fixed
+    room = width - fixed
     source = next((mode for mode, least in _SOURCE_ROOM.items() if room >= least), "dropped")
     cites = {"full": [f.source for f in d.fields], "abbreviated": [f.source.split(";")[0] for f in d.fields],
              "dropped": None}[source]
@@ -229,8 +229,9 @@ def fields_table(d: descgen.Decoded, styles: dict[str, str], defaults: dict[str,
         out = Text()
         for i, (cell, (_, right), w) in enumerate(zip(cells, _FIELD_COLUMNS, widths)):
             pad = " " * (w - cell.cell_len)
-            out.append_text(Text(_GAP) if i else Text())
-            out.append_text(Text(pad) + cell if right else cell + Text(pad))
+            out.append((_GAP if i else "") + (pad if right else ""))
+            out.append_text(cell)
+            out.append("" if right else pad)
         return out
 
     head = line([Text(name, style="bold") for name, _ in _FIELD_COLUMNS])
