@@ -141,12 +141,11 @@ def _call(name: str, body: Any, layers: Sequence[tuple[Any, ...]], kwargs: dict[
             kwargs["context"] = context_of(layer[1], kwargs)
         else:
             try:
-                call(name, body, (), kwargs)
+                status = call(name, body, (), kwargs)
             except Reported as e:
                 return e.code
-            return EXIT_OK
-    body(**kwargs)
-    return EXIT_OK
+            return status or EXIT_OK
+    return body(**kwargs) or EXIT_OK
 
 
 # --------------------------------------------------------------------------------------------

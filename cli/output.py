@@ -118,12 +118,16 @@ def click_only(what: str) -> None:
         raise HandOver(what)
 
 
-def usage_error(message: str) -> Exception:
-    """A usage error (exit 2) to raise: ``click.UsageError``; on the fast path :class:`HandOver`."""
+def usage_error(message: str, *, param_hint: str | None = None) -> Exception:
+    """A usage error (exit 2) to raise: ``click.UsageError`` (``click.BadParameter`` naming
+    ``param_hint``, such as ``'WORD...'``, as click names a value it cannot read); on the fast
+    path :class:`HandOver`."""
     if _fast:
         return HandOver(message)
     import click
 
+    if param_hint is not None:
+        return click.BadParameter(message, param_hint=param_hint)
     return click.UsageError(message)
 
 

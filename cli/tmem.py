@@ -14,7 +14,8 @@ import click
 import descgen
 from descgen.taddr import warps_per_warpgroup
 
-from .app import _render, output_options
+from .app import output_options
+from .encoders import renderer
 from .context import context_options
 from .params import UINT
 
@@ -64,7 +65,7 @@ def taddr(out: Any, lane: int, column: int, context: dict[str, Any]) -> None:
     if out.json:
         out.emit_json(result=d.as_dict(), access=access)
         return
-    _render().encoded(d)
+    renderer().encoded(d)
     _access_table(access, lane, context["warp"])
 
 

@@ -15,7 +15,8 @@ from descgen.catalog import APPLIES as APPLIES_TO, USAGE_APPLIES, catalog, layou
 from descgen.codes import all_codes, field_codes, usage_codes
 from descgen.examples import example, rules_markdown
 
-from .app import _render, output_options, wgmma_arch
+from .app import output_options
+from .encoders import renderer, wgmma_arch
 from .context import APPLIES, check_applies, context_options
 from .output import EXIT_RULE, ROLES, Output, hex_word, paged, pager_option, plain_finding, plain_not_checked, role_of
 from .params import UINT, WORD, KindType, LazyChoice, descriptor_names
@@ -131,7 +132,7 @@ def validate(out: Output, word: int, as_: str | None, kind: str | None, context:
         out.emit_json(result=report.as_dict(), **({"runtime": runtime} if runtime else {}),
                       **({"identified": chosen} if chosen else {}))
     elif out.table:
-        _render().validated(report, as_, ctx, verbose=verbose)
+        renderer().validated(report, as_, ctx, verbose=verbose)
     else:
         out.lines(plain_finding(f) for f in report.findings)
         if verbose:
@@ -202,7 +203,7 @@ def check(out: Output, idesc_word: int, kind: str, a_word: int | None, b_word: i
     if out.json:
         out.emit_json(result=report.as_dict(), **({"runtime": runtime} if runtime else {}))
     elif out.table:
-        _render().checked(report, kind, context, groups, verbose=verbose, elsewhere=_ELSEWHERE)
+        renderer().checked(report, kind, context, groups, verbose=verbose, elsewhere=_ELSEWHERE)
     else:
         out.lines(plain_finding(f) for r in roles for f in groups[r])
         if verbose:
@@ -315,7 +316,7 @@ def explain(out: Output, code: str, no_pager: bool) -> None:
         if out.json:
             out.emit_json(result=info)
         elif out.table:
-            _render().explained(info)
+            renderer().explained(info)
         else:
             out.lines(_plain_explain(info))
 
@@ -425,7 +426,7 @@ def rules(out: Output, applies: str | None, markdown: bool, no_pager: bool) -> N
         if out.json:
             out.emit_json(result={"rules": rows})
         elif out.table:
-            _render().rules_table(rows)
+            renderer().rules_table(rows)
         else:
             out.lines(f"{r['code']} {r['severity']} {r['applies']} needs={','.join(r['needs'])}: {r['rule']} "
                       f"[{r['source']}]" for r in rows)

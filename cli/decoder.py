@@ -1,0 +1,289 @@
+"""``descgen decode`` without click: its body, called by the click command (:mod:`descgen.cli.app`
+declares the arguments and options) and by the click-free fast path (:mod:`descgen.cli.fast`),
+which reads the same options from the table generated from that command. Nothing here imports
+click: a usage error is :func:`descgen.cli.output.usage_error`, raised before anything is
+printed, and a step the fast path cannot take the way click would (reading the words from
+standard input) asks for click first (:func:`descgen.cli.output.click_only`). The exit status is
+returned: 1 when a word breaks a PTX rule or no reading is consistent.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import descgen
+
+from .context import APPLIES, check_applies
+from .encoders import check_mn, renderer, wgmma_arch
+from .output import (
+    EXIT_OK,
+    EXIT_RULE,
+    Output,
+    click_only,
+    echo,
+    hex_word,
+    mask_info,
+    plain_decoded,
+    plain_mask,
+    usage_error,
+)
+from .values import UInt
+
+__all__ = ["decode"]
+
+#: How a WORD is read: hex, decimal or binary, a C suffix, hex without 0x where zero-padded
+#: (:func:`descgen.numbers.parse_uint`), at most 64 bits.
+_WORD = UInt(64, "WORD", words=True)
+
+
+def decode(out: Output, words: tuple[str, ...], as_: str | None, kind: str | None, mask_m: int | None, mask_n: int | None,
+           context: dict[str, Any], verbose: bool, show_all: bool, short: bool) -> int:
+    """Decode each WORD and check it against the PTX tables.
+
+    Several words (a debugger's dump of the idesc, A and B: decode 0x... 0x... 0x...) are
+    decoded one after another, each read on its own; - reads the words from standard input
+    (separated by spaces, commas or lines; a token ending in ':', a dump's address, is skipped).
+    The exit status is the worst of them.
+
+    \b
+    Which layout:
+      --as idesc --kind K   the instruction descriptor under .kind::K
+      --as idesc            under every kind; says which kinds the word is consistent with
+                            (no error finding): full decode for those, the first error for
+                            the others
+      --as smem | zcm       the shared memory / zero-column mask descriptor
+                            (zcm: --m/--n add the generated mask)
+      --as wgmma_smem       Hopper's wgmma (sm_90a) shared memory descriptor (also: --arch sm_90a)
+      --as taddr            a tensor memory address (lane, column; --warp,
+                            --alloc-columns, --alloc-base add their rules)
+      (no --as)             a word below 2**32 is an idesc; a wider word is decoded as
+                            smem, wgmma_smem and zcm and the consistent ones are shown, fewest
+                            findings first, with why it is one shared memory family's or the
+                            other's (families=)
+    On a terminal, several readings are listed one line each, then the best one in full
+    (--all: every reading in full, and the first error of every other one).
+
+    \b
+    Context: the options of descgen validate (--cta-group, --ws/--no-ws, --sp/--no-sp,
+    --scale-vec, --a-tmem/--no-a-tmem, --arch for an idesc; --arch, --pattern-start for smem;
+    --m, --n, --ws/--no-ws for zcm) add the rules that need them, so that 'consistent' takes
+    the instruction into account (decode 0x08400010 --arch sm_100f). -v lists the rules not
+    checked for want of context.
+
+    \b
+    Piped output (or --plain): key=value lines, greppable:
+      descriptor=  layout=  kind=  word=  ok=true|false
+      FIELD=VALUE              every field in bit order: logical values (bytes, rows,
+                               columns, type names); raw bits for reserved/constant
+                               fields; ? for an unknown code
+      derived.NAME=VALUE       values implied by the fields (derived.k=16)
+      finding=SEVERITY CODE: FIELD = VALUE: rule (allowed: ...) [PTX source]
+      not_checked=CODE needs=NAME,...: rule [source]   (with -v)
+      mask=0x...  mask.submask_I=0x...   (zcm with --m/--n)
+    When several layouts are tried, every line starts with the kind or descriptor
+    (f16.n=256); 'consistent=' lists the consistent ones and KIND.first_error= gives
+    the first error of each other one. --json adds "not_checked" to each result.
+
+    Exits 1 (after printing) when the decode has an error finding, or when no kind /
+    descriptor is consistent.
+    """
+    values = _words(words)
+    status = EXIT_OK
+    for i, word in enumerate(values):
+        if i and not (out.json or short):
+            echo()
+        if short:
+            status = max(status, _decode_short(word, as_, kind, context))
+        else:
+            status = max(status, _decode(out, word, as_, kind, mask_m, mask_n, context, verbose, show_all))
+    return status
+
+
+def _words(given: tuple[str, ...]) -> list[int]:
+    """The words of ``descgen decode``'s arguments, ``-`` read from standard input (separated by
+    spaces, commas or lines; a token ending in ``:``, a dump's address, skipped). Every word is
+    read before anything is printed: a malformed one is a usage error naming ``WORD...``, and
+    the notes of the others (hex without ``0x``) go to stderr only when all are read."""
+    tokens: list[str] = []
+    for arg in given:
+        if arg == "-":
+            click_only("words from standard input")  # a hand-over after reading it would find it empty
+            text = sys.stdin.read()
+            tokens += [t for t in text.replace(",", " ").split() if not t.endswith(":")]
+        else:
+            tokens.append(arg)
+    if not tokens:
+        raise usage_error("no word to decode (standard input was empty)")
+    notes: list[str] = []
+    try:
+        words = [_WORD.convert(t, "words", notes.append) for t in tokens]
+    except ValueError as e:
+        raise usage_error(str(e), param_hint="'WORD...'") from None
+    for note in notes:
+        echo(note, err=True)
+    return words
+
+
+def _decode_short(word: int, as_: str | None, kind: str | None, context: dict[str, Any]) -> int:
+    """``--short``: one line, ``WORD  READING(S)  key fields; findings``: the consistent readings
+    (several: the best one's fields, the others named) or, with none, the best one and its errors."""
+    from descgen.identify import identify, key_fields
+
+    if kind is not None:
+        as_ = "idesc"
+    found = identify(word, descriptor=as_, kind=kind,
+                     **{k: v for k, v in context.items() if v is not None and k in APPLIES.get(as_ or "idesc", APPLIES["idesc"])})
+    best = found.best
+    names = [r.name for r in found.consistent] or [best.name]
+    shown = names[0] + (f" (also {', '.join(names[1:])})" if len(names) > 1 else "")
+    d = best.decoded
+    findings = "; ".join(f"{f.severity} {f.code}" for f in d.findings) or "no findings"
+    runtime = f" [runtime form: idesc {best.runtime.idesc:#010x}]" if best.runtime else ""
+    width = 32 if word < 1 << 32 and best.descriptor in ("idesc", "taddr") else 64
+    echo(f"{hex_word(word, width)}  {shown}{runtime}: {key_fields(d)}; {findings}")
+    return EXIT_OK if best.ok else EXIT_RULE
+
+
+def _decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: int | None, mask_n: int | None,
+            context: dict[str, Any], verbose: bool, show_all: bool) -> int:
+    """One word of ``descgen decode``; its exit status."""
+    check_mn(mask_m, mask_n)
+    out.input = {"word": None, "as": as_, "kind": kind, "m": mask_m, "n": mask_n, **context}
+    if kind is not None:
+        if as_ not in (None, "idesc"):
+            raise usage_error(f"--kind applies to instruction descriptors, not --as {as_}")
+        as_ = "idesc"
+    if wgmma_arch(context):  # --arch sm_90a: the wgmma shared memory descriptor, the target's only word
+        if as_ not in (None, "wgmma_smem"):
+            raise usage_error(f"--arch {context['arch']} reads the wgmma shared memory descriptor, not --as {as_}")
+        as_, context = "wgmma_smem", {**context, "arch": None}
+    if mask_m is not None and as_ in ("idesc", "smem", "taddr", "wgmma_smem"):
+        raise usage_error(f"--m/--n select the zero-column mask; they do not apply to --as {as_}")
+    chosen = as_
+    if chosen is None:
+        chosen = "idesc" if word < 1 << 32 else "smem+zcm"
+        if chosen == "idesc" and mask_m is not None:
+            raise usage_error("a word below 2**32 decodes as an idesc; add --as zcm to see its mask")
+    hint = "; a word below 2**32 decodes as an idesc, add --as smem or --as zcm" if as_ is None and chosen == "idesc" else ""
+    check_applies(context, ("smem", "zcm") if chosen == "smem+zcm" else chosen, hint=hint)
+    width = 32 if word < 1 << 32 and chosen in ("idesc", "taddr") else 64
+    out.input["word"] = hex_word(word, width)
+    ctx = {**context, "m": mask_m, "n": mask_n}
+
+    from descgen.identify import identify  # loaded by the commands that read bare words (start-up)
+
+    found = identify(word, descriptor=None if chosen == "smem+zcm" else chosen, kind=kind, **ctx)
+    by_name = {r.name: r for r in found.readings}
+    runtime = None
+    if chosen == "idesc":
+        first = found.best
+        runtime = first.runtime.as_dict() if first.runtime else None
+        if kind is not None:
+            return _show_one(out, first.report, "idesc", verbose, runtime=runtime)
+        reports = {k: by_name[k].report for k in descgen.KINDS}
+        return _show_many(out, word, "kind", reports, "idesc", verbose, full_when_none=False, runtime=runtime,
+                          show_all=show_all)
+    if chosen in ("smem", "taddr", "wgmma_smem"):
+        return _show_one(out, found.best.report, chosen, verbose)
+    if chosen == "zcm":
+        report = found.best.report
+        return _show_one(out, report, "zcm", verbose, _mask(word, mask_m, mask_n, report))
+    # smem+zcm: every 64-bit reading, and CUTLASS's runtime instruction descriptor where the word
+    # is one, consistent with these kinds (E31)
+    reports = {"smem": by_name["smem"].report, "wgmma_smem": by_name["wgmma_smem"].report, "zcm": by_name["zcm"].report}
+    kinds = [r.kind for r in found.readings if r.descriptor == "idesc"]
+    if kinds:
+        first_idesc = by_name[kinds[0]]
+        reports["idesc"] = first_idesc.report
+        runtime = {**first_idesc.runtime.as_dict(), "kinds": kinds} if first_idesc.runtime else None
+    return _show_many(out, word, "descriptor", reports, None, verbose, full_when_none=True,
+                      mask=_mask(word, mask_m, mask_n, reports["zcm"]), runtime=runtime, show_all=show_all,
+                      families=found.why)
+
+
+def _mask(word: int, m: int | None, n: int | None, report: descgen.Report) -> dict[str, Any] | None:
+    """The mask for --m/--n, or None when M itself breaks a rule (the finding says so)."""
+    if m is None or any(f.code == "ZCM-M" for f in report.findings):
+        return None
+    return mask_info(word, m, n)  # N that does not split into the sub-masks: usage error
+
+
+def _result(d: descgen.Decoded, report: descgen.Report) -> dict[str, Any]:
+    return {**d.as_dict(), "not_checked": [n.as_dict() for n in report.not_checked]}
+
+
+def _plain_not_checked(report: descgen.Report, prefix: str = "") -> list[str]:
+    return [f"{prefix}not_checked={n.code} needs={','.join(n.missing)}: {n.rule} [{n.source}]" for n in report.not_checked]
+
+
+def _runtime_lines(runtime: dict[str, Any] | None, prefix: str = "") -> list[str]:
+    """``runtime.note=...`` lines: how a 64-bit CUTLASS runtime instruction descriptor was read."""
+    if not runtime:
+        return []
+    return [f"{prefix}runtime.{key}={','.join(value) if isinstance(value, list) else value}"
+            for key, value in runtime.items() if key != "word"]
+
+
+def _runtime_note(runtime: dict[str, Any] | None, prefix: str = "") -> None:
+    """Above a table: the note, on stdout like the table."""
+    if runtime:
+        kinds = f"; consistent with .kind::{', .kind::'.join(runtime['kinds'])}" if runtime.get("kinds") else ""
+        echo(f"note: {prefix}{runtime['word']} {runtime['note']}{kinds}")
+
+
+def _show_one(out: Output, report: descgen.Report, role: str, verbose: bool, mask: dict[str, Any] | None = None,
+              *, runtime: dict[str, Any] | None = None) -> int:
+    d = report.decoded[role]
+    if out.json:
+        out.emit_json(result=_result(d, report), **({"mask": mask} if mask else {}), **({"runtime": runtime} if runtime else {}))
+    elif out.table:
+        _runtime_note(runtime)
+        renderer().decoded(d, mask=mask, not_checked=report.not_checked if verbose else None)
+    else:
+        out.lines(_runtime_lines(runtime))
+        out.lines(plain_decoded(d))
+        if verbose:
+            out.lines(_plain_not_checked(report))
+        if mask:
+            out.lines(plain_mask(mask))
+    return EXIT_OK if d.ok else EXIT_RULE
+
+
+def _show_many(out: Output, word: int, label: str, reports: dict[str, descgen.Report], role: str | None, verbose: bool,
+               *, full_when_none: bool, mask: dict[str, Any] | None = None, runtime: dict[str, Any] | None = None,
+               show_all: bool = False, families: tuple[str, ...] = ()) -> int:
+    results = {name: r.decoded[role or name] for name, r in reports.items()}
+    # Best first: no error, then fewest findings (a zcm word also passes as smem, with a
+    # warning on the smem's fixed bits 46-48, so it is listed after zcm).
+    consistent = sorted((name for name, d in results.items() if d.ok), key=lambda name: len(results[name].findings))
+    full = consistent or (list(results) if full_when_none else [])
+    if out.json:
+        out.emit_json(consistent=consistent, results={name: _result(d, reports[name]) for name, d in results.items()},
+                      **({"mask": mask} if mask else {}), **({"runtime": runtime} if runtime else {}),
+                      **({"families": list(families)} if families else {}))
+    elif out.table:
+        _runtime_note(runtime, "idesc: " if label == "descriptor" else "")
+        not_checked = {name: r.not_checked for name, r in reports.items()} if verbose else None
+        renderer().decoded_many(word, label, results, consistent, full, mask=mask, not_checked=not_checked,
+                               show_all=show_all)
+        if "wgmma_smem" in consistent:  # which shared memory descriptor family (tcgen05 or wgmma), and why
+            for line in families:
+                echo(f"note: {line}")
+    else:
+        width = next(iter(results.values())).width
+        lines = [f"word={hex_word(word, width)}", f"consistent={','.join(consistent)}"]
+        lines += _runtime_lines(runtime, "idesc." if label == "descriptor" else "")
+        lines += [f"families={line}" for line in families]
+        for name in full + [n for n in results if n not in full]:
+            d = results[name]
+            if name in full:
+                lines += plain_decoded(d, prefix=f"{name}.")
+                if verbose:
+                    lines += _plain_not_checked(reports[name], prefix=f"{name}.")
+            else:
+                lines.append(f"{name}.first_error={d.errors[0]}")
+        out.lines(lines)
+        if mask:
+            out.lines(plain_mask(mask))
+    return EXIT_OK if consistent else EXIT_RULE
