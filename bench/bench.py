@@ -6,14 +6,15 @@
 
 Measures, on this machine and in this interpreter, each figure as a ratio against a baseline
 timed in the same run:
-1. ``descgen idesc ...`` piped (hex output) and on a terminal (a pseudo-tty: the rich table),
-   median wall time over repeated runs, as a multiple of ``python -c pass`` in a virtual
-   environment with nothing installed (:func:`bare_python`; targets: <= 5x and <= 8x), all
-   commands timed in turn in each round; for reference ``--table`` piped, this venv's own
-   ``python -c pass``, ``import descgen``, ``import click`` (every command but the fast path's:
-   ``idesc``, ``smem`` and ``zcm`` skip it, cli/fast.py) and ``import rich.console, rich.text`` (what the
-   encoders' terminal table costs before it is drawn: the floor of the terminal figure; it draws
-   its columns without ``rich.table``).
+1. ``descgen idesc ...`` (hex output) and ``descgen decode WORD`` (key=value lines) piped, and
+   both on a terminal (a pseudo-tty: the rich table), median wall time over repeated runs, as a
+   multiple of ``python -c pass`` in a virtual environment with nothing installed
+   (:func:`bare_python`; targets: <= 5x piped and <= 8x on a terminal), all commands timed in
+   turn in each round; for reference ``--table`` piped, this venv's own ``python -c pass``,
+   ``import descgen``, ``import click`` (every command but the fast path's: ``idesc``, ``smem``,
+   ``zcm`` and ``decode`` skip it, cli/fast.py) and ``import rich.console, rich.text`` (what a
+   word's terminal table costs before it is drawn: the floor of the terminal figures; its columns
+   are laid out without ``rich.table``).
    From a git worktree, ``PYTHONPATH=$PWD python bench/bench.py`` times that checkout.
 2. ``descgen.encode_idesc``, ``encode_smem`` and ``encode_zcm``, all checks on, each over >= 10,000
    distinct valid configurations, against the hand-written shift-and-or encoders in
@@ -119,7 +120,8 @@ def bare_python() -> str:
 def cli_figures(runs: int) -> None:
     exe = shutil.which("descgen") or str(Path(sys.executable).with_name("descgen"))
     job = [exe, "idesc", "--kind", "f16", "--m", "128", "--n", "256"]
-    for cmd in (job, job + ["--table"]):  # warm: the .pyc files and the tables' marshal cache
+    pasted = [exe, "decode", "0x08400010"]  # a word pasted from a debugger: every kind tried
+    for cmd in (job, job + ["--table"], pasted):  # warm: the .pyc files and the tables' marshal cache
         subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True)
     bare = bare_python()
     py = sys.executable
@@ -133,6 +135,8 @@ def cli_figures(runs: int) -> None:
         "piped": lambda: wall(job, 1),
         "tty": lambda: wall_tty(job, 1),
         "table": lambda: wall(job + ["--table"], 1),
+        "decode": lambda: wall(pasted, 1),
+        "decode_tty": lambda: wall_tty(pasted, 1),
     }
     times: dict[str, list[float]] = {name: [] for name in cases}
     for _ in range(runs):
@@ -148,7 +152,7 @@ def cli_figures(runs: int) -> None:
     print(f"  python -c pass (bare venv)  {base * 1e3:7.1f} ms   the baseline: an interpreter with nothing else installed")
     for name, label, note in (
             ("dev", "python -c pass (this venv)", "its installs' start-up hooks, for reference"),
-            ("click", "python -c 'import click'", "this venv: the floor of a click command (idesc skips it)"),
+            ("click", "python -c 'import click'", "this venv: the floor of a click command (idesc and decode skip it)"),
             ("rich", "python -c 'import rich...'", "this venv: the floor of a terminal table (rich.console, rich.text)"),
             ("lib", "python -c 'import descgen'", "this venv: the library's start-up")):
         print(f"  {label:27s} {t[name] * 1e3:7.1f} ms   {t[name] / base:5.2f}x   ({note})")
@@ -156,6 +160,9 @@ def cli_figures(runs: int) -> None:
     print(f"  descgen idesc ... (tty)     {t['tty'] * 1e3:7.1f} ms   {record('CLI idesc, on a terminal', t['tty'] / base, 8)}")
     print(f"  descgen idesc ... --table   {t['table'] * 1e3:7.1f} ms   {t['table'] / base:5.2f}x   (piped, for reference)"
           f"{' COLUMNS=' + env_cols if env_cols else ''}")
+    print(f"  descgen decode WORD (piped) {t['decode'] * 1e3:7.1f} ms   {record('CLI decode, piped', t['decode'] / base, 5)}")
+    print(f"  descgen decode WORD (tty)   {t['decode_tty'] * 1e3:7.1f} ms   "
+          f"{record('CLI decode, on a terminal', t['decode_tty'] / base, 8)}")
 
 
 def legal_space():

@@ -43,21 +43,30 @@ def _utf8(stream: Any) -> bool:
 
 
 def _parse(params: Sequence[tuple[Any, ...]], tokens: Sequence[str]) -> dict[str, tuple[str, Any]] | None:
-    """``{dest: ("flag", value) | ("value", text)}`` in the order given, or None if unsure."""
+    """``{dest: ("flag", value) | ("value", text) | ("args", texts)}`` in the order given, or None
+    if unsure. A token that is no option and does not start with ``-`` (or is ``-`` alone) is
+    one of the command's positional arguments, if it takes them."""
     options: dict[str, tuple[str, bool | None, tuple[Any, ...]]] = {}
+    positional: list[str] | None = None
+    given: dict[str, tuple[str, Any]] = {}
     for param in params:
-        if param[0] == "flag":
+        if param[0] == "argument":
+            positional = []
+            given[param[1]] = ("args", positional)
+        elif param[0] == "flag":
             _, dest, opts, secondary, _default = param
             options.update({opt: (dest, True, param) for opt in opts})
             options.update({opt: (dest, False, param) for opt in secondary})
         else:
             _, dest, opts, _required, _default, _reader = param
             options.update({opt: (dest, None, param) for opt in opts})
-    given: dict[str, tuple[str, Any]] = {}
     i = 0
     while i < len(tokens):
         token = tokens[i]
         i += 1
+        if positional is not None and (token == "-" or not token.startswith("-")):
+            positional.append(token)
+            continue
         name, eq, text = token.partition("=") if token.startswith("--") else (token, "", "")
         if name not in options:
             return None
@@ -101,8 +110,8 @@ def run(argv: Sequence[str] | None = None) -> int | None:
     notes: list[str] = []
     by_dest = {param[1]: param for param in params}
     for dest, (what, value) in given.items():  # click reads the given options first, in the order given
-        if what == "flag":
-            kwargs[dest] = value
+        if what in ("flag", "args"):
+            kwargs[dest] = tuple(value) if what == "args" else value
             continue
         try:
             kwargs[dest] = reader(by_dest[dest][5]).convert(value, dest, notes.append)
@@ -111,7 +120,10 @@ def run(argv: Sequence[str] | None = None) -> int | None:
     if notes:  # click prints them as it reads; a usage error after them would print them twice
         return None
     for param in params:
-        if param[1] not in kwargs:
+        if param[0] == "argument":
+            if param[2] and not kwargs[param[1]]:  # required, none given
+                return None
+        elif param[1] not in kwargs:
             if param[0] == "option" and param[3]:  # required, not given
                 return None
             kwargs[param[1]] = param[4]
@@ -152,7 +164,7 @@ def _call(name: str, body: Any, layers: Sequence[tuple[Any, ...]], kwargs: dict[
 # The table, from the click commands.
 
 #: The commands the fast path answers.
-FAST = ("idesc", "smem", "zcm")
+FAST = ("idesc", "smem", "zcm", "decode")
 
 
 def spec() -> dict[str, dict[str, Any]]:
@@ -167,6 +179,11 @@ def spec() -> dict[str, dict[str, Any]]:
         defaults = cmd.make_context(name, [], resilient_parsing=True).params  # what click passes when not given
         params: list[tuple[Any, ...]] = []
         for p in cmd.params:
+            if isinstance(p, click.Argument):
+                if p.nargs != -1 or not isinstance(p.type, click.types.StringParamType) or p.envvar or p.callback:
+                    raise ValueError(f"{name}: argument {p.name} is of a form the fast path does not read")
+                params.append(("argument", p.name, p.required))
+                continue
             if not isinstance(p, click.Option) or p.nargs != 1 or p.multiple or p.count or not p.expose_value \
                     or p.is_eager or p.envvar or p.prompt or p.callback:
                 raise ValueError(f"{name}: option {p.name} is of a form the fast path does not read")
@@ -197,7 +214,8 @@ def source() -> str:
              "",
              "Per command: its click-free body (module, function), the layers of its callback, and per option",
              '("flag", dest, opts, secondary opts, value when not given) or',
-             '("option", dest, opts, required, value when not given, reader description: descgen.cli.values).',
+             '("option", dest, opts, required, value when not given, reader description: descgen.cli.values);',
+             'per positional argument (any number of strings) ("argument", dest, required).',
              '"""', "", "from typing import Any", "", "COMMANDS: dict[str, dict[str, Any]] = {"]
     for name, command in spec().items():
         lines += [f"    {name!r}: {{", f"        'body': {command['body']!r},", f"        'layers': {command['layers']!r},",

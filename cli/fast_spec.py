@@ -3,7 +3,8 @@ python -m descgen.cli.fast > cli/fast_spec.py (tests/test_cli_fast.py checks it 
 
 Per command: its click-free body (module, function), the layers of its callback, and per option
 ("flag", dest, opts, secondary opts, value when not given) or
-("option", dest, opts, required, value when not given, reader description: descgen.cli.values).
+("option", dest, opts, required, value when not given, reader description: descgen.cli.values);
+per positional argument (any number of strings) ("argument", dest, required).
 """
 
 from typing import Any
@@ -92,6 +93,33 @@ COMMANDS: dict[str, dict[str, Any]] = {
             ('option', 'fmt', ('--format',), False, None, ('choice', 'formats', 'str', False)),
             ('option', 'name', ('--name',), False, None, ('str',)),
             ('flag', 'quiet', ('-q', '--quiet'), (), False),
+        ),
+    },
+    'decode': {
+        'body': ('descgen.cli.decoder', 'decode'),
+        'layers': (('context', ('cta_group', 'ws', 'sp', 'scale_vec', 'a_tmem', 'arch', 'pattern_start', 'warp', 'alloc_columns', 'alloc_base')), ('output',)),
+        'params': (
+            ('argument', 'words', True),
+            ('option', 'as_', ('--as',), False, None, ('choice', 'descriptors', 'str', False)),
+            ('option', 'kind', ('--kind',), False, None, ('kind',)),
+            ('option', 'mask_m', ('--m',), False, None, ('uint', 64, 'INT', False)),
+            ('option', 'mask_n', ('--n',), False, None, ('uint', 64, 'INT', False)),
+            ('option', 'ctx_cta_group', ('--cta-group',), False, None, ('choice', ('1', '2'), 'int', False)),
+            ('flag', 'ctx_ws', ('--ws',), ('--no-ws',), None),
+            ('flag', 'ctx_sp', ('--sp',), ('--no-sp',), None),
+            ('option', 'ctx_scale_vec', ('--scale-vec',), False, None, ('scalevec',)),
+            ('flag', 'ctx_a_tmem', ('--a-tmem',), ('--no-a-tmem',), None),
+            ('option', 'ctx_arch', ('--arch',), False, None, ('arch', True)),
+            ('option', 'ctx_pattern_start', ('--pattern-start',), False, None, ('uint', 64, 'INT', False)),
+            ('option', 'ctx_warp', ('--warp',), False, None, ('choice', 'warps', 'int', False)),
+            ('option', 'ctx_alloc_columns', ('--alloc-columns',), False, None, ('uint', 64, 'INT', False)),
+            ('option', 'ctx_alloc_base', ('--alloc-base',), False, None, ('uint', 64, 'INT', False)),
+            ('flag', 'verbose', ('-v', '--verbose'), (), False),
+            ('flag', 'show_all', ('--all',), (), False),
+            ('flag', 'short', ('--short',), (), False),
+            ('flag', 'as_json', ('--json',), (), False),
+            ('flag', 'table', ('--table',), (), False),
+            ('flag', 'plain', ('--plain',), (), False),
         ),
     },
 }

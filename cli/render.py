@@ -84,17 +84,18 @@ def decoded_many(word: int, label: str, results: dict[str, descgen.Decoded], con
     else:
         head.append(f"{g['error']} consistent with no {label}", style="bold red")
     console.print(head)
-    if full:
-        readings = Table.grid(padding=(0, 2))
-        readings.add_column(no_wrap=True)
-        readings.add_column(no_wrap=True)
-        readings.add_column()
-        for n in full:
-            d = results[n]
-            readings.add_row(Text(_name(label, n), style="bold"), _count(d.findings), key_fields(d))
-        console.print(Padding(readings, (0, 0, 0, 2)))
+    if full:  # one line per reading: its name, its findings counted, its key fields (wrapped)
+        indent = "  "
+        lines, fixed = _columns([[Text(indent + _name(label, n), style="bold"), _count(results[n].findings)]
+                                 for n in full], (False, False), indent)
+        lines, _ = _wrapped(lines, [key_fields(results[n]) for n in full], [""] * len(full), fixed + len(indent),
+                            console.width - fixed - len(indent))
+        console.print(Text("\n").join(lines), soft_wrap=True)
     others = [n for n in results if n not in full]
     if others and (show_all or not full):
+        from rich import box
+        from rich.table import Table
+
         t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, title_justify="left",
                   title=f"{'Kinds' if label == 'kind' else 'Descriptors'} it is not consistent with (first error)")
         t.add_column(label)
@@ -211,49 +212,56 @@ def fields_table(d: descgen.Decoded, styles: dict[str, str], defaults: dict[str,
     """The field table as lines, one row per field (bits, field, raw, value, unit, PTX source),
     the headings over a rule, and how the source column fits ``width`` columns: ``full``
     (wrapped), ``abbreviated`` (each citation's first clause) or ``dropped``. The values are never
-    cut: the source column gives way first.
-
-    Drawn here rather than by rich's ``Table``: the encoders' table is on the start-up path of
-    every terminal command (issue 19), and laying out five no-wrap columns costs a rich table's
-    measuring and rendering passes, several times what the lines cost."""
+    cut: the source column gives way first."""
+    head = [Text(name, style="bold") for name, _ in _FIELD_COLUMNS]
     rows = [[Text(f.bits), Text(f.name, style=styles[f.name]), Text(_raw(f)), _value(f, defaults),
              Text(unit_word(f.value, f.unit))] for f in d.fields]
-    widths = [max(len(head), *(row[i].cell_len for row in rows)) for i, (head, _) in enumerate(_FIELD_COLUMNS)]
-    fixed = sum(widths) + len(_GAP) * len(widths)  # up to the source column
-    room = width - fixed
+    lines, fixed = _columns([head, *rows], tuple(right for _, right in _FIELD_COLUMNS), _GAP)
+    room = width - fixed - len(_GAP)
     source = next((mode for mode, least in _SOURCE_ROOM.items() if room >= least), "dropped")
-    cites = {"full": [f.source for f in d.fields], "abbreviated": [f.source.split(";")[0] for f in d.fields],
-             "dropped": None}[source]
+    used = fixed
+    if source != "dropped":
+        cites = ["source"] + [f.source if source == "full" else f.source.split(";")[0] for f in d.fields]
+        styles_ = ["bold"] + ["dim"] * len(d.fields)
+        lines, used = _wrapped(lines, cites, styles_, fixed + len(_GAP), room)
+    return [lines[0], Text(g["dash"] * used), *lines[1:]], source
 
-    def line(cells: list[Text]) -> Text:
-        out = Text()
-        for i, (cell, (_, right), w) in enumerate(zip(cells, _FIELD_COLUMNS, widths)):
+
+def _columns(rows: list[list[Text]], right: tuple[bool, ...], gap: str) -> tuple[list[Text], int]:
+    """Rows of cells as lines, each column as wide as its widest cell (right-justified where
+    ``right`` says), ``gap`` between columns; and the columns' width.
+
+    The tables a word's terminal view draws are laid out here, in rich text, rather than by
+    rich's ``Table``: they are on the start-up path of every terminal command (issue 19), and
+    measuring and rendering a rich table costs several times what these lines cost, and
+    importing ``rich.table`` as much again."""
+    widths = [max(row[i].cell_len for row in rows) for i in range(len(right))]
+    lines = []
+    for row in rows:
+        line = Text()
+        for i, (cell, r, w) in enumerate(zip(row, right, widths)):
             pad = " " * (w - cell.cell_len)
-            out.append((_GAP if i else "") + (pad if right else ""))
-            out.append_text(cell)
-            out.append("" if right else pad)
-        return out
+            line.append((gap if i else "") + (pad if r else ""))
+            line.append_text(cell)
+            line.append("" if r else pad)
+        line.rstrip()
+        lines.append(line)
+    return lines, sum(widths) + len(gap) * (len(widths) - 1)
 
-    head = line([Text(name, style="bold") for name, _ in _FIELD_COLUMNS])
-    body: list[Text] = []
+
+def _wrapped(lines: list[Text], texts: list[str], styles: list[str], start: int, room: int) -> tuple[list[Text], int]:
+    """A last column: ``texts[i]`` (in ``styles[i]``) after ``lines[i]``, at column ``start``,
+    wrapped at words to ``room`` columns, its continuation lines indented to ``start``; and the
+    width of the widest line."""
+    out: list[Text] = []
     used = 0
-    for i, row in enumerate(rows):
-        text = line(row)
-        if cites is None:
-            body.append(text)
-            continue
-        pieces = textwrap.wrap(cites[i], room, break_on_hyphens=False) or [""]
-        used = max(used, *map(len, pieces))
-        text.append(_GAP + pieces[0], style="dim")
-        body.append(text)
-        body += [Text(" " * fixed + piece, style="dim") for piece in pieces[1:]]
-    if cites is not None:
-        head.append(_GAP + "source", style="bold")
-    rule = Text(g["dash"] * (fixed - len(_GAP) + (len(_GAP) + max(used, len("source")) if cites is not None else 0)))
-    lines = [head, rule, *body]
-    for text in lines:
-        text.rstrip()
-    return lines, source
+    for line, text, style in zip(lines, texts, styles):
+        pieces = textwrap.wrap(text, max(room, 1), break_on_hyphens=False) or [""]
+        used = max(used, start + max(map(len, pieces)))
+        line.append(" " * (start - line.cell_len))
+        line.append(pieces[0], style=style)
+        out += [line, *(Text(" " * start + piece, style=style) for piece in pieces[1:])]
+    return out, used
 
 
 def _raw(f: descgen.DecodedField) -> str:

@@ -17,6 +17,7 @@ from .errors import EncodeError, Finding, HasFindings, UsageError, WordError
 from .loader import VALUE_TYPES, Field, Layout, layout
 from .records import field, record
 from .transforms import Transform
+from .usercache import compiled
 
 __all__ = ["Plan", "plan", "code_word", "Word", "KnownBits", "DecodedField", "Decoded", "decode", "encode", "check_value", "check_word",
            "finding_code", "check_rule", "unit_word"]
@@ -244,7 +245,9 @@ class Plan:
         self.luts = tuple((name, lut) for name, lut, classes in luts if classes == {str})
         self.typed_luts = tuple((name, classes.pop(), lut) for name, lut, classes in luts if classes != {str})
         self.ranges = tuple(ranges)
-        self.pack = self._compile_pack()
+        # Compiled on the first encode (a decoder never needs it): the first call compiles, keeps
+        # the compiled function in this slot, and packs.
+        self.pack: Callable[[Mapping[str, Any]], int] = self._pack_first
         self.value_fields = tuple(f for f in lay.fields if f.is_value)
         # Per field: (shift, mask, field, memo raw -> (DecodedField, Finding | None, value)).
         # Decoded fields are immutable, so each raw value is decoded once (at most 2**width entries).
@@ -286,6 +289,10 @@ class Plan:
             word = self._encode_unchecked(values, findings)
             return word if findings else int(word)
 
+    def _pack_first(self, values: Mapping[str, Any]) -> int:
+        self.pack = self._compile_pack()
+        return self.pack(values)
+
     def _compile_pack(self) -> Callable[[Mapping[str, Any]], int]:
         """The fast path of :meth:`encode` as one straight-line function over this plan's lookup
         tables and ranges (no loop): every value of the right class and in its domain is packed;
@@ -306,8 +313,7 @@ class Plan:
                       f"    if x.__class__ is not int or not {lo} <= x <= {hi}{aligned}: raise KeyError({name!r})",
                       f"    word |= ({transform.expr or f'E{i}(x)'}) << {shift}"]
         lines.append("    return word")
-        exec(compile("\n".join(lines), f"<descgen plan {self.context}>", "exec"), env)
-        pack: Callable[[Mapping[str, Any]], int] = env["pack"]
+        pack: Callable[[Mapping[str, Any]], int] = _function("pack", "\n".join(lines), f"<descgen plan {self.layout.name}>", env)
         return pack
 
     def check(self, values: Mapping[str, Any]) -> list[Finding]:
@@ -412,8 +418,8 @@ class Plan:
         lines.append(f"        found = tuple([h[1] for h in ({', '.join(f'h{i}' for i in hits)}) if h[1] is not None])")
         values = ", ".join(f"{f.name!r}: h{i}[2]" for i, (_, _, f, _) in enumerate(self.decoders) if f.is_value)
         lines.append(f"    return ({', '.join(f'h{i}[0]' for i in hits)},), found, {{{values}}}")
-        exec(compile("\n".join(lines), f"<descgen unpack {self.context}>", "exec"), env)
-        unpack: Callable[[int], tuple[tuple[DecodedField, ...], tuple[Finding, ...], dict[str, Any]]] = env["unpack"]
+        unpack: Callable[[int], tuple[tuple[DecodedField, ...], tuple[Finding, ...], dict[str, Any]]] = _function(
+            "unpack", "\n".join(lines), f"<descgen unpack {self.layout.name}>", env)
         return unpack
 
     def _read_known(self, bits: KnownBits) -> "FieldsRead":
@@ -445,6 +451,14 @@ class Plan:
                 findings.append(problem)
         return FieldsRead(word, tuple(fields), tuple(findings), {f.name: f.value for f in fields if f.type in VALUE_TYPES},
                           known, tuple(unknown))
+
+
+def _function(name: str, source: str, filename: str, env: dict[str, Any]) -> Any:
+    """The function ``name`` that ``source`` defines, made in ``env``. One layout's fields give
+    the same text for every kind (what differs, the lookup tables, is in ``env``): it is compiled
+    once, and kept in the per-user cache for the next process (:func:`descgen.usercache.compiled`)."""
+    exec(compiled(source, filename), env)
+    return env[name]
 
 
 def _decoded_field(f: Field, raw: int, value: Any, note: str) -> "DecodedField":

@@ -16,6 +16,7 @@ from .errors import TableError
 from .records import field as dc_field, record
 from .transforms import TRANSFORMS, Transform
 from .types import Kind, Major
+from .usercache import cache_file, load, save
 
 __all__ = [
     "Domain",
@@ -371,57 +372,29 @@ _CACHE: dict[str, Any] | None = None
 
 
 def _cache_file() -> str | None:
-    """``$XDG_CACHE_HOME/descgen/tables-<python>-<dir>.marshal`` (``~/.cache`` by default); None
+    """``tables-<python>-<dir>.marshal`` in the per-user cache (:mod:`descgen.usercache`); None
     when ``DESCGEN_NO_CACHE`` is set. ``<dir>`` is a checksum of the tables' directory: each
     install (a venv, a checkout, a git worktree) has its own file, so two installs used in turn do
     not evict each other's entries and parse TOML at every start."""
-    if os.environ.get("DESCGEN_NO_CACHE"):
-        return None
     import sys
     from binascii import crc32
 
     import descgen.tables as package
 
     where = crc32(os.fsencode(list(package.__path__)[0]))
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "descgen", f"tables-{sys.implementation.cache_tag}-{where:08x}.marshal")
+    return cache_file(f"tables-{sys.implementation.cache_tag}-{where:08x}.marshal")
 
 
 def _cache() -> dict[str, Any]:
     global _CACHE
     if _CACHE is None:
-        _CACHE = {}
-        path = _cache_file()
-        if path is not None:
-            import marshal
-
-            try:
-                with open(path, "rb") as fh:
-                    # One read, then loads: marshal.load(fh) reads the file object piece by piece,
-                    # ten times slower for the ~75 kB of tables (10-20 ms of every CLI start).
-                    loaded = marshal.loads(fh.read())
-                if isinstance(loaded, dict):
-                    _CACHE = loaded
-            except (OSError, EOFError, ValueError, TypeError):
-                pass  # no cache yet, or an unreadable one: parse the tables
+        _CACHE = load(_cache_file()) or {}  # no cache yet, or an unreadable one: parse the tables
     return _CACHE
 
 
 def _save_cache(cache: dict[str, Any]) -> None:
-    """Write the cache atomically; a cache that cannot be written is simply not used."""
-    path = _cache_file()
-    if path is None:
-        return
-    import marshal
-
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "wb") as fh:
-            marshal.dump(cache, fh)
-        os.replace(tmp, path)
-    except (OSError, ValueError):
-        pass
+    """Write the cache; a cache that cannot be written is simply not used."""
+    save(_cache_file(), cache)
 
 
 @functools.cache

@@ -6,9 +6,9 @@ dataclass costs a millisecond or more at import (its methods are written as sour
 compiled, its annotations parsed), and ``import descgen`` defines more than a dozen: a third of
 the command line's start-up. :func:`record` builds the same class for a fraction of that:
 
-- ``__init__`` (the dataclass's signature: names, order, defaults) is the one method compiled; it
-  stores each field through its slot's descriptor, twice as fast as the ``object.__setattr__``
-  of a frozen dataclass's own;
+- ``__init__`` (the dataclass's signature: names, order, defaults) is the one method compiled
+  (once per user: :func:`descgen.usercache.compiled`); it stores each field through its slot's
+  descriptor, twice as fast as the ``object.__setattr__`` of a frozen dataclass's own;
 - ``__repr__``, ``__eq__``, ``__hash__`` (over the fields with ``compare=True``, as the dataclass
   compares), the frozen ``__setattr__``/``__delattr__`` (raising
   :class:`dataclasses.FrozenInstanceError`), ``__match_args__`` and pickling are shared functions;
@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import operator
 from typing import Any, Callable, TypeVar, dataclass_transform, overload
+
+from .usercache import compiled
 
 __all__ = ["record", "field"]
 
@@ -207,7 +209,7 @@ def _init(cls: type, specs: list[tuple[str, Any, _Spec]], slots: bool) -> Callab
             args.append(name)
         body.append("    " + store.format(name))
     source = f"def __init__(self, {', '.join(args)}):\n" + "\n".join(body or ["    pass"]) + "\n"
-    exec(compile(source, f"<descgen record {cls.__name__}>", "exec"), env)
+    exec(compiled(source, f"<descgen record {cls.__name__}>"), env)
     init: Callable[..., None] = env["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__

@@ -100,6 +100,27 @@ CASES: list[tuple[list[str], bool]] = [
     (ZCM + ["--m", "32"], False),
     (["zcm", "--skip-span", "1", "--use-span", "13", "--start-count", "1,2"], False),
     (ZCM + ["--functions", "--format", "c"], False),
+    (["decode", "0x08400010"], True),
+    (["decode", "0x08400010", "--kind", "f16", "--table"], True),
+    (["decode", "0x08400010", "--table", "--all"], True),
+    (["decode", "--kind=f16", "0x08400010", "-v", "--json"], True),
+    (["decode", "0x10400010", "--kind", "f16", "--cta-group", "1", "-v", "--table"], True),  # an error: exit 1
+    (["decode", "0x08400010", "0x4000404000010040", "0xc000401000010800", "--short"], True),
+    (["decode", "0x08400010", "0x4000404000010040", "0xffffffffffffffff", "--table"], True),  # worst status: 1
+    (["decode", "08400490", "0840001000000000"], True),  # hex without 0x: the notes, then the answer
+    (["decode", "0x0841049000000000", "--table"], True),  # CUTLASS's runtime form
+    (["decode", "0x000C008007050301", "--as", "zcm", "--m", "32", "--n", "64", "--table"], True),
+    (["decode", "0x4000404000010040", "--arch", "sm_90a", "--table"], True),
+    (["decode", "0x007F01FF", "--as", "taddr", "--warp", "1", "--plain"], True),
+    (["decode", "0x08400010", "--m", "32", "--n", "64"], False),  # a usage error of the body
+    (["decode", "0x08400010", "--kind", "f16", "--pattern-start", "0x400"], False),
+    (["decode", "0x08400010", "zzz"], False),
+    (["decode", "0x08400010", "--kind", "f17"], False),
+    (["decode", "0x08400010", "--", "0x08400010"], False),
+    (["decode", "0x08400010", "-qv"], False),
+    (["decode", "0x08400010", "-1"], False),
+    (["decode", "--kind", "f16"], False),
+    (["decode", "0x08400010", "-h"], False),
 ]
 
 
@@ -134,6 +155,9 @@ def test_the_table_reads_every_option() -> None:
         assert [p[1] for p in command["params"]] == list(click_params)
         for param in command["params"]:
             p = click_params[param[1]]
+            if param[0] == "argument":
+                assert (p.nargs, param[2]) == (-1, p.required)
+                continue
             assert param[2] == tuple(p.opts)
             if param[0] == "option":
                 assert param[3] == p.required
@@ -161,9 +185,23 @@ def test_both_paths_print_the_same(entries: list[str]) -> None:
 def test_a_usage_error_of_the_body_hands_over_before_printing(capsys: pytest.CaptureFixture[str]) -> None:
     """--functions without --format is the body's usage error: run returns None, having printed nothing."""
     assert fast.run(IDESC + ["--functions"]) is None
-    assert fast.run(["decode", "0x08400010"]) is None  # not a fast command
+    assert fast.run(["decode", "0x08400010", "--m", "32", "--n", "64"]) is None  # a word below 2**32 has no mask
+    assert fast.run(["decode", "0x08400010", "zzz"]) is None  # every word is read before anything is printed
+    assert fast.run(["validate", "0x08400010"]) is None  # not a fast command
     out = capsys.readouterr()
     assert (out.out, out.err) == ("", "")
+
+
+def test_decode_of_standard_input_is_clicks() -> None:
+    """``decode -`` is handed to click before standard input is read (a hand-over after reading
+    it would find it empty): both paths print the same answer for the same input."""
+    env = {**os.environ, "PYTHONPATH": REPO, "COLUMNS": "110", "PYTHONIOENCODING": "utf-8"}
+    dump = b"0x7f00: 0x08400010, 0x4000404000010040\n"
+    answers = [subprocess.run([sys.executable, "-c", f"from {m} import main\nmain()", "decode", "-", "--short"],
+                              input=dump, capture_output=True, env=env, timeout=120)
+               for m in ("descgen.cli", "descgen.cli.app")]
+    assert [(a.stdout, a.stderr, a.returncode) for a in answers] == [(answers[1].stdout, b"", 0)] * 2
+    assert answers[0].stdout.decode().splitlines()[1].startswith("0x4000404000010040  smem")
 
 
 def _loaded_at_exit(argv: list[str]) -> dict[str, object]:

@@ -24,7 +24,7 @@ MODULES = sorted([name[:-3] for name in os.listdir(LIB) if name.endswith(".py") 
 #: The layers, bottom to top, as docs/architecture.md lists them: a module may import only modules
 #: of its own layer or of layers below.
 LAYERS = (
-    ("records", "errors", "transforms", "version", "types", "numbers", "errata", "workers"),
+    ("usercache", "records", "errors", "transforms", "version", "types", "numbers", "errata", "workers"),
     ("loader",),
     ("engine",),
     ("catalog", "report"),
