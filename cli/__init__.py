@@ -5,10 +5,10 @@ one, ``descgen validate | check`` check words against every PTX rule with the in
 context, ``descgen explain | rules`` document the finding codes; ``descgen --help`` documents the
 output modes and the exit status.
 
-:func:`main` first offers the command line to the click-free fast path (:mod:`.fast`: ``idesc``,
-``smem`` and ``zcm``, read from a table generated from the click commands), and otherwise to the click
-application (:mod:`.app`, imported then; :data:`cli` is loaded on first use). rich loads only
-when a table is drawn.
+:func:`main` first offers the command line to the click-free fast path (:mod:`.fast`:
+``idesc``, ``smem``, ``zcm`` and ``decode``, read from a table generated from the click
+commands), and otherwise to the click application (:mod:`.app`, imported then; :data:`cli` is
+loaded on first use). rich loads only when a table is drawn.
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 commands ``validate | check | explain | rules`` are in :mod:`descgen.cli.validation`).
 
 Startup imports click and descgen only; rich is imported by :mod:`descgen.cli.render`, which is
-imported only when a table is drawn. ``idesc``, ``smem`` and ``zcm`` declare their options here and run
-click-free bodies (:mod:`descgen.cli.encoders`), which the fast path (:mod:`descgen.cli.fast`)
-calls too.
+imported only when a table is drawn. ``idesc``, ``smem``, ``zcm`` and ``decode`` declare their
+options here and run click-free bodies (:mod:`descgen.cli.encoders`, :mod:`descgen.cli.decoder`),
+which the fast path (:mod:`descgen.cli.fast`) calls too.
 """
 
 from __future__ import annotations

@@ -1,25 +1,28 @@
-"""The command line's fast path: ``descgen idesc``, ``smem`` and ``zcm`` answered without
+"""The command line's fast path: ``descgen idesc``, ``smem``, ``zcm`` and ``decode`` answered without
 importing click (``import click`` alone costs about four times a bare interpreter's start-up).
 
 There is one definition of the command-line interface, the click commands of
 :mod:`descgen.cli.app`. :func:`spec` reads from them, as data, what the fast path needs: each
 option's spellings, whether it takes a value, whether it is required, the value click passes when
 it is not given, and how its value is read (:meth:`descgen.cli.values.Reader.describe`: the same
-click-free readers the click types use); the layers of the command's callback (``context_of``,
-``output.call``) and its click-free body (:mod:`descgen.cli.encoders`). The table is stored in
+click-free readers the click types use); a positional argument (``decode``'s WORDs: any number
+of strings); the layers of the command's callback (``context_of``, ``output.call``) and its
+click-free body (:mod:`descgen.cli.encoders`, :mod:`descgen.cli.decoder`). The table is stored in
 :mod:`descgen.cli.fast_spec` (regenerate: ``python -m descgen.cli.fast > cli/fast_spec.py``);
 ``tests/test_cli_fast.py`` checks that it equals :func:`spec` of the click commands and that both
 paths print the same bytes and exit with the same status for a broad set of command lines.
 
 :func:`run` answers a command line only when it is sure that click would read it the same way:
 the command is in the table; every token is an option spelled exactly as declared (``--opt
-value`` or ``--opt=value``; a flag alone), none given twice, no value starting with ``-``, no
-positional argument, no ``--``, no ``-h``/``--help``; every value reads without error or note;
-every required option is given; stdout and stderr are UTF-8 and no token holds an escape
-character; shell completion is not asked for; not on Windows (where click expands wildcards in the
-arguments and drives the console itself). Otherwise, and when the body raises a usage error
-(before printing anything, :class:`~descgen.cli.output.HandOver`), it returns None and click
-answers the command line from the start.
+value`` or ``--opt=value``; a flag alone) or, for a command that takes them, a positional
+argument (a token not starting with ``-``, or ``-`` alone); no option given twice, no value
+starting with ``-``, no ``--``, no ``-h``/``--help``; every value reads without error or note;
+every required option or argument is given; stdout and stderr are UTF-8 and no token holds an
+escape character; shell completion is not asked for; not on Windows (where click expands
+wildcards in the arguments and drives the console itself). Otherwise, and when the body raises a
+usage error or meets a step only click takes (before printing anything,
+:class:`~descgen.cli.output.HandOver`), it returns None and click answers the command line from
+the start.
 """
 
 from __future__ import annotations
