@@ -63,10 +63,6 @@ def decoded_many(word: int, label: str, results: dict[str, descgen.Decoded], con
     """One word tried under several layouts (every idesc kind, or smem and zcm): the short answer
     first, one line per reading worth showing (its key fields and findings), then the best reading
     in full; ``show_all`` shows every reading in full and the first error of every other one."""
-    from rich import box
-    from rich.padding import Padding
-    from rich.table import Table
-
     from descgen.identify import key_fields  # the key fields of a decoded word, as scan -v lists them
 
     console = _console()

@@ -16,7 +16,6 @@ the context the address is used in are catalog rules (``tables/rules.toml``):
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from .checks import alloc_findings, enforce, taddr_findings
@@ -111,7 +110,8 @@ def _read(word: int) -> FieldsRead:
     read = plan(_LAYOUT).read(word)
     if word >> _SF_BYTE_LO:  # CUTLASS's scale-factor address form: the lane finding says so (E31)
         read = read._replace(findings=tuple(
-            dataclasses.replace(f, rule=f"{f.rule}; note: {_SF_BYTE_NOTE}") if f.field == "lane" else f for f in read.findings))
+            Finding(f.code, f.severity, f.field, f.value, f.allowed, f"{f.rule}; note: {_SF_BYTE_NOTE}", f.source)
+            if f.field == "lane" else f for f in read.findings))
     return read
 
 
