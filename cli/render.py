@@ -218,8 +218,8 @@ def fields_table(d: descgen.Decoded, styles: dict[str, str], defaults: dict[str,
     used = fixed
     if source != "dropped":
         cites = ["source"] + [f.source if source == "full" else f.source.split(";")[0] for f in d.fields]
-        styles_ = ["bold"] + ["dim"] * len(d.fields)
-        lines, used = _wrapped(lines, cites, styles_, fixed + len(_GAP), room)
+        cite_styles = ["bold"] + ["dim"] * len(d.fields)
+        lines, used = _wrapped(lines, cites, cite_styles, fixed + len(_GAP), room)
     return [lines[0], Text(g["dash"] * used), *lines[1:]], source
 
 
