@@ -1,5 +1,5 @@
 """descgen's per-user cache: files under ``$XDG_CACHE_HOME/descgen`` (``~/.cache/descgen`` by
-default) that spare a start the work an earlier start did, each keyed so that it cannot go stale:
+default; ``DESCGEN_CACHE_DIR`` names another directory) that spare a start the work an earlier start did, each keyed so that it cannot go stale:
 
 - the tables, parsed from TOML (:func:`descgen.loader.read_table`; keyed by each file's path,
   size and modification time);
@@ -24,12 +24,15 @@ __all__ = ["cache_file", "load", "save", "compiled"]
 
 
 def cache_file(name: str) -> str | None:
-    """``$XDG_CACHE_HOME/descgen/NAME`` (``~/.cache`` by default); None when ``DESCGEN_NO_CACHE``
-    is set."""
+    """``NAME`` in ``$DESCGEN_CACHE_DIR``, by default ``$XDG_CACHE_HOME/descgen`` (``~/.cache``
+    when that is not set); None when ``DESCGEN_NO_CACHE`` is set."""
     if os.environ.get("DESCGEN_NO_CACHE"):
         return None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "descgen", name)
+    where = os.environ.get("DESCGEN_CACHE_DIR")
+    if not where:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        where = os.path.join(base, "descgen")
+    return os.path.join(where, name)
 
 
 def load(path: str | None) -> dict[Any, Any] | None:

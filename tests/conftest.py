@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +27,13 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "descgen"))
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# descgen's per-user cache (parsed tables, compiled code: descgen.usercache) goes to one directory
+# under the system's temporary directory for every test process and the commands they start, not
+# to the user's ~/.cache/descgen (the suite builds venvs and clones, each with its own tables
+# file). Tests of the cache itself set their own.
+os.environ["DESCGEN_CACHE_DIR"] = os.path.join(tempfile.gettempdir(),
+                                               f"descgen-tests-cache-{getattr(os, 'getuid', lambda: 0)()}")
 
 # --------------------------------------------------------------------------------------------
 # Instruction descriptor (Tables 42-44) and Table 39.

@@ -527,6 +527,7 @@ def test_parsed_tables_cache_is_keyed_by_the_file(tmp_path, monkeypatch):
     from descgen import loader
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("DESCGEN_CACHE_DIR", raising=False)
     monkeypatch.delenv("DESCGEN_NO_CACHE", raising=False)
     monkeypatch.setattr(loader, "_CACHE", None)
     fresh = loader.read_table("shapes.toml")

@@ -29,8 +29,9 @@ print(json.dumps({"new": usercache._NEW, "kinds": [r.kind for r in found.consist
 
 
 def _probe(env: dict[str, str]) -> dict[str, object]:
+    base = {k: v for k, v in os.environ.items() if k not in ("DESCGEN_CACHE_DIR", "DESCGEN_NO_CACHE")}
     out = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True, check=True, timeout=120,
-                         env={**os.environ, "PYTHONPATH": REPO, **env})
+                         env={**base, "PYTHONPATH": REPO, **env})
     return json.loads(out.stdout)  # type: ignore[no-any-return]
 
 
@@ -66,8 +67,23 @@ def test_no_cache_writes_nothing(tmp_path) -> None:
     assert not (tmp_path / "descgen").exists()
 
 
+def test_the_cache_directory(monkeypatch, tmp_path) -> None:
+    """``$XDG_CACHE_HOME/descgen`` (``~/.cache/descgen``), unless ``DESCGEN_CACHE_DIR`` names one;
+    none with ``DESCGEN_NO_CACHE``."""
+    for name in ("DESCGEN_CACHE_DIR", "DESCGEN_NO_CACHE", "XDG_CACHE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert usercache.cache_file("x") == str(tmp_path / ".cache" / "descgen" / "x")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert usercache.cache_file("x") == str(tmp_path / "xdg" / "descgen" / "x")
+    monkeypatch.setenv("DESCGEN_CACHE_DIR", str(tmp_path / "here"))
+    assert usercache.cache_file("x") == str(tmp_path / "here" / "x")
+    monkeypatch.setenv("DESCGEN_NO_CACHE", "1")
+    assert usercache.cache_file("x") is None
+
+
 def test_compiled_is_compile(monkeypatch, tmp_path) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("DESCGEN_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(usercache, "_CODE", None)
     source = "def f(x):\n    return x * 3\n"
     code = usercache.compiled(source, "<test>")
