@@ -28,13 +28,9 @@ from .output import (
     plain_mask,
     usage_error,
 )
-from .values import UInt
+from .values import WORD
 
 __all__ = ["decode"]
-
-#: How a WORD is read: hex, decimal or binary, a C suffix, hex without 0x where zero-padded
-#: (:func:`descgen.numbers.parse_uint`), at most 64 bits.
-_WORD = UInt(64, "WORD", words=True)
 
 
 def decode(out: Output, words: tuple[str, ...], as_: str | None, kind: str | None, mask_m: int | None, mask_n: int | None,
@@ -117,7 +113,7 @@ def _words(given: tuple[str, ...]) -> list[int]:
         raise usage_error("no word to decode (standard input was empty)")
     notes: list[str] = []
     try:
-        words = [_WORD.convert(t, "words", notes.append) for t in tokens]
+        words = [WORD.convert(t, "words", notes.append) for t in tokens]
     except ValueError as e:
         raise usage_error(str(e), param_hint="'WORD...'") from None
     for note in notes:

@@ -43,8 +43,9 @@ class UInt(Value):
     negative numbers and numbers wider than ``bits`` are usage errors (exit 2). Whether the value
     is legal for its descriptor field is the library's call (exit 1)."""
 
-    def __init__(self, bits: int = 64, metavar: str = "INT", *, words: bool = False) -> None:
-        super().__init__(values.UInt(bits, metavar, words=words))
+    def __init__(self, bits: int = 64, metavar: str = "INT", *, words: bool = False,
+                 reader: values.UInt | None = None) -> None:
+        super().__init__(reader or values.UInt(bits, metavar, words=words))
 
     def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:  # click 8.1 has no ctx
         return str(self.reader.metavar)  # type: ignore[attr-defined]
@@ -117,8 +118,8 @@ class TileShape(Value):
 
 #: Any unsigned integer up to 64 bits (addresses, sizes, counts).
 UINT = UInt(64, "INT")
-#: A descriptor word (up to 64 bits).
-WORD = UInt(64, "WORD", words=True)
+#: A descriptor word (:data:`descgen.cli.values.WORD`).
+WORD = UInt(reader=values.WORD)
 
 
 class ScaleVecType(LazyChoice):

@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable
 
 import descgen
 
-__all__ = ["Reader", "UInt", "UIntList", "Choice", "TypeChoice", "Kind", "Tile", "ScaleVec", "Arch", "Text", "SOURCES", "reader"]
+__all__ = ["Reader", "UInt", "WORD", "UIntList", "Choice", "TypeChoice", "Kind", "Tile", "ScaleVec", "Arch", "Text", "SOURCES", "reader"]
 
 Note = Callable[[str], None]
 
@@ -108,6 +108,11 @@ class UInt(Reader):
             raise ValueError(f"{str(value).strip()} has {number.bit_length()} bits; at most {self.bits} fit in a "
                              "descriptor word")
         return number
+
+
+#: How a descriptor word is read (``decode``'s WORDs, ``--word`` options): up to 64 bits, hex
+#: without ``0x`` where zero-padded to 8 or 16 digits (:func:`descgen.numbers.parse_uint`).
+WORD = UInt(64, "WORD", words=True)
 
 
 class UIntList(Reader):
