@@ -17,7 +17,7 @@ from .errors import EncodeError, Finding, HasFindings, UsageError, WordError
 from .loader import VALUE_TYPES, Field, Layout, layout
 from .records import field, record
 from .transforms import Transform
-from .usercache import compiled
+from .usercache import define
 
 __all__ = ["Plan", "plan", "code_word", "Word", "KnownBits", "DecodedField", "Decoded", "decode", "encode", "check_value", "check_word",
            "finding_code", "check_rule", "unit_word"]
@@ -313,7 +313,8 @@ class Plan:
                       f"    if x.__class__ is not int or not {lo} <= x <= {hi}{aligned}: raise KeyError({name!r})",
                       f"    word |= ({transform.expr or f'E{i}(x)'}) << {shift}"]
         lines.append("    return word")
-        pack: Callable[[Mapping[str, Any]], int] = _function("pack", "\n".join(lines), f"<descgen plan {self.layout.name}>", env)
+        # One layout's fields give the same text for every kind (the lookup tables are in env).
+        pack: Callable[[Mapping[str, Any]], int] = define("pack", "\n".join(lines), f"<descgen plan {self.layout.name}>", env)
         return pack
 
     def check(self, values: Mapping[str, Any]) -> list[Finding]:
@@ -418,7 +419,7 @@ class Plan:
         lines.append(f"        found = tuple([h[1] for h in ({', '.join(f'h{i}' for i in hits)}) if h[1] is not None])")
         values = ", ".join(f"{f.name!r}: h{i}[2]" for i, (_, _, f, _) in enumerate(self.decoders) if f.is_value)
         lines.append(f"    return ({', '.join(f'h{i}[0]' for i in hits)},), found, {{{values}}}")
-        unpack: Callable[[int], tuple[tuple[DecodedField, ...], tuple[Finding, ...], dict[str, Any]]] = _function(
+        unpack: Callable[[int], tuple[tuple[DecodedField, ...], tuple[Finding, ...], dict[str, Any]]] = define(
             "unpack", "\n".join(lines), f"<descgen unpack {self.layout.name}>", env)
         return unpack
 
@@ -451,14 +452,6 @@ class Plan:
                 findings.append(problem)
         return FieldsRead(word, tuple(fields), tuple(findings), {f.name: f.value for f in fields if f.type in VALUE_TYPES},
                           known, tuple(unknown))
-
-
-def _function(name: str, source: str, filename: str, env: dict[str, Any]) -> Any:
-    """The function ``name`` that ``source`` defines, made in ``env``. One layout's fields give
-    the same text for every kind (what differs, the lookup tables, is in ``env``): it is compiled
-    once, and kept in the per-user cache for the next process (:func:`descgen.usercache.compiled`)."""
-    exec(compiled(source, filename), env)
-    return env[name]
 
 
 def _decoded_field(f: Field, raw: int, value: Any, note: str) -> "DecodedField":

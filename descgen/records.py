@@ -7,7 +7,7 @@ compiled, its annotations parsed), and ``import descgen`` defines more than a do
 the command line's start-up. :func:`record` builds the same class for a fraction of that:
 
 - ``__init__`` (the dataclass's signature: names, order, defaults) is the one method compiled
-  (once per user: :func:`descgen.usercache.compiled`); it stores each field through its slot's
+  (once per user: :func:`descgen.usercache.define`); it stores each field through its slot's
   descriptor, twice as fast as the ``object.__setattr__`` of a frozen dataclass's own;
 - ``__repr__``, ``__eq__``, ``__hash__`` (over the fields with ``compare=True``, as the dataclass
   compares), the frozen ``__setattr__``/``__delattr__`` (raising
@@ -23,7 +23,7 @@ from __future__ import annotations
 import operator
 from typing import Any, Callable, TypeVar, dataclass_transform, overload
 
-from .usercache import compiled
+from .usercache import define
 
 __all__ = ["record", "field"]
 
@@ -209,8 +209,7 @@ def _init(cls: type, specs: list[tuple[str, Any, _Spec]], slots: bool) -> Callab
             args.append(name)
         body.append("    " + store.format(name))
     source = f"def __init__(self, {', '.join(args)}):\n" + "\n".join(body or ["    pass"]) + "\n"
-    exec(compiled(source, f"<descgen record {cls.__name__}>"), env)
-    init: Callable[..., None] = env["__init__"]
+    init: Callable[..., None] = define("__init__", source, f"<descgen record {cls.__name__}>", env)
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__
     init.__annotations__ = {**{name: kind for name, kind, s in specs if s.init}, "return": None}

@@ -20,7 +20,7 @@ import sys
 from types import CodeType
 from typing import Any
 
-__all__ = ["cache_file", "load", "save", "compiled"]
+__all__ = ["cache_file", "load", "save", "compiled", "define"]
 
 
 def cache_file(name: str) -> str | None:
@@ -95,6 +95,13 @@ def compiled(source: str, filename: str) -> CodeType:
             _NEW = True
             atexit.register(_save_code)
     return code
+
+
+def define(name: str, source: str, filename: str, env: dict[str, Any]) -> Any:
+    """The function ``name`` that generated ``source`` defines, made in ``env`` (the names the
+    source reads), its code from :func:`compiled`."""
+    exec(compiled(source, filename), env)
+    return env[name]
 
 
 def _save_code() -> None:
