@@ -27,6 +27,7 @@ from .output import (
     plain_decoded,
     plain_mask,
     usage_error,
+    word_as,
 )
 from .values import WORD
 
@@ -136,8 +137,7 @@ def _decode_short(word: int, as_: str | None, kind: str | None, context: dict[st
     d = best.decoded
     findings = "; ".join(f"{f.severity} {f.code}" for f in d.findings) or "no findings"
     runtime = f" [runtime form: idesc {best.runtime.idesc:#010x}]" if best.runtime else ""
-    width = 32 if word < 1 << 32 and best.descriptor in ("idesc", "taddr") else 64
-    echo(f"{hex_word(word, width)}  {shown}{runtime}: {key_fields(d)}; {findings}")
+    echo(f"{word_as(word, best.descriptor)}  {shown}{runtime}: {key_fields(d)}; {findings}")
     return EXIT_OK if best.ok else EXIT_RULE
 
 
@@ -163,8 +163,7 @@ def _decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: i
             raise usage_error("a word below 2**32 decodes as an idesc; add --as zcm to see its mask")
     hint = "; a word below 2**32 decodes as an idesc, add --as smem or --as zcm" if as_ is None and chosen == "idesc" else ""
     check_applies(context, ("smem", "zcm") if chosen == "smem+zcm" else chosen, hint=hint)
-    width = 32 if word < 1 << 32 and chosen in ("idesc", "taddr") else 64
-    out.input["word"] = hex_word(word, width)
+    out.input["word"] = word_as(word, chosen)
     ctx = {**context, "m": mask_m, "n": mask_n}
 
     from descgen.identify import identify  # loaded by the commands that read bare words (start-up)

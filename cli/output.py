@@ -52,6 +52,7 @@ __all__ = [
     "fast_path",
     "hex_bits",
     "hex_word",
+    "word_as",
     "internal_error",
     "interrupted",
     "mask_info",
@@ -170,6 +171,12 @@ def plain_decoded(d: descgen.Decoded, prefix: str = "") -> list[str]:
     lines += [f"{p}derived.{name}={plain_value(value)}" for name, value, _ in d.derived]
     lines += [f"{p}finding={finding}" for finding in d.findings]
     return lines
+
+
+def word_as(word: int, descriptor: str) -> str:
+    """A word as given, read as ``descriptor``: 8 hex digits for a 32-bit word read as an idesc or
+    a tensor memory address, else 16 (the 64-bit descriptors, CUTLASS's runtime idesc)."""
+    return hex_word(word, 32 if word < 1 << 32 and descriptor in ("idesc", "taddr") else 64)
 
 
 def plain_finding(f: descgen.Finding) -> str:

@@ -18,7 +18,7 @@ from descgen.examples import example, rules_markdown
 from .app import output_options
 from .encoders import renderer, wgmma_arch
 from .context import APPLIES, check_applies, context_options
-from .output import EXIT_RULE, ROLES, Output, hex_word, paged, pager_option, plain_finding, plain_not_checked, role_of
+from .output import EXIT_RULE, ROLES, Output, hex_word, paged, pager_option, plain_finding, plain_not_checked, role_of, word_as
 from .params import UINT, WORD, KindType, LazyChoice, descriptor_names
 
 __all__ = ["validate", "check", "explain", "rules", "verbose_options"]
@@ -109,8 +109,7 @@ def validate(out: Output, word: int, as_: str | None, kind: str | None, context:
     reading = found.best
     as_ = reading.descriptor
     check_applies(context, as_)
-    width = 32 if as_ in ("idesc", "taddr") and word < 1 << 32 else 64
-    out.input = {"word": hex_word(word, width), "as": as_, "kind": reading.kind if kind is None and as_ == "idesc" else kind,
+    out.input = {"word": word_as(word, as_), "as": as_, "kind": reading.kind if kind is None and as_ == "idesc" else kind,
                  **context}
     ctx = {name: context[name] for name in APPLIES[as_]}
     report = reading.report
@@ -124,7 +123,7 @@ def validate(out: Output, word: int, as_: str | None, kind: str | None, context:
         if not out.json:
             what = f".kind::{reading.kind}" if reading.kind else reading.descriptor
             also = f"; also consistent: {', '.join(others)}" if others else ""
-            click.echo(f"note: {hex_word(word, width)} read as {what} ({chosen['why']}{also}); "
+            click.echo(f"note: {word_as(word, as_)} read as {what} ({chosen['why']}{also}); "
                        f"give {'--kind' if as_ == 'idesc' else '--as'} to choose", err=True)
     if runtime is not None and not out.json:
         click.echo(f"note: {runtime['word']} {runtime['note']}", err=True)

@@ -538,3 +538,18 @@ def test_check_takes_a_pattern_start_per_operand():
     assert doc["input"]["a_pattern_start"] == 0x580
     clean = run_json(*args, "--b-pattern-start", "0x4400", code=0)
     assert "SMEM-BASE-OFFSET-TABLE41" not in {f["code"] for f in clean["result"]["findings"]}
+
+
+@pytest.mark.parametrize("word, note", [
+    (F16_OK, "note: 0x08400010 read as .kind::f16 (the first reading with no error finding; also consistent: "
+             ".kind::f8f6f4); give --kind to choose"),
+    (ADESC, "note: 0x4000404000010040 read as smem (the first reading with no error finding); give --as to choose"),
+    # CUTLASS's runtime idesc: read as an idesc, but written as the 64-bit word that was given
+    ("0x0841049000000000", "note: 0x0841049000000000 read as .kind::f16 (the first reading with no error finding; "
+                           "also consistent: .kind::f8f6f4); give --kind to choose"),
+])
+def test_validate_of_a_bare_word_says_which_reading_it_checked(word: str, note: str) -> None:
+    """Without --as/--kind, validate says on stderr which reading it checked, the word written at
+    the width of what was given (8 hex digits for a 32-bit idesc, 16 otherwise)."""
+    assert run("validate", word, "--plain").stderr.splitlines()[0] == note
+    assert run_json("validate", word)["input"]["word"] == word
