@@ -65,8 +65,8 @@ Data goes to stdout, diagnostics to stderr.
 Integers (words, addresses, sizes, counts): decimal, 0x hex or 0b binary, '_' separators
 and C suffixes u, l, ul, ull (any case) allowed (0x0840_0010, 0x08400010u). A word pasted as
 hex without 0x is read as hex: digits that are no decimal (08400a10, c000401000010800) and a
-zero-padded 8- or 16-digit token (08400010, 0840001000000000, as printf("%08x") and debuggers
-print it); other decimals that could be hex (0400, 12345678) are decimal; each reading with a
+token of exactly 8 or 16 digits (08400010, 10400010, 4000404000010040, as printf("%08x") and
+debuggers print it); other decimals that could be hex (0400) are decimal; each reading with a
 note on stderr. Negative numbers and numbers over 64 bits are usage errors.
 
 \b

@@ -9,6 +9,7 @@ returned: 1 when a word breaks a PTX rule or no reading is consistent.
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any
 
@@ -19,6 +20,7 @@ from .encoders import check_mn, renderer, wgmma_arch
 from .output import (
     EXIT_OK,
     EXIT_RULE,
+    EXIT_USAGE,
     Output,
     click_only,
     echo,
@@ -40,8 +42,10 @@ def decode(out: Output, words: tuple[str, ...], as_: str | None, kind: str | Non
 
     Several words (a debugger's dump of the idesc, A and B: decode 0x... 0x... 0x...) are
     decoded one after another, each read on its own; - reads the words from standard input
-    (separated by spaces, commas or lines; a token ending in ':', a dump's address, is skipped).
-    The exit status is the worst of them.
+    (separated by spaces, commas or lines; a debugger's '$1 = ' and braces dropped; a token
+    ending in ':', a dump's address, skipped). A token of standard input that is no integer is
+    reported with its line and the rest decoded; the exit status is then 2, else the worst of
+    the words'.
 
     \b
     Which layout:
@@ -85,8 +89,8 @@ def decode(out: Output, words: tuple[str, ...], as_: str | None, kind: str | Non
     Exits 1 (after printing) when the decode has an error finding, or when no kind /
     descriptor is consistent.
     """
-    values = _words(words)
-    status = EXIT_OK
+    values, unread = _words(words)
+    status = EXIT_USAGE if unread else EXIT_OK
     for i, word in enumerate(values):
         if i and not (out.json or short):
             echo()
@@ -97,29 +101,50 @@ def decode(out: Output, words: tuple[str, ...], as_: str | None, kind: str | Non
     return status
 
 
-def _words(given: tuple[str, ...]) -> list[int]:
-    """The words of ``descgen decode``'s arguments, ``-`` read from standard input (separated by
-    spaces, commas or lines; a token ending in ``:``, a dump's address, skipped). Every word is
-    read before anything is printed: a malformed one is a usage error naming ``WORD...``, and
-    the notes of the others (hex without ``0x``) go to stderr only when all are read."""
-    tokens: list[str] = []
-    for arg in given:
-        if arg == "-":
-            click_only("words from standard input")  # a hand-over after reading it would find it empty
-            text = sys.stdin.read()
-            tokens += [t for t in text.replace(",", " ").split() if not t.endswith(":")]
-        else:
-            tokens.append(arg)
-    if not tokens:
-        raise usage_error("no word to decode (standard input was empty)")
+#: A debugger's value-history prefix: cuda-gdb's and gdb's ``$1 = 0x08400010``.
+_GDB_VALUE = re.compile(r"^\s*\$\d+\s*=\s*")
+
+
+def _stdin_tokens(text: str) -> list[tuple[int, str]]:
+    """The word tokens of standard input with their line numbers: separated by spaces, commas or
+    lines; a debugger's ``$1 = `` prefix and an array's braces (``$2 = {0x1, 0x2}``) dropped, a
+    token ending in ``:`` (a dump's address) skipped."""
+    return [(n, t) for n, line in enumerate(text.splitlines(), 1)
+            for t in _GDB_VALUE.sub("", line).translate(_SEPARATORS).split() if not t.endswith(":")]
+
+
+_SEPARATORS = str.maketrans(",{}", "   ")
+
+
+def _words(given: tuple[str, ...]) -> tuple[list[int], int]:
+    """The words of ``descgen decode``'s arguments, ``-`` read from standard input
+    (:func:`_stdin_tokens`), and how many input tokens could not be read. Every word is read
+    before anything is printed. A malformed argument is a usage error naming ``WORD...``; a
+    malformed token of standard input costs only itself: it is reported on stderr with its line
+    (``error: stdin line 3: ...``) and the others are decoded (the exit status is then 2). The
+    notes of the words read (hex without ``0x``) go to stderr when all are read."""
     notes: list[str] = []
-    try:
-        words = [WORD.convert(t, "words", notes.append) for t in tokens]
-    except ValueError as e:
-        raise usage_error(str(e), param_hint="'WORD...'") from None
+    words: list[int] = []
+    bad = 0
+    for arg in given:
+        if arg != "-":
+            try:
+                words.append(WORD.convert(arg, "words", notes.append))
+            except ValueError as e:
+                raise usage_error(str(e), param_hint="'WORD...'") from None
+            continue
+        click_only("words from standard input")  # a hand-over after reading it would find it empty
+        for line, token in _stdin_tokens(sys.stdin.read()):
+            try:
+                words.append(WORD.convert(token, "words", notes.append))
+            except ValueError as e:
+                notes.append(f"error: stdin line {line}: {e}")
+                bad += 1
     for note in notes:
         echo(note, err=True)
-    return words
+    if not words and not bad:
+        raise usage_error("no word to decode (standard input was empty)")
+    return words, bad
 
 
 def _decode_short(word: int, as_: str | None, kind: str | None, context: dict[str, Any]) -> int:

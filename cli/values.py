@@ -111,7 +111,7 @@ class UInt(Reader):
 
 
 #: How a descriptor word is read (the WORD arguments and options of decode, validate, check,
-#: diff, layout, port): up to 64 bits, hex without ``0x`` where zero-padded to 8 or 16 digits
+#: diff, layout, port): up to 64 bits, hex without ``0x`` where exactly 8 or 16 digits
 #: (:func:`descgen.numbers.parse_uint`).
 WORD = UInt(64, "WORD", words=True)
 

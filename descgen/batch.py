@@ -227,9 +227,9 @@ def _word(req: Mapping[str, Any], key: str) -> int | None:
     v = req.get(key)
     if v is None:
         return None
-    if v.__class__ is int:
+    if v.__class__ is int or v.__class__ is Word:  # a request built in Python may hold an encoder's Word
         if v >= 0:
-            return v
+            return int(v)
     elif v.__class__ is str:
         try:
             return parse_uint(v, words=True)[0]  # the command line's rule (hex pasted without 0x: the note is _notes')

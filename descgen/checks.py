@@ -807,11 +807,11 @@ def _sbo_steps(op: str, major: str, swizzle: str, idesc: Mapping[str, Any]) -> b
     return shape is not None and kind is not None and mma_k(kind, False) > shape.k
 
 
-def enforce(word: int, found: Iterable[Finding], check: bool, where: str) -> int:
+def enforce(word: Word, found: Iterable[Finding], check: bool, where: str) -> Word:
     """What an encoder returns once the rules have run: raise :class:`EncodeError` on an error
-    finding (unless ``check`` is False); the word as a :class:`descgen.Word` carrying the findings
-    when there are any (errors with ``check=False``, warnings, notes); else the plain int."""
-    found = [*getattr(word, "findings", ()), *found]
+    finding (unless ``check`` is False); else the word carrying its field findings and ``found``
+    (errors with ``check=False``, warnings, notes)."""
+    found = [*word.findings, *found]
     if check:
         errors = [f for f in found if f.severity == "error"]
         if errors:

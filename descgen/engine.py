@@ -247,7 +247,7 @@ class Plan:
         self.ranges = tuple(ranges)
         # Compiled on the first encode (a decoder never needs it): the first call compiles, keeps
         # the compiled function in this slot, and packs.
-        self.pack: Callable[[Mapping[str, Any]], int] = self._pack_first
+        self.pack: Callable[[Mapping[str, Any]], Word] = self._pack_first
         self.value_fields = tuple(f for f in lay.fields if f.is_value)
         # Per field: (shift, mask, field, memo raw -> (DecodedField, Finding | None, value)).
         # Decoded fields are immutable, so each raw value is decoded once (at most 2**width entries).
@@ -262,7 +262,7 @@ class Plan:
 
     # -- encode -----------------------------------------------------------------------------
 
-    def encode(self, values: Mapping[str, Any], *, check: bool = True) -> int:
+    def encode(self, values: Mapping[str, Any], *, check: bool = True) -> "Word":
         """Build the word from logical values by field name (every value field must be given).
 
         Raises:
@@ -286,18 +286,17 @@ class Plan:
                 raise EncodeError(findings, self.context) from None
             # Legal values the fast path does not take (0/1 for a flag, numpy integers), or
             # check=False: pack value by value.
-            word = self._encode_unchecked(values, findings)
-            return word if findings else int(word)
+            return self._encode_unchecked(values, findings)
 
-    def _pack_first(self, values: Mapping[str, Any]) -> int:
+    def _pack_first(self, values: Mapping[str, Any]) -> "Word":
         self.pack = self._compile_pack()
         return self.pack(values)
 
-    def _compile_pack(self) -> Callable[[Mapping[str, Any]], int]:
+    def _compile_pack(self) -> "Callable[[Mapping[str, Any]], Word]":
         """The fast path of :meth:`encode` as one straight-line function over this plan's lookup
         tables and ranges (no loop): every value of the right class and in its domain is packed;
         anything else raises KeyError (or TypeError, unhashable), and :meth:`encode` checks it."""
-        env: dict[str, Any] = {"BASE": self.base}
+        env: dict[str, Any] = {"BASE": self.base, "NEW": int.__new__, "WORD": Word}
         lines = ["def pack(values):", "    word = BASE"]
         for i, (name, lut) in enumerate(self.luts):
             env[f"L{i}"] = lut
@@ -312,9 +311,9 @@ class Plan:
             lines += [f"    x = values[{name!r}]",  # Domain.__contains__, inlined
                       f"    if x.__class__ is not int or not {lo} <= x <= {hi}{aligned}: raise KeyError({name!r})",
                       f"    word |= ({transform.expr or f'E{i}(x)'}) << {shift}"]
-        lines.append("    return word")
+        lines.append("    return NEW(WORD, word)")  # a clean Word: int's constructor, no Python frame
         # One layout's fields give the same text for every kind (the lookup tables are in env).
-        pack: Callable[[Mapping[str, Any]], int] = define("pack", "\n".join(lines), f"<descgen plan {self.layout.name}>", env)
+        pack: Callable[[Mapping[str, Any]], Word] = define("pack", "\n".join(lines), f"<descgen plan {self.layout.name}>", env)
         return pack
 
     def check(self, values: Mapping[str, Any]) -> list[Finding]:
@@ -485,20 +484,22 @@ def unit_word(value: Any, unit: str) -> str:
 
 
 class Word(int):
-    """An encoded word with findings: the integer the bits ask for, with the :class:`Finding`
-    records in ``.findings``.
+    """An encoded word: the integer the bits ask for, with the :class:`Finding` records the rules
+    reported in ``.findings`` (an empty tuple for a clean word). Every ``encode_*`` returns one.
 
-    ``encode_*(..., check=False)`` returns one for a word that breaks rules (the errors it was
-    encoded despite, and any warnings); with checks on, a word the rules only warn about or note
-    something on comes back as a Word carrying those findings (exactly what ``validate_*`` of the
-    word with the same context reports). A word with no finding is a plain ``int``.
+    With checks on, ``.findings`` holds the warnings and notes the rules report for the word
+    (exactly what ``validate_*`` of the word with the same context reports); ``encode_*(...,
+    check=False)`` also attaches the errors it was encoded despite. A Word is an ``int`` in every
+    other way: arithmetic on it gives plain ints, and ``hex()``, ``==``, JSON and pickling see
+    the integer.
     """
 
-    findings: tuple[Finding, ...]
+    findings: tuple[Finding, ...] = ()
 
-    def __new__(cls, value: int, findings: list[Finding] | tuple[Finding, ...]) -> "Word":
+    def __new__(cls, value: int, findings: Iterable[Finding] = ()) -> "Word":
         self = super().__new__(cls, value)
-        self.findings = tuple(findings)
+        if findings:
+            self.findings = tuple(findings)
         return self
 
 
@@ -647,7 +648,7 @@ def decode(layout_name: str, word: int, kind: str | None = None) -> Decoded:
     return plan(layout_name, kind).decode(word)
 
 
-def encode(layout_name: str, kind: str | None = None, *, check: bool = True, **fields: Any) -> int:
+def encode(layout_name: str, kind: str | None = None, *, check: bool = True, **fields: Any) -> Word:
     """Encode a word of any layout from logical field values, by the tables' field names.
 
     The generic form of the ``encode_*`` functions: fields left out take the kind's defaults or

@@ -11,7 +11,7 @@ from typing import Any, Mapping
 from .catalog import catalog
 from .checks import enforce, idesc_findings, idesc_word_findings
 from .context import context, no_context
-from .engine import Decoded, FieldsRead, KnownBits, Plan
+from .engine import Decoded, FieldsRead, KnownBits, Plan, Word
 from .errors import EncodeError, Finding
 from .facts import kind_facts, major_keys, mma_k, normalize_kind, selector_keys, shape_keys
 from .loader import KINDS
@@ -48,7 +48,7 @@ def encode_idesc(
     a_tmem: bool | None = None,
     arch: Arch | None = None,
     check: bool = True,
-) -> int:
+) -> Word:
     """Encode a 32-bit ``tcgen05.mma`` instruction descriptor.
 
     Args:
@@ -80,13 +80,13 @@ def encode_idesc(
             :func:`descgen.validate_idesc`). Without it, M, N and the types must be legal under
             some context (Table 39, Table 50, Table 52); with it, under that one.
         check: when False, values that break a rule but still fit their bits are encoded anyway;
-            the result is a :class:`descgen.Word` (an int) with the findings in ``.findings``.
+            the errors come back in the result's ``.findings``.
 
     Every rule :func:`descgen.validate_idesc` checks runs; an error-severity finding raises.
 
     Returns:
-        The descriptor as an unsigned 32-bit integer; when the rules warn or note something (and no error), a
-        :class:`descgen.Word` carrying those findings, exactly as the validator reports them.
+        The descriptor, an unsigned 32-bit integer, as a :class:`descgen.Word`: ``.findings``
+        holds what the rules warn or note (empty when clean), exactly as the validator reports it.
 
     Raises:
         UsageError: unknown kind, or a context value that is not one.
@@ -170,7 +170,7 @@ def _fast(kind: str, cta_group: Any, ws: Any, a_tmem: Any) -> tuple[frozenset[An
     return hit
 
 
-def _rules_checked(p: Plan, word: int, values: dict[str, Any], check: bool, **ctx: Any) -> int:
+def _rules_checked(p: Plan, word: Word, values: dict[str, Any], check: bool, **ctx: Any) -> Word:
     """Run every idesc rule over the encoder's values; raise on an error (see checks.enforce)."""
     assert p.kind is not None  # an idesc plan is a kind's
     return enforce(word, idesc_findings(p.kind, values, context(**ctx))[0], check, p.context)

@@ -6,11 +6,12 @@ The rule for words (``words=True``), documented once, here and in ``descgen --he
 
 - ``0x``/``0b`` mean what they say; a C suffix (``u``, ``ul``, ``ull``...) is dropped;
 - digits that are not a decimal (``08400a10``, ``c000401000010800``) are hex;
-- a zero-padded token of exactly 8 or 16 digits (``08400010``, ``0840001000000000``: what
-  ``printf("%08x")``, ``%016llx`` and debuggers print) is hex: a decimal is not written with
-  leading zeros;
-- anything else is decimal: ``138412048``. A decimal that could still be pasted hex (another
-  leading zero, ``0400``; or exactly 8 or 16 digits, ``12345678``) is read as decimal, with a note.
+- a token of exactly 8 or 16 digits (``08400010``, ``10400010``, ``4000404000010040``: what
+  ``printf("%08x")``, ``%016llx`` and debuggers print) is hex: a descriptor word is almost never
+  written that way in decimal (a 32-bit idesc has 9-10 decimal digits, a 64-bit shared memory
+  descriptor with a swizzle mode set 19-20);
+- anything else is decimal: ``138412048``. A decimal that could still be pasted hex (a leading
+  zero, ``0400``) is read as decimal, with a note.
 
 Each reading that is not the plain one comes back with a note saying which reading was taken.
 """
@@ -26,7 +27,7 @@ _DIGITS = {"0x": ("0123456789abcdef", 16, "hex"), "0b": ("01", 2, "binary")}
 INTEGER_FORMATS = "decimal, 0x hex or 0b binary, '_' separators and C suffixes u, l, ul, ull allowed"
 #: C integer suffixes, as descgen's own --format c/cpp writes them (0x08400010u, 0x...ull): any case.
 _C_SUFFIX = re.compile(r"(?<=[0-9a-f_])(?:u(?:ll|l)?|(?:ll|l)u?)$")
-#: Digit counts of a 32- or 64-bit word printed as zero-padded hex without 0x (printf("%08x"), a debugger).
+#: Digit counts of a 32- or 64-bit word printed as hex without 0x (printf("%08x"), ``%016llx``, a debugger).
 HEX_WORD_DIGITS = (8, 16)
 
 
@@ -35,8 +36,8 @@ def parse_uint(text: str, *, words: bool = False) -> tuple[int, str | None]:
     ``(value, note)`` or raise ValueError with the reason (negative numbers say so).
 
     With ``words`` (a descriptor word, likely pasted), hex without ``0x`` is read by the module's
-    rule: hex digits that are no decimal, or a zero-padded 8- or 16-digit token, are hex; a
-    decimal that could be pasted hex is decimal; either comes with ``note``, None otherwise.
+    rule: hex digits that are no decimal, or a token of exactly 8 or 16 digits, are hex; a
+    decimal with a leading zero is decimal; either comes with ``note``, None otherwise.
     """
     shown = text.strip()
     s = _C_SUFFIX.sub("", shown.lower())
@@ -58,12 +59,11 @@ def parse_uint(text: str, *, words: bool = False) -> tuple[int, str | None]:
             raise ValueError(f"{shown!r} is not an integer ({INTEGER_FORMATS}); did you mean 0x{stripped}?")
         return int(stripped, 16), f"{shown!r} is not a decimal number: read as hex 0x{stripped}"
     if words and base == 10:
-        padded = len(stripped) > 1 and stripped[0] == "0"
-        if padded and len(stripped) in HEX_WORD_DIGITS:
-            value = int(stripped, 16)
-            return value, (f"{shown!r} read as hex 0x{stripped} (a zero-padded {len(stripped)}-digit word, as "
-                           f"printf and debuggers print one; the decimal {int(stripped)} is written without leading zeros)")
-        if padded or len(stripped) in HEX_WORD_DIGITS:
+        if len(stripped) in HEX_WORD_DIGITS:
+            value, decimal = int(stripped, 16), int(stripped)
+            return value, (f"{shown!r} read as hex 0x{stripped} ({len(stripped)} digits, a word as printf and "
+                           f"debuggers print it; for the decimal {decimal}, write {decimal:#x})")
+        if len(stripped) > 1 and stripped[0] == "0":
             value = int(stripped)
             return value, f"{shown!r} read as decimal {value} ({value:#x}); did you mean 0x{stripped}?"
     return int(stripped, base), None

@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 from .checks import enforce, smem_encode_findings, smem_findings
 from .context import context, no_context
-from .engine import Decoded, FieldsRead, KnownBits, Plan, plan
+from .engine import Decoded, FieldsRead, KnownBits, Plan, Word, plan
 from .facts import swizzle_derived
 from .report import NotChecked, Report
 from .types import Arch, LboMode, Swizzle
@@ -26,7 +26,7 @@ def encode_smem(
     arch: Arch | None = None,
     pattern_start: int | None = None,
     check: bool = True,
-) -> int:
+) -> Word:
     """Encode a 64-bit shared memory descriptor (Table 40).
 
     Args:
@@ -45,14 +45,14 @@ def encode_smem(
         pattern_start: byte address where the swizzle pattern starts, optional; with it the base
             offset must be the one Table 41 gives (see :func:`descgen.validate_smem`).
         check: when False, values that break a rule but still fit their bits are encoded anyway;
-            the result is a :class:`descgen.Word` (an int) with the findings in ``.findings``.
+            the errors come back in the result's ``.findings``.
 
     Every rule :func:`descgen.validate_smem` checks runs; an error-severity finding raises.
     Bits 46-48 get the fixed constant 0b001; bits 14-15, 30-31 and 53-60 are 0.
 
     Returns:
-        The descriptor as an unsigned 64-bit integer; when the rules warn or note something (and no error), a
-        :class:`descgen.Word` carrying those findings, exactly as the validator reports them.
+        The descriptor, an unsigned 64-bit integer, as a :class:`descgen.Word`: ``.findings``
+        holds what the rules warn or note (empty when clean), exactly as the validator reports it.
 
     Raises:
         EncodeError: a value is misaligned, out of range or not a known mode, or breaks a rule

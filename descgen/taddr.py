@@ -20,7 +20,7 @@ from typing import Any
 
 from .checks import alloc_findings, enforce, taddr_findings
 from .context import context
-from .engine import Decoded, FieldsRead, plan
+from .engine import Decoded, FieldsRead, Word, plan
 from .errors import Finding
 from .facts import alloc_sizes, describe_range, lane_warp, tmem_shape, warp_lanes, warps_per_warpgroup
 from .report import Report
@@ -60,7 +60,7 @@ def _derived(values: dict[str, Any]) -> tuple[tuple[str, Any, str], ...]:
 
 
 def encode_taddr(lane: int, column: int, *, warp: int | None = None, alloc_columns: int | None = None,
-                 alloc_base: int | None = None, check: bool = True) -> int:
+                 alloc_base: int | None = None, check: bool = True) -> Word:
     """Encode a 32-bit tensor memory address (§9.7.16.1.1): ``lane << 16 | column``.
 
     Args:
@@ -73,11 +73,11 @@ def encode_taddr(lane: int, column: int, *, warp: int | None = None, alloc_colum
         alloc_base: the address that ``tcgen05.alloc`` wrote (lane 0, its first column),
             optional; with ``alloc_columns`` the column must lie inside the allocation.
         check: when False, values that break a rule but still fit their bits are encoded anyway;
-            the result is a :class:`descgen.Word` (an int) with the findings in ``.findings``.
+            the errors come back in the result's ``.findings``.
 
     Returns:
-        The address as an unsigned 32-bit integer; ``encode_taddr(32, 0) == 0x00200000``.
-        A :class:`descgen.Word` carrying the findings when the rules warn or note something.
+        The address, an unsigned 32-bit integer, as a :class:`descgen.Word` (``.findings``: what
+        the rules warn or note, empty when clean); ``encode_taddr(32, 0) == 0x00200000``.
 
     Raises:
         EncodeError: a lane or column out of range, or a rule the context breaks (all findings).

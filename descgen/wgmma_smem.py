@@ -15,7 +15,7 @@ from typing import Any, Mapping
 
 from .checks import enforce, smem_encode_findings, smem_findings
 from .context import context, no_context
-from .engine import Decoded, KnownBits, Plan, plan
+from .engine import Decoded, KnownBits, Plan, Word, plan
 from .facts import swizzle_derived
 from .report import NotChecked, Report
 from .types import WgmmaSwizzle
@@ -35,7 +35,7 @@ def encode_wgmma_smem(
     base_offset: int = 0,
     pattern_start: int | None = None,
     check: bool = True,
-) -> int:
+) -> Word:
     """Encode a 64-bit wgmma shared memory matrix descriptor (§9.7.15.5.1.2.2, ``sm_90a``).
 
     Args:
@@ -59,8 +59,8 @@ def encode_wgmma_smem(
     Bits 14-15, 30-31, 46-48 and 52-61 are 0 (errata E44).
 
     Returns:
-        The descriptor as an unsigned 64-bit integer (a :class:`descgen.Word` when the rules warn
-        or note something).
+        The descriptor, an unsigned 64-bit integer, as a :class:`descgen.Word` (``.findings``: what
+        the rules warn or note, empty when clean).
 
     Raises:
         EncodeError: a value is misaligned, out of range or not a wgmma swizzle mode (codes

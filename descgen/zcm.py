@@ -15,7 +15,7 @@ from typing import Any
 from .catalog import usage_error
 from .checks import enforce, zcm_encode_findings, zcm_findings
 from .context import context, no_context
-from .engine import Decoded, KnownBits, Plan, hex_bits, plan
+from .engine import Decoded, KnownBits, Plan, Word, hex_bits, plan
 from .facts import submask_counts
 from .report import NotChecked, Report
 
@@ -35,7 +35,7 @@ def encode_zcm(
     n: int | None = None,
     ws: bool | None = None,
     check: bool = True,
-) -> int:
+) -> Word:
     """Encode a 64-bit zero-column mask descriptor (Table 45).
 
     Args:
@@ -52,11 +52,11 @@ def encode_zcm(
         m, n, ws: the MMA's M and N and whether it is ``.ws``, optional (see
             :func:`descgen.validate_zcm`): the column shift limit and sub-mask use depend on M.
         check: when False, values that break a rule but still fit their bits are encoded anyway;
-            the result is a :class:`descgen.Word` (an int) with the findings in ``.findings``.
+            the errors come back in the result's ``.findings``.
 
     Returns:
-        The descriptor as an unsigned 64-bit integer; when the rules warn or note something (and no error), a
-        :class:`descgen.Word` carrying those findings, exactly as the validator reports them.
+        The descriptor, an unsigned 64-bit integer, as a :class:`descgen.Word`: ``.findings``
+        holds what the rules warn or note (empty when clean), exactly as the validator reports it.
 
     Raises:
         EncodeError: a value is out of range, or breaks a rule for the given M (all findings attached).

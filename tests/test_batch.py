@@ -626,8 +626,8 @@ def test_a_word_pasted_without_0x_is_read_as_the_command_line_reads_it():
         {"op": "decode", "word": 0x08400010, "kind": "f16"},
         {"op": "decode", "word": "0840001000000000"}, full=False)
     assert pasted["ok"] and pasted["word"] == "0x08400010" and pasted["fields"]["n"] == 256
-    assert pasted["notes"] == ["word: '08400010' read as hex 0x08400010 (a zero-padded 8-digit word, as printf and "
-                               "debuggers print one; the decimal 8400010 is written without leading zeros)"]
+    assert pasted["notes"] == ["word: '08400010' read as hex 0x08400010 (8 digits, a word as printf and "
+                               "debuggers print it; for the decimal 8400010, write 0x802c8a)"]
     assert "notes" not in prefixed and "notes" not in number and prefixed["fields"] == pasted["fields"]
     assert runtime["ok"] and runtime["runtime"]["idesc"] == "0x08400010"
     assert runtime["notes"][0].startswith("word: '0840001000000000' read as hex 0x0840001000000000")
@@ -635,5 +635,7 @@ def test_a_word_pasted_without_0x_is_read_as_the_command_line_reads_it():
     assert not refused["ok"] and refused["notes"] and refused["error"]
     cli = cli_run("decode", "08400010", "--kind", "f16")
     assert "word=0x08400010" in cli.stdout.splitlines()
-    decimal = one({"op": "decode", "word": "12345678", "descriptor": "smem"}, full=False)
+    decimal = one({"op": "decode", "word": "012345678", "descriptor": "smem"}, full=False)
     assert decimal["word"] == f"{12345678:#018x}" and "read as decimal 12345678" in decimal["notes"][0]
+    hex16 = one({"op": "decode", "word": "4000404000010040", "descriptor": "smem"}, full=False)
+    assert hex16["word"] == "0x4000404000010040" and "read as hex" in hex16["notes"][0]

@@ -56,8 +56,7 @@ def test_the_format_cpp_literal_decodes_back() -> None:
     assert "n=256" in run("decode", literal, "--kind", "f16").stdout.splitlines()
 
 
-@pytest.mark.parametrize("text, decimal", [("12345678", 12345678), ("1234567812345678", 1234567812345678),
-                                            ("0400", 400), ("084000100", 84000100)])
+@pytest.mark.parametrize("text, decimal", [("0400", 400), ("084000100", 84000100), ("0840001000", 840001000)])
 def test_decimal_that_looks_like_pasted_hex_gets_a_note(text: str, decimal: int) -> None:
     result = run("decode", text, "--as", "smem", "--json", code=None)
     assert json.loads(result.stdout)["input"]["word"] == f"{decimal:#018x}"
@@ -65,15 +64,24 @@ def test_decimal_that_looks_like_pasted_hex_gets_a_note(text: str, decimal: int)
 
 
 @pytest.mark.parametrize("text, value", [("08400010", 0x08400010), ("0840001000000000", 0x0840001000000000),
-                                         ("00000000", 0), ("0840_0010", 0x08400010), ("08400010u", 0x08400010)])
-def test_zero_padded_8_or_16_digits_are_hex_with_a_note(text: str, value: int) -> None:
-    """Issue 19: what cuda-gdb and printf("%08x") print is hex, not the decimal 8400010."""
+                                         ("00000000", 0), ("0840_0010", 0x08400010), ("08400010u", 0x08400010),
+                                         ("10400010", 0x10400010), ("12345678", 0x12345678),
+                                         ("4000404000010040", 0x4000404000010040)])
+def test_8_or_16_digits_are_hex_with_a_note(text: str, value: int) -> None:
+    """What cuda-gdb, printf("%08x") and %016llx print is hex, zero-padded or not: 10400010 (an M = 256
+    idesc) is not the decimal 10400010, and 4000404000010040 (an smem word) not a 16-digit decimal."""
     result = run("decode", text, "--as", "smem", "--json", code=None)
     assert json.loads(result.stdout)["input"]["word"] == f"{value:#018x}"
     digits = text.lower().removesuffix("u").replace("_", "")
-    assert result.stderr.strip() == (f"note: {text!r} read as hex 0x{digits} (a zero-padded {len(digits)}-digit word, "
-                                     f"as printf and debuggers print one; the decimal {int(digits)} is written "
-                                     "without leading zeros)")
+    assert result.stderr.strip() == (f"note: {text!r} read as hex 0x{digits} ({len(digits)} digits, a word as printf "
+                                     f"and debuggers print it; for the decimal {int(digits)}, write {int(digits):#x})")
+
+
+def test_an_m256_idesc_printed_with_08x_decodes_as_m256() -> None:
+    """printf("%08x") of the f16 M = 256, N = 256 idesc has no leading zero: still the hex word."""
+    assert run("idesc", "--kind", "f16", "--m", "256", "--n", "256").stdout.strip() == "0x10400010"
+    decoded = run("decode", "10400010", "--kind", "f16").stdout.splitlines()
+    assert "word=0x10400010" in decoded and "m=256" in decoded
 
 
 def test_pasted_idesc_and_runtime_words_decode_as_meant() -> None:

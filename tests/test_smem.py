@@ -272,7 +272,7 @@ def test_check_false():
 def test_check_false_returns_word_with_findings():
     w = encode_smem(start_address=0x400, lbo=16, sbo=1024, swizzle="128B", base_offset=7, check=False)
     assert w == spec_encode_smem(0x400, 16, 1024, "128B", 7)
-    assert not getattr(w, "findings", ())
+    assert not w.findings
     with pytest.raises(EncodeError) as info:  # misaligned: the dropped low bits would be lost
         encode_smem(start_address=8, lbo=0, sbo=0, swizzle="none", check=False)
     assert info.value.code == "SMEM-START-ADDRESS-ALIGN"

@@ -48,6 +48,31 @@ def test_user_script_passes_mypy_strict(tmp_path_factory: pytest.TempPathFactory
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def test_readme_python_example_passes_mypy_strict(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The README's Python block, as a user pastes it into a script: ``w.findings`` of an encode
+    type-checks whether or not the word warns (every encoder returns a ``descgen.Word``)."""
+    readme = Path(REPO, "README.md").read_text(encoding="utf-8")
+    code = readme.split("```python\n", 1)[1].split("```", 1)[0]
+    assert "encode_idesc" in code and ".findings" in code
+    script = tmp_path_factory.mktemp("readme") / "readme_example.py"
+    script.write_text(code, encoding="utf-8")
+    result = _mypy(tmp_path_factory, str(script))
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_every_encoder_returns_a_word_with_findings() -> None:
+    """One return type: a clean word has ``.findings == ()``, a warned one its findings."""
+    clean = [descgen.encode_idesc("f16", 128, 256), descgen.encode_smem(start_address=0x400, lbo=16, sbo=1024,
+                                                                        swizzle="128B"),
+             descgen.encode_zcm(start_count=(1, 3, 5, 7), skip_span=1, use_span=13), descgen.encode_taddr(32, 0),
+             descgen.encode_wgmma_smem(start_address=0x400, lbo=16, sbo=1024, swizzle="128B"),
+             descgen.encode("idesc_dense", "f16", m=128, n=256)]
+    assert [w.__class__ for w in clean] == [descgen.Word] * len(clean)
+    assert [w.findings for w in clean] == [()] * len(clean)
+    warned = descgen.encode_idesc("f16", 128, 256, max_shift=8, ws=False)
+    assert warned.__class__ is descgen.Word and [f.code for f in warned.findings] == ["IDESC-MAX-SHIFT-WS"]
+
+
 def test_mypy_finds_the_installed_descgen_from_a_users_directory(tmp_path: Path) -> None:
     """As a user runs it: the script in their own directory, no MYPYPATH, descgen found where pip
     put it. After the README's `pip install -e '.[test]'` that is the editable install: its path

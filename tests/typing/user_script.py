@@ -41,9 +41,8 @@ def instruction_descriptors() -> dict[str, int]:
     i8: int = descgen.encode_idesc("i8", 128, 128, dtype="s32", saturate=True)
     generic: int = descgen.encode("idesc_dense", "f16", m=128, n=256)
     assert generic == descgen.encode_idesc("f16", 128, 256)
-    raw: descgen.Word | int = descgen.encode_idesc("i8", 128, 40, check=False)
-    if isinstance(raw, descgen.Word):
-        assert raw.findings
+    raw: descgen.Word = descgen.encode_idesc("i8", 128, 40, check=False)
+    assert raw.findings and not descgen.encode_idesc(KIND, 128, 256).findings
     k: int = descgen.mma_k(descgen.normalize_kind("kind::f16"), sparse=False)
     assert k == 16
     atypes: tuple[descgen.ElementType, ...] = descgen.type_names("atype")

@@ -1,0 +1,52 @@
+"""What a new user trips over, tried from a fresh clone with the README's commands: each test goes
+through click's runner or a subprocess, as a user would (the second round after
+tests/test_first_hour.py)."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from descgen.cli import cli
+
+
+def _runner() -> CliRunner:
+    try:  # click < 8.2 mixes stderr into stdout unless told not to
+        return CliRunner(mix_stderr=False)  # type: ignore[call-arg]
+    except TypeError:
+        return CliRunner()
+
+
+def run(*args: str, code: int | None = 0, input: str | None = None):
+    result = _runner().invoke(cli, list(args), input=input)
+    assert "Traceback" not in result.stdout and "Traceback" not in result.stderr, (result.stdout, result.stderr)
+    if code is not None:
+        assert result.exit_code == code, (result.exit_code, result.stdout, result.stderr)
+    return result
+
+
+# --------------------------------------------------------------------------------------------
+# Words from standard input: cuda-gdb's value history, and one bad line costs only itself.
+
+
+def test_decode_reads_cuda_gdb_value_history_from_stdin() -> None:
+    result = run("decode", "-", "--short", input="0x08400010\n$1 = 0x08400010\n$2 = {0x4000404000010040, 0x10400010}\n")
+    assert [line.split()[0] for line in result.stdout.splitlines()] == [
+        "0x08400010", "0x08400010", "0x4000404000010040", "0x10400010"]
+    assert result.stderr == ""
+
+
+def test_a_bad_stdin_line_is_reported_and_the_rest_decoded() -> None:
+    result = run("decode", "-", "--short", input="0x08400010\nnot-a-word\n0x4000404000010040\n", code=2)
+    assert [line.split()[0] for line in result.stdout.splitlines()] == ["0x08400010", "0x4000404000010040"]
+    (error,) = result.stderr.splitlines()
+    assert error.startswith("error: stdin line 2: 'not-a-word' is not an integer")
+    as_json = run("decode", "-", "--json", input="zz\n0x08400010\n", code=2)
+    assert json.loads(as_json.stdout)["input"]["word"] == "0x08400010"
+    assert as_json.stderr.startswith("error: stdin line 1: 'zz'")
+
+
+def test_a_bad_word_argument_is_still_a_usage_error() -> None:
+    result = run("decode", "0x08400010", "nope", code=2)
+    assert result.stdout == "" and "Invalid value for 'WORD...'" in result.stderr
