@@ -43,9 +43,6 @@ def plain_diff(d: Any, show_all: bool) -> list[str]:
                          f"({where}: {f.a_raw:#0{width + 2}x} -> {f.b_raw:#0{width + 2}x})")
         elif show_all:
             lines.append(f"same.{f.name}={_value(f.a_value, f.unit)} ({where}: {f.a_raw:#0{width + 2}x})")
-    if d.low_differs:
-        lines.append(f"changed.runtime_low={(d.runtime_a.low if d.runtime_a else 0):#010x} -> "
-                     f"{(d.runtime_b.low if d.runtime_b else 0):#010x} (bits 0-31 of the 64-bit runtime form)")
     lines += [f"only_a={f}" for f in d.only_a] + [f"only_b={f}" for f in d.only_b]
     return lines
 

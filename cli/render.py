@@ -471,7 +471,7 @@ def mask_view(info: dict[str, Any]) -> Group:
 
 _WORD_TITLE = {"idesc": "instruction descriptor", "smem": "shared memory descriptor",
                "zcm": "zero-column mask descriptor", "a_desc": "A's shared memory descriptor",
-               "b_desc": "B's shared memory descriptor"}
+               "b_desc": "B's shared memory descriptor", "instruction": "the shape, types and immediates"}
 
 
 def not_checked_view(items: Any, g: dict[str, str], elsewhere: dict[str, str] | None = None) -> Table | Text | Group:
@@ -547,25 +547,31 @@ def validated(report: descgen.Report, role: str, context: dict[str, Any], *, ver
     console.print(_summary(report.findings, report.not_checked, verbose, g))
 
 
-def checked(report: descgen.Report, kind: str, context: dict[str, Any], groups: dict[str, list[Any]], *,
-            verbose: bool, elsewhere: dict[str, str] | None = None) -> None:
-    """``descgen check``: per word of the instruction, its findings."""
+def checked(report: descgen.Report, instruction: str, context: dict[str, Any] | None, groups: dict[str, list[Any]],
+            *, verbose: bool, elsewhere: dict[str, str] | None = None) -> None:
+    """``descgen check`` (``tcgen05.mma .kind::f16``, its ``context``) and ``check-wgmma``
+    (``wgmma.mma_async.m64n128k16.f32.f16.f16``, no context options): per word of the
+    instruction, its findings, then the verdict."""
     console = _console()
     g = _glyphs(console)
     title = Text()
-    title.append(f"tcgen05.mma .kind::{kind}", style="bold")
-    title.append(f"  {_context_text(context)}", style="dim")
+    title.append(instruction, style="bold")
+    if context is not None:
+        title.append(f"  {_context_text(context)}", style="dim")
     console.print(title)
     for role, findings in groups.items():
         d = report.decoded.get(role)
         head = Text()
         head.append(f"{role:<7}", style="bold")
-        if d is None:
+        if d is None and role == "a_desc":
             head.append("A in tensor memory (--a-tmem): no descriptor", style="dim")
             console.print(head)
             continue
-        head.append(f"{d.hex}  ", style="bold")
-        head.append(_WORD_TITLE.get(role, role), style="dim")
+        if d is None:
+            head.append("  " + _WORD_TITLE.get(role, role), style="dim")
+        else:
+            head.append(f"{d.hex}  ", style="bold")
+            head.append(_WORD_TITLE.get(role, role), style="dim")
         console.print(head)
         console.print(findings_text(findings, g, indent=2, empty="no findings"))
     if verbose:

@@ -19,7 +19,7 @@ from .app import output_options
 from .encoders import renderer, wgmma_arch
 from .context import APPLIES, check_applies, context_options
 from .output import EXIT_RULE, ROLES, Output, hex_word, paged, pager_option, plain_finding, plain_not_checked, role_of, word_as
-from .params import UINT, WORD, KindType, LazyChoice, descriptor_names
+from .params import UINT, WORD, KindType, LazyChoice, TypeChoice, descriptor_names
 
 __all__ = ["validate", "check", "explain", "rules", "verbose_options"]
 
@@ -67,7 +67,8 @@ def validate(out: Output, word: int, as_: str | None, kind: str | None, context:
                              error and the fewest findings. A note on stderr (JSON:
                              "identified") names the reading and the other consistent ones
     A 64-bit word with --kind (--as idesc) is CUTLASS's runtime form: its upper 32 bits are
-    validated, and a note on stderr (JSON: "runtime") says so (errata E31).
+    validated, and a note on stderr (JSON: "runtime") says so (errata E31); one whose low 32
+    bits are not 0 is no instruction descriptor in any form: a usage error (exit 2).
 
     \b
     Context (each option applies to the words whose rules use it):
@@ -202,7 +203,7 @@ def check(out: Output, idesc_word: int, kind: str, a_word: int | None, b_word: i
     if out.json:
         out.emit_json(result=report.as_dict(), **({"runtime": runtime} if runtime else {}))
     elif out.table:
-        renderer().checked(report, kind, context, groups, verbose=verbose, elsewhere=_ELSEWHERE)
+        renderer().checked(report, f"tcgen05.mma .kind::{kind}", context, groups, verbose=verbose, elsewhere=_ELSEWHERE)
     else:
         out.lines(plain_finding(f) for r in roles for f in groups[r])
         if verbose:
@@ -212,9 +213,10 @@ def check(out: Output, idesc_word: int, kind: str, a_word: int | None, b_word: i
 
 @click.command("check-wgmma", short_help="Check one Hopper wgmma.mma_async instruction (sm_90a).")
 @click.option("--shape", required=True, metavar="m64nNkK", help="The shape qualifier, e.g. m64n128k16 (§9.7.15.2).")
-@click.option("--dtype", required=True, help="The accumulator type .dtype: f16, f32 or s32 (§9.7.15.3).")
-@click.option("--atype", required=True, help="A's type .atype: f16, bf16, tf32, e4m3, e5m2, s8, u8, b1.")
-@click.option("--btype", help="B's type .btype (default: --atype).")
+@click.option("--dtype", required=True, type=TypeChoice("wgmma_dtypes"),
+              help="The accumulator type .dtype (§9.7.15.3).")
+@click.option("--atype", required=True, type=TypeChoice("wgmma_types"), help="A's type .atype (§9.7.15.3).")
+@click.option("--btype", type=TypeChoice("wgmma_types"), help="B's type .btype (default: --atype).")
 @click.option("--adesc", "a_word", type=WORD, metavar="WORD", help="A's 64-bit descriptor (omit: A from registers).")
 @click.option("--bdesc", "b_word", required=True, type=WORD, metavar="WORD", help="B's 64-bit descriptor.")
 @click.option("--sp", is_flag=True, help="wgmma.mma_async.sp (A structured-sparse).")
@@ -260,6 +262,13 @@ def check_wgmma(out: Output, shape: str, dtype: str, atype: str, btype: str | No
     report = descgen.check_wgmma(a_desc=a_word, b_desc=b_word, **args)
     if out.json:
         out.emit_json(result=report.as_dict())
+    elif out.table:
+        roles = [r for r in ("a_desc", "b_desc") if r in report.decoded]  # no a_desc: A from registers
+        groups: dict[str, list[Any]] = {r: [f for f in report.findings if role_of(f) == r] for r in roles}
+        groups["instruction"] = [f for f in report.findings if role_of(f) not in roles]
+        instruction = (f"wgmma.mma_async{'.sp' if sp else ''}.{shape.lstrip('.').lower()}.{dtype}.{atype}.{btype or atype}"
+                       + ("  (A from registers)" if a_word is None else ""))
+        renderer().checked(report, instruction, None, groups, verbose=verbose)
     else:
         out.lines(plain_finding(f) for f in report.findings)
         if verbose:

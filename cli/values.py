@@ -35,6 +35,18 @@ def _descriptor_names() -> tuple[str, ...]:
     return DESCRIPTORS
 
 
+def _wgmma_types() -> tuple[str, ...]:
+    from descgen.wgmma_facts import wgmma_types
+
+    return wgmma_types()
+
+
+def _wgmma_dtypes() -> tuple[str, ...]:
+    from descgen.wgmma_facts import wgmma_table
+
+    return tuple(dict.fromkeys(d for r in wgmma_table().rows for d in r.dtypes))
+
+
 def _warps() -> tuple[str, ...]:
     from descgen.facts import warps_per_warpgroup
 
@@ -57,6 +69,8 @@ SOURCES: dict[str, Callable[[], Iterable[Any]]] = {
     "descriptors": _descriptor_names,
     "warps": _warps,
     "kinds": lambda: descgen.KINDS,
+    "wgmma_types": _wgmma_types,
+    "wgmma_dtypes": _wgmma_dtypes,
     "scale_vecs": lambda: descgen.SCALE_VECS,
 }
 

@@ -73,15 +73,9 @@ class Diff:
         return tuple(f for f in self.fields if not f.equal)
 
     @property
-    def low_differs(self) -> bool:
-        """The low 32 bits of two runtime forms differ (the instruction never sees them)."""
-        low = [r.low if r else 0 for r in (self.runtime_a, self.runtime_b)]
-        return low[0] != low[1]
-
-    @property
     def equal(self) -> bool:
-        """No field differs, no finding differs and, for runtime forms, the low halves agree."""
-        return not self.changed and not self.only_a and not self.only_b and not self.low_differs
+        """No field differs and no finding differs (a runtime form's low half is always 0, E31)."""
+        return not self.changed and not self.only_a and not self.only_b
 
     def as_dict(self) -> dict[str, Any]:
         return {

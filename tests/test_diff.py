@@ -33,11 +33,20 @@ def test_e31_runtime_form_is_the_upper_half():
     assert (d.value("m"), d.value("n"), d.ok) == (128, 256, True)
 
 
-def test_e31_low_half_reported_as_a_tensor_memory_address():
-    r = descgen.idesc_from_runtime(F16_N256 << 32 | 0x00200010)
-    assert r.low == 0x00200010 and "lane 32, column 16" in r.note
-    assert r.as_dict() == {"form": "cutlass_runtime", "word": "0x0840001000200010", "idesc": "0x08400010",
-                           "low": "0x00200010", "note": r.note}
+def test_e31_a_nonzero_low_half_is_no_runtime_idesc():
+    """CUTLASS writes 0 in the low half: any other 64-bit word given as an idesc (an smem word with
+    --kind) is refused, never read as its upper half."""
+    r = descgen.idesc_from_runtime(F16_N256 << 32)
+    assert r.low == 0 and r.as_dict() == {"form": "cutlass_runtime", "word": "0x0840001000000000",
+                                          "idesc": "0x08400010", "low": "0x00000000", "note": r.note}
+    with pytest.raises(WordError) as e:
+        descgen.idesc_from_runtime(F16_N256 << 32 | 0x00200010)
+    assert e.value.findings[0].code == "IDESC-RUNTIME-LOW" and "its low 32 bits are 0x00200010" in str(e.value)
+    for args in (("validate", "0x4000404000010040", "--kind", "f16"), ("decode", "0x4000404000010040", "--kind", "f16"),
+                 ("check", "--idesc", "0x4000404000010040", "--kind", "f16", "--adesc", "0x4000404000010040",
+                  "--bdesc", "0x4000404000010440")):
+        refused = run(*args, code=2)
+        assert "IDESC-RUNTIME-LOW" in refused.stderr and "descgen decode 0x4000404000010040" in refused.stderr
 
 
 @pytest.mark.parametrize("word", [-1, 2**64, True])
@@ -138,9 +147,9 @@ def test_diff_runtime_form_against_32_bit():
     d = descgen.diff(F16_N256 << 32, F16_N128)
     assert d.descriptor == "idesc" and [f.name for f in d.changed] == ["n"]
     assert d.runtime_a is not None and d.runtime_a.idesc == F16_N256 and d.runtime_b is None
-    # same idesc, different low halves: the words differ only there
-    d = descgen.diff(F16_N256 << 32, F16_N256 << 32 | 0x10, descriptor="idesc")
-    assert d.changed == () and d.low_differs and not d.equal
+    # a nonzero low half is no runtime form (E31): refused as an idesc
+    with pytest.raises(WordError):
+        descgen.diff(F16_N256 << 32, F16_N256 << 32 | 0x10, descriptor="idesc")
     # without --as, 64-bit words whose low halves are not 0 are smem/zcm (E32)
     assert descgen.diff(F16_N256 << 32, F16_N256 << 32 | 0x10).descriptor in ("smem", "zcm", "wgmma_smem")
 

@@ -50,3 +50,28 @@ def test_a_bad_stdin_line_is_reported_and_the_rest_decoded() -> None:
 def test_a_bad_word_argument_is_still_a_usage_error() -> None:
     result = run("decode", "0x08400010", "nope", code=2)
     assert result.stdout == "" and "Invalid value for 'WORD...'" in result.stderr
+
+
+# --------------------------------------------------------------------------------------------
+# check-wgmma: a verdict on a terminal, and the type names idesc takes.
+
+WGMMA = ("check-wgmma", "--shape", "m64n128k16", "--dtype", "f32", "--adesc", "0x4000004000010040",
+         "--bdesc", "0x4000004000010440")
+
+
+def test_check_wgmma_prints_a_verdict_on_a_terminal_when_clean() -> None:
+    table = run(*WGMMA, "--atype", "f16", "--table").stdout
+    lines = table.splitlines()
+    assert lines[0] == "wgmma.mma_async.m64n128k16.f32.f16.f16"
+    assert "a_desc 0x4000004000010040  A's shared memory descriptor" in lines
+    assert lines[-1].startswith("✓ clean: no findings")
+    assert run(*WGMMA, "--atype", "f16").stdout == ""  # piped: the findings' lines, none
+
+
+def test_check_wgmma_takes_type_aliases_and_refuses_unknown_names_as_usage_errors() -> None:
+    aliased = run(*WGMMA, "--atype", "fp16", "--btype", "half")
+    assert aliased.stderr.splitlines() == ["note: --atype fp16 read as PTX's f16", "note: --btype half read as PTX's f16"]
+    assert run(*WGMMA, "--atype", "torch.bfloat16").stderr == "note: --atype torch.bfloat16 read as PTX's bf16\n"
+    unknown = run(*WGMMA, "--atype", "fp17", code=2)
+    assert "Invalid value for '--atype': 'fp17' is not one of f16, bf16, tf32, e4m3, e5m2, s8, u8, b1" in unknown.stderr
+    assert "is not one of" in run(*WGMMA[:4], "f64", *WGMMA[5:], "--atype", "f16", code=2).stderr
