@@ -134,9 +134,11 @@ class DescgenGroup(click.Group):
         except KeyboardInterrupt:
             ctx.exit(interrupted())
         except click.ClickException as e:
+            reported = _negative_word(e, tokens)
             if "--json" in tokens[1:]:
-                write_json({"descgen": ENVELOPE_VERSION, "command": tokens[0] if tokens else None, "error": error_dict(e)})
-            raise
+                write_json({"descgen": ENVELOPE_VERSION, "command": tokens[0] if tokens else None,
+                            "error": error_dict(reported)})
+            raise reported from None
         except Exception as e:
             if ctx.params.get("traceback") or (isinstance(e, OSError) and e.errno == errno.EPIPE):
                 raise
@@ -144,6 +146,25 @@ class DescgenGroup(click.Group):
                 click.echo(f"Error: {e}", err=True)
                 ctx.exit(exit_code_for(e))
             ctx.exit(internal_error(e))
+
+
+def _negative_word(e: click.ClickException, tokens: list[str]) -> click.ClickException:
+    """``descgen decode -1``: click takes ``-1`` (or the ``-1`` of ``-12``) for an unknown option;
+    for a command with positional values it is a negative number, reported as ``decode -- -1``
+    reports it (the reading of :func:`descgen.numbers.parse_uint`), naming the argument."""
+    from descgen.numbers import parse_uint
+
+    if not isinstance(e, click.NoSuchOption) or e.ctx is None or not e.option_name[1:2].isdigit():
+        return e
+    argument = next((p for p in e.ctx.command.params if isinstance(p, click.Argument)), None)
+    token = next((t for t in tokens if t.startswith(e.option_name)), e.option_name)
+    if argument is None:
+        return e
+    try:
+        parse_uint(token, words=True)
+    except ValueError as negative:
+        return click.BadParameter(str(negative), ctx=e.ctx, param=argument)
+    return e
 
 
 def _tolerate_narrow_encodings() -> None:
@@ -366,7 +387,8 @@ def zcm() -> None:
 @click.option("-v", "--verbose", is_flag=True, help="Also list the rules not checked because their context was not given.")
 @click.option("--all", "show_all", is_flag=True, help="When several readings are consistent: show each in full (the table "
                                                       "shows one line per reading, then the best in full).")
-@click.option("--short", is_flag=True, help="One line per word: its reading(s), key fields and findings.")
+@click.option("--short", is_flag=True, help="One line per word: its reading(s), key fields and findings "
+              "(with --json: one compact JSON object per word, JSON lines).")
 @output_options
 @_body(decoder.decode)
 def decode() -> None:

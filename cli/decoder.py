@@ -18,6 +18,7 @@ import descgen
 from .context import APPLIES, check_applies
 from .encoders import check_mn, renderer, wgmma_arch
 from .output import (
+    ENVELOPE_VERSION,
     EXIT_OK,
     EXIT_RULE,
     EXIT_USAGE,
@@ -95,7 +96,7 @@ def decode(out: Output, words: tuple[str, ...], as_: str | None, kind: str | Non
         if i and not (out.json or short):
             echo()
         if short:
-            status = max(status, _decode_short(word, as_, kind, context))
+            status = max(status, _decode_short(word, as_, kind, context, out.json))
         else:
             status = max(status, _decode(out, word, as_, kind, mask_m, mask_n, context, verbose, show_all))
     return status
@@ -147,9 +148,12 @@ def _words(given: tuple[str, ...]) -> tuple[list[int], int]:
     return words, bad
 
 
-def _decode_short(word: int, as_: str | None, kind: str | None, context: dict[str, Any]) -> int:
+def _decode_short(word: int, as_: str | None, kind: str | None, context: dict[str, Any], as_json: bool) -> int:
     """``--short``: one line, ``WORD  READING(S)  key fields; findings``: the consistent readings
-    (several: the best one's fields, the others named) or, with none, the best one and its errors."""
+    (several: the best one's fields, the others named) or, with none, the best one and its errors.
+    With ``--json``, the same as one compact JSON object per line (JSON lines): the envelope's
+    ``descgen`` and ``command``, then ``word``, ``reading``, ``consistent``, ``runtime`` (CUTLASS's
+    64-bit idesc), ``fields`` and ``findings`` (severity, code, field, message)."""
     from descgen.identify import identify, key_fields
 
     if kind is not None:
@@ -158,8 +162,18 @@ def _decode_short(word: int, as_: str | None, kind: str | None, context: dict[st
                      **{k: v for k, v in context.items() if v is not None and k in APPLIES.get(as_ or "idesc", APPLIES["idesc"])})
     best = found.best
     names = [r.name for r in found.consistent] or [best.name]
-    shown = names[0] + (f" (also {', '.join(names[1:])})" if len(names) > 1 else "")
     d = best.decoded
+    if as_json:
+        import json
+
+        echo(json.dumps({"descgen": ENVELOPE_VERSION, "command": "decode", "short": True,
+                         "word": word_as(word, best.descriptor), "reading": best.name,
+                         "consistent": [r.name for r in found.consistent], "ok": best.ok,
+                         "runtime": best.runtime.as_dict() if best.runtime else None, "fields": d.values(),
+                         "findings": [{"severity": f.severity, "code": f.code, "field": f.field, "message": str(f)}
+                                      for f in d.findings]}, separators=(",", ":"), default=str))
+        return EXIT_OK if best.ok else EXIT_RULE
+    shown = names[0] + (f" (also {', '.join(names[1:])})" if len(names) > 1 else "")
     findings = "; ".join(f"{f.severity} {f.code}" for f in d.findings) or "no findings"
     runtime = f" [runtime form: idesc {best.runtime.idesc:#010x}]" if best.runtime else ""
     echo(f"{word_as(word, best.descriptor)}  {shown}{runtime}: {key_fields(d)}; {findings}")

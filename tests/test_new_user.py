@@ -75,3 +75,29 @@ def test_check_wgmma_takes_type_aliases_and_refuses_unknown_names_as_usage_error
     unknown = run(*WGMMA, "--atype", "fp17", code=2)
     assert "Invalid value for '--atype': 'fp17' is not one of f16, bf16, tf32, e4m3, e5m2, s8, u8, b1" in unknown.stderr
     assert "is not one of" in run(*WGMMA[:4], "f64", *WGMMA[5:], "--atype", "f16", code=2).stderr
+
+
+# --------------------------------------------------------------------------------------------
+# decode --short --json; one message for one mistake.
+
+
+def test_decode_short_json_is_one_json_object_per_word() -> None:
+    result = run("decode", "0x08400010", "0x4000404000010040", "--short", "--json")
+    first, second = (json.loads(line) for line in result.stdout.splitlines())
+    assert first["reading"] == "f16" and first["consistent"] == ["f16", "f8f6f4"] and first["fields"]["n"] == 256
+    assert first["descgen"] == 1 and first["command"] == "decode" and first["findings"] == [] and first["ok"]
+    assert second["word"] == "0x4000404000010040" and second["reading"] == "smem" and second["fields"]["sbo"] == 1024
+    bad = json.loads(run("decode", "0x00400010", "--kind", "f16", "--short", "--json", code=1).stdout)
+    assert not bad["ok"] and [f["code"] for f in bad["findings"]] == ["IDESC-M-RANGE"]
+
+
+def test_a_negative_word_gets_one_message_with_or_without_double_dash() -> None:
+    expected = "Invalid value for 'WORD...': '-1' is negative; descriptor values are unsigned"
+    assert expected in run("decode", "-1", code=2).stderr
+    assert expected in run("decode", "--", "-1", code=2).stderr
+    big = "Invalid value for 'WORD...': '-1073741824' is negative; descriptor values are unsigned"
+    assert big in run("decode", "-1073741824", code=2).stderr and big in run("decode", "--", "-1073741824", code=2).stderr
+    assert "'-5' is negative" in run("validate", "-5", "--kind", "f16", code=2).stderr
+    assert "No such option '-x'" in run("decode", "-x", code=2).stderr  # an unknown option is still one
+    as_json = json.loads(run("decode", "-1", "--json", code=2).stdout)
+    assert as_json["error"]["message"] == expected
