@@ -19,8 +19,6 @@ import click
 import descgen
 
 from .output import (
-    Reported,
-    call,
     internal_error,
     interrupted,
     ENVELOPE_VERSION,
@@ -30,6 +28,7 @@ from .output import (
 )
 from . import decoder, encoders
 from .context import APPLIES, context_options
+from .options import DTYPE, MAJOR, output_options
 from .params import TILE, UINT, KindType, LazyChoice, TypeChoice, UIntList, descriptor_names
 
 # Encoder fields: the CLI checks the name (exit 2, completion); the library reads it case-insensitively.
@@ -218,52 +217,6 @@ def main(argv: Sequence[str] | None = None) -> None:
 # Shared options.
 
 
-def output_options(f: Callable[..., Any] | None = None, *, code: bool = False) -> Any:
-    """``--json``, ``--table`` and ``--plain``, and the library-error policy, for one command;
-    with ``code=True`` (commands that produce a word) also ``--format`` and ``--name``.
-
-    The command receives an :class:`Output` as its first argument. A :class:`descgen.DescgenError`
-    escaping it is reported (stderr paragraph; JSON envelope with ``--json``) and turned into the
-    exit status: 1 for EncodeError, 2 for UsageError/WordError.
-    """
-    if f is None:
-        return functools.partial(output_options, code=code)
-
-    @functools.wraps(f)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        ctx = click.get_current_context()
-        try:
-            status = call(ctx.info_name or f.__name__, f, args, kwargs, traceback=bool(ctx.find_root().params.get("traceback")))
-        except Reported as e:
-            ctx.exit(e.code)
-        if status:  # a body that printed its answer returns its exit status (decoder.decode)
-            ctx.exit(status)
-        return status
-
-    wrapper.descgen_layer = ("output",)  # type: ignore[attr-defined]  # read by the fast path's table (cli.fast)
-
-    options = [
-        click.option("--json", "as_json", is_flag=True, help="Print a versioned JSON envelope."),
-        click.option("--table", is_flag=True, help="Print the rich table even when stdout is not a terminal."),
-        click.option("--plain", is_flag=True, help="Print the plain form (the piped default) even on a terminal."),
-    ]
-    if code:
-        options += [
-            click.option("--format", "fmt", type=LazyChoice("formats"), metavar="FORMAT",
-                         help="hex (the piped default), json (= --json), or source code with the decoded fields as a "
-                              "comment: c (#define NAME UINT32_C(...) / UINT64_C), cpp (constexpr std::uint32_t / "
-                              "std::uint64_t), ptx (mov.b32 / mov.b64 %name, ...;), python (NAME = 0x...); the type "
-                              "is the word's width."),
-            click.option("--name", metavar="IDENT", help="With --format c|cpp|ptx|python: the constant's or register's "
-                                                         "name. Default: the descriptor's (IDESC, smem_desc, %zcm_desc...)."),
-            click.option("-q", "--quiet", is_flag=True, help="Plain output: the word only, without its warnings and notes "
-                                                             "on stderr."),
-        ]
-    for option in reversed(options):
-        wrapper = option(wrapper)
-    return wrapper
-
-
 def _mn_options(f: Callable[..., Any]) -> Callable[..., Any]:
     f = click.option("--n", "mask_n", type=UINT, metavar="N", help="With --m: the MMA's N, to show the N-bit mask.")(f)
     f = click.option("--m", "mask_m", type=UINT, metavar="M",
@@ -323,8 +276,6 @@ def idesc() -> None:
 
 
 #: A/B element types (tables/smem_atoms.toml) and major-ness, for the layout options.
-DTYPE = TypeChoice("element_types")
-MAJOR = LazyChoice("majors")
 
 
 @cli.command(short_help="Encode a 64-bit shared memory descriptor (Tables 40-41; --arch sm_90a: wgmma), or derive one from a tile.")

@@ -12,7 +12,7 @@ import click
 
 import descgen
 
-from .app import output_options
+from .options import output_options
 from .output import EXIT_RULE, Output, plain_value, unit_word
 from .params import WORD, KindType, LazyChoice, descriptor_names
 

@@ -11,7 +11,7 @@ import click
 
 import descgen
 
-from .app import DTYPE, MAJOR, output_options
+from .options import DTYPE, MAJOR, output_options
 from .output import EXIT_RULE, Output, hex_word
 from .params import TILE, UINT, WORD, ArchType, KindType
 
@@ -164,14 +164,14 @@ def show_layout(lay: descgen.SmemLayout) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from .render import PALETTE, _console, _glyphs, findings_view
+    from .render import PALETTE, findings_view, glyphs, new_console
 
-    console = _console()
+    console = new_console()
     head = Text()
     head.append(f"layout  {lay.hex}  ", style="bold")
     head.append(_summary(lay), style="dim")
     console.print(head)
-    console.print(findings_view(lay, _glyphs(console)))  # type: ignore[arg-type] - duck-typed: .findings
+    console.print(findings_view(lay, glyphs(console)))  # type: ignore[arg-type] - duck-typed: .findings
     clash = {f.code for f in lay.findings} & {"LAYOUT-OVERLAP"}
     atoms_mn = -(-lay.mn // lay.atom.mn)
     t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
@@ -206,9 +206,9 @@ def show_tile(td: descgen.TileDescriptor, decoded: descgen.Decoded) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from .render import _console, encoded
+    from .render import encoded, new_console
 
-    console = _console()
+    console = new_console()
     head = Text()
     head.append(f"{td.descriptor} for a {td.mn}x{td.k} {td.dtype} tile", style="bold")
     head.append(f"  {td.major.upper()}-major, {td.swizzle}, at {td.start_address:#x}, {td.atom_order}", style="dim")

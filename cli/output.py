@@ -28,6 +28,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import descgen
 from descgen.engine import hex_bits, hex_word, unit_word  # re-exported: how every word, mask and unit is written
+from descgen.engine import show_value as plain_value  # re-exported: how every field value is written
 from descgen.zcm import binary_runs, mask_info  # re-exported: the mask's JSON form
 from descgen.report import ROLES, role_of  # re-exported: the words of one instruction (descgen check)
 
@@ -143,15 +144,6 @@ def exit_code_for(error: BaseException) -> int:
 
 # --------------------------------------------------------------------------------------------
 # Plain text.
-
-
-def plain_value(value: Any) -> str:
-    """``true``/``false`` for flags, ``?`` for an unknown code, else ``str(value)``."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "?"
-    return str(value)
 
 
 def plain_decoded(d: descgen.Decoded, prefix: str = "") -> list[str]:
@@ -282,9 +274,11 @@ class Output:
         for line in lines:
             echo(line)
 
-    def fail(self, error: BaseException) -> int:
+    def fail(self, error: BaseException, options: Iterable[str] = ()) -> int:
         """Report a library error on stderr: on a terminal (table mode) as the finding blocks
-        ``validate`` prints, else one paragraph (and the JSON envelope on stdout with ``--json``).
+        ``validate`` prints, else one paragraph (and the JSON envelope on stdout with ``--json``);
+        then, for a finding about a value that was not given and that one of the command's
+        ``options`` gives, a note naming the option (``note: give --kind: one of ...``).
         Returns the exit status."""
         findings = getattr(error, "findings", ())
         if self.json:
@@ -295,6 +289,9 @@ class Output:
             error_block(error)
         else:
             echo(f"Error: {error}", err=True)
+        for f in findings:
+            if f.value is None and f.field in options:
+                echo(f"note: give --{f.field.replace('_', '-')}: one of {f.allowed}", err=True)
         return exit_code_for(error)
 
 
@@ -343,7 +340,7 @@ def call(command: str, f: Callable[..., Any], args: Sequence[Any], kwargs: dict[
     except descgen.DescgenError as e:
         if traceback:
             raise
-        raise Reported(out.fail(e)) from e
+        raise Reported(out.fail(e, [name for name, value in kwargs.items() if value is None])) from e
 
 
 def error_dict(error: BaseException, findings: Sequence[Any] = ()) -> dict[str, Any]:

@@ -13,7 +13,7 @@ import click
 
 import descgen
 
-from .app import output_options
+from .options import output_options
 from .output import Output, plain_value
 from .params import WORD, ArchType
 

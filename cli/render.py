@@ -8,6 +8,8 @@ The bit diagram writes each field's bits MSB first (PTX numbers bits from the LS
 
 from __future__ import annotations
 
+import re
+import sys
 import textwrap
 from typing import TYPE_CHECKING, Any
 
@@ -20,9 +22,9 @@ if TYPE_CHECKING:
 import descgen
 from descgen.loader import layout as _layout
 
-from .output import hex_bits, hex_word, plain_value, unit_word
+from descgen.engine import hex_bits, hex_word, show_value as plain_value, unit_word
 
-__all__ = ["encoded", "decoded", "decoded_many", "validated", "checked", "explained", "rules_table", "bit_diagram",
+__all__ = ["new_console", "glyphs", "encoded", "decoded", "decoded_many", "validated", "checked", "explained", "rules_table", "bit_diagram",
            "field_styles", "findings_text", "not_checked_view", "error_block"]
 
 #: Colours cycled over the value fields (red and yellow are kept for findings).
@@ -32,12 +34,38 @@ _UNICODE = {"error": "✗", "warning": "!", "info": "i", "ok": "✓", "pipe": "�
 _ASCII = {"error": "x", "warning": "!", "info": "i", "ok": "ok", "pipe": "|", "corner": "`", "dash": "-"}
 
 
-def _console() -> Console:
-    # file=None: rich writes to whatever sys.stdout is at print time (click's test runner swaps it).
-    return Console(highlight=False)
+def new_console() -> Console:
+    return Console(highlight=False, file=_STDOUT)
 
 
-def _glyphs(console: Console) -> dict[str, str]:
+class _Stdout:
+    """What rich writes to: whatever ``sys.stdout`` is at print time (click's test runner swaps
+    it), with the blanks that end a line dropped (a table pads its last column to its width, and a
+    copied block would carry them), before or inside the closing style codes."""
+
+    _TRAILING = re.compile(r" +((?:\x1b\[[0-9;]*m)*)(?=\n)")
+
+    def write(self, text: str) -> int:
+        return sys.stdout.write(self._TRAILING.sub(r"\1", text))
+
+    def flush(self) -> None:
+        sys.stdout.flush()
+
+    def isatty(self) -> bool:
+        return sys.stdout.isatty()
+
+    def fileno(self) -> int:
+        return sys.stdout.fileno()
+
+    @property
+    def encoding(self) -> str:
+        return getattr(sys.stdout, "encoding", None) or "utf-8"
+
+
+_STDOUT = _Stdout()
+
+
+def glyphs(console: Console) -> dict[str, str]:
     return _UNICODE if (console.encoding or "").lower().startswith("utf") else _ASCII
 
 
@@ -47,13 +75,13 @@ def _glyphs(console: Console) -> dict[str, str]:
 
 def encoded(d: descgen.Decoded, *, defaults: dict[str, Any] | None = None, mask: dict[str, Any] | None = None) -> None:
     """The word an encoder produced, decoded back: everything :func:`decoded` shows."""
-    console = _console()
+    console = new_console()
     _block(console, d, defaults=defaults or {}, mask=mask, verb="encoded")
 
 
 def decoded(d: descgen.Decoded, *, mask: dict[str, Any] | None = None, not_checked: Any = None) -> None:
     """One decoded word (``not_checked``: the rules that did not run, shown with -v)."""
-    console = _console()
+    console = new_console()
     _block(console, d, defaults={}, mask=mask, verb="decoded", not_checked=not_checked)
 
 
@@ -65,8 +93,8 @@ def decoded_many(word: int, label: str, results: dict[str, descgen.Decoded], con
     in full; ``show_all`` shows every reading in full and the first error of every other one."""
     from descgen.identify import key_fields  # the key fields of a decoded word, as scan -v lists them
 
-    console = _console()
-    g = _glyphs(console)
+    console = new_console()
+    g = glyphs(console)
     width = next(iter(results.values())).width
     what = "an instruction descriptor" if label == "kind" else (
         "a 64-bit word (smem, wgmma_smem, zcm, or CUTLASS's runtime idesc)" if "idesc" in results else
@@ -139,7 +167,7 @@ def _block(console: Console, d: descgen.Decoded, *, defaults: dict[str, Any], ma
            not_checked: Any = None) -> None:
     styles = field_styles(d)
     lay = _layout(d.layout)
-    g = _glyphs(console)
+    g = glyphs(console)
     lines, source = fields_table(d, styles, defaults, console.width, g)
     # Runs of lines go out as one Text each: a print costs more than the lines it draws.
     console.print(Text("\n").join([_title(d, f"{verb} with {lay.source.replace('PTX ISA 9.1 ', '')}"), *lines]),
@@ -337,7 +365,7 @@ def error_block(error: descgen.DescgenError) -> None:
     head.append(f"{error.context}: " if error.context else "")
     head.append(f"{len(shown)} problem{'s' * (len(shown) != 1)}", style="bold")
     console.print(head)
-    console.print(findings_text(shown, _glyphs(console), indent=2))
+    console.print(findings_text(shown, glyphs(console), indent=2))
 
 
 def _show(value: Any) -> str:
@@ -536,8 +564,8 @@ def _summary(findings: Any, not_checked: Any, verbose: bool, g: dict[str, str]) 
 
 def validated(report: descgen.Report, role: str, context: dict[str, Any], *, verbose: bool) -> None:
     """``descgen validate``: the word, its findings, and with ``verbose`` the rules not checked."""
-    console = _console()
-    g = _glyphs(console)
+    console = new_console()
+    g = glyphs(console)
     d = report.decoded[role]
     console.print(_title(d, _context_text(context)))
     console.print(findings_text(report.findings, g, empty="no findings: the word follows every rule checked"))
@@ -552,8 +580,8 @@ def checked(report: descgen.Report, instruction: str, context: dict[str, Any] | 
     """``descgen check`` (``tcgen05.mma .kind::f16``, its ``context``) and ``check-wgmma``
     (``wgmma.mma_async.m64n128k16.f32.f16.f16``, no context options): per word of the
     instruction, its findings, then the verdict."""
-    console = _console()
-    g = _glyphs(console)
+    console = new_console()
+    g = glyphs(console)
     title = Text()
     title.append(instruction, style="bold")
     if context is not None:
@@ -584,8 +612,8 @@ def explained(info: dict[str, Any]) -> None:
     """``descgen explain CODE``."""
     from rich.table import Table
 
-    console = _console()
-    g = _glyphs(console)
+    console = new_console()
+    g = glyphs(console)
     head = Text()
     head.append(info["code"], style="bold")
     head.append(f"  {info['severity']}", style=SEVERITY_STYLE.get(info["severity"], ""))
@@ -635,7 +663,7 @@ def rules_table(rows: list[dict[str, Any]], *, width: int = 160) -> None:
     from rich import box
     from rich.table import Table
 
-    console = _console()
+    console = new_console()
     t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, show_lines=True)
     t.add_column("code", no_wrap=True)
     t.add_column("rule / source")

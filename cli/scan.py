@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from .app import output_options
+from .options import output_options
 from .output import EXIT_RULE, EXIT_USAGE, Output
 from .params import ArchType
 from .workers import collect_less, parse_jobs

@@ -14,7 +14,7 @@ import click
 import descgen
 from descgen.taddr import warps_per_warpgroup
 
-from .app import output_options
+from .options import output_options
 from .encoders import renderer
 from .context import context_options
 from .params import UINT

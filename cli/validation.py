@@ -15,7 +15,7 @@ from descgen.catalog import APPLIES as APPLIES_TO, USAGE_APPLIES, catalog, layou
 from descgen.codes import all_codes, field_codes, usage_codes
 from descgen.examples import example, rules_markdown
 
-from .app import output_options
+from .options import output_options
 from .encoders import renderer, wgmma_arch
 from .context import APPLIES, check_applies, context_options
 from .output import EXIT_RULE, ROLES, Output, hex_word, paged, pager_option, plain_finding, plain_not_checked, role_of, word_as

@@ -1,6 +1,7 @@
 """descgen: tcgen05 descriptors (PTX ISA 9.1 §9.7.16.4) encoded, decoded and checked.
 
-Three descriptor words, one generic engine driven by ``tables/`` (PTX Tables 39-45 as data):
+The descriptor words of tcgen05 and Hopper's wgmma, one generic engine driven by ``tables/``
+(PTX Tables 39-45 as data):
 
 - the 32-bit instruction descriptor: :func:`encode_idesc`, :func:`decode_idesc` (Tables 42-44);
 - the 64-bit shared memory descriptor: :func:`encode_smem`, :func:`decode_smem` (Tables 40-41);
@@ -89,7 +90,9 @@ def __getattr__(name: str) -> object:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+    """The public API (``__all__``), lazy exports included; not the submodules or the names this
+    file imports for itself (``annotations``, ``TYPE_CHECKING``)."""
+    return sorted(__all__)
 
 
 __all__ = [

@@ -20,7 +20,7 @@ from .transforms import Transform
 from .usercache import define
 
 __all__ = ["Plan", "plan", "code_word", "Word", "KnownBits", "DecodedField", "Decoded", "decode", "encode", "check_value", "check_word",
-           "finding_code", "check_rule", "unit_word"]
+           "finding_code", "check_rule", "unit_word", "show_value", "hex_word", "hex_bits"]
 
 #: Domains with at most this many members are compiled to lookup tables.
 _LUT_LIMIT = 4096
@@ -473,6 +473,17 @@ def hex_word(word: int, width: int) -> str:
 def hex_bits(value: int, nbits: int) -> str:
     """``value`` as hex zero-padded to ``nbits`` bits (rounded up to whole digits), e.g. an N-bit mask."""
     return f"0x{value:0{max(1, (nbits + 3) // 4)}x}"
+
+
+def show_value(value: Any, fmt: str = "") -> str:
+    """A field value as every text form prints it (key fields, the scanner, plain output, tables):
+    ``?`` when unknown (a run-time field, an unknown code), ``true``/``false`` for a flag, ``fmt``
+    for an integer (``"#x"``)."""
+    if value is None:
+        return "?"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return format(value, fmt) if fmt and isinstance(value, int) else str(value)
 
 
 def unit_word(value: Any, unit: str) -> str:

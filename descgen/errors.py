@@ -72,8 +72,8 @@ class Finding:
 def _show(value: Any) -> str:
     if value is None:  # a value that was not given (the kind of an e2m1 layout, a missing key)
         return "(not given)"
-    if isinstance(value, bool):
-        return repr(value)
+    if isinstance(value, bool):  # as PTX, the tables and every allowed list write a flag
+        return "true" if value else "false"
     if isinstance(value, int):
         return str(value) if -1024 < value < 1024 else f"{value} ({value:#x})"
     return repr(value)

@@ -26,7 +26,7 @@ from typing import Any, Callable, get_args
 from .catalog import usage_error
 from .context import context as normalize_context
 from .context import words_context
-from .engine import Decoded, check_word
+from .engine import Decoded, check_word, show_value
 from .errors import Finding, WordError
 from .facts import normalize_kind, smem_family_target
 from .idesc import decode_idesc, idesc_report
@@ -40,7 +40,7 @@ from .types import Descriptor, Kind
 from .wgmma_smem import decode_wgmma_smem, validate_wgmma_smem
 from .zcm import decode_zcm, validate_zcm
 
-__all__ = ["DESCRIPTORS", "Reading", "Identified", "identify", "smem_families", "decode_as", "check_any_word", "key_fields", "show_value"]
+__all__ = ["DESCRIPTORS", "Reading", "Identified", "identify", "smem_families", "decode_as", "check_any_word", "key_fields"]
 
 #: The words descgen reads, by name.
 DESCRIPTORS: tuple[Descriptor, ...] = get_args(Descriptor)
@@ -222,16 +222,6 @@ def smem_families(*readings: Reading) -> tuple[str, ...]:
     else:
         out.append("neither shared memory descriptor family reads it without an error")
     return tuple(out)
-
-
-def show_value(value: Any, fmt: str = "") -> str:
-    """A field value as key_fields and the scanner print it: ``?`` when unknown (a run-time field,
-    an unknown code), ``true``/``false`` for a flag, ``fmt`` for an integer (``"#x"``)."""
-    if value is None:
-        return "?"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return format(value, fmt) if fmt and isinstance(value, int) else str(value)
 
 
 def key_fields(d: Decoded) -> str:

@@ -121,7 +121,8 @@ class Domain:
         return self._members
 
     def describe(self) -> str:
-        """Human form: ``8..256 step 8``, ``{64, 128}``, ``8, 16, 24, 32, 48..256 step 16``."""
+        """Human form, as every ``allowed`` is written: ``8..256 step 8``, ``64, 128``, ``false``,
+        ``8, 16, 24, 32, 48..256 step 16``."""
         if self._text is None:
             object.__setattr__(self, "_text", self._describe())
         assert self._text is not None
@@ -133,7 +134,7 @@ class Domain:
         vals = self.members()
         if vals and all(isinstance(v, int) and not isinstance(v, bool) for v in vals):
             return _describe_ints(vals)
-        return "{" + ", ".join(_fmt(v) for v in vals) + "}"
+        return ", ".join(_fmt(v) for v in vals)
 
 
 def _order(v: Any) -> tuple[int, Any]:
@@ -156,7 +157,7 @@ def _describe_range(lo: int, hi: int, step: int) -> str:
 
 def _describe_ints(vals: tuple[int, ...]) -> str:
     if len(vals) <= 4:
-        return "{" + ", ".join(map(str, vals)) + "}"
+        return ", ".join(map(str, vals))
     parts: list[str] = []
     i = 0
     while i < len(vals):

@@ -366,7 +366,7 @@ def test_explain_field_code():
     doc = run_json("explain", "smem-reserved-14")
     assert doc["result"]["origin"] == "field" and "examples" not in doc["result"]
     assert doc["result"]["layouts"] == [{"layout": "smem_desc", "source": "§9.7.16.4.1, Table 40", "field": "reserved_14",
-                                         "bits": "14-15", "domains": {"": "{0}"}}]
+                                         "bits": "14-15", "domains": {"": "0"}}]
     out = run("explain", "IDESC-N-RANGE", "--table").stdout
     assert "the field's own check" in out and "bits 17-22" in out
 

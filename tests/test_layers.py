@@ -115,26 +115,82 @@ def test_imports_point_down_the_layers():
         assert not up, f"descgen/{name}.py (layer {level[name]}) imports {up} from a layer above it"
 
 
-def test_import_graph_has_no_cycle():
-    graph = _graph()
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """A cycle of ``graph`` (``[a, b, ..., a]``), or None."""
     state: dict[str, int] = {}
     path: list[str] = []
 
-    def visit(node: str) -> None:
+    def visit(node: str) -> list[str] | None:
         state[node] = 1
         path.append(node)
         for dep in sorted(graph.get(node, ())):
             if state.get(dep) == 1:
-                cycle = path[path.index(dep):] + [dep]
-                pytest.fail("import cycle: " + " -> ".join(cycle))
+                return path[path.index(dep):] + [dep]
             if dep not in state:
-                visit(dep)
+                found = visit(dep)
+                if found:
+                    return found
         path.pop()
         state[node] = 2
+        return None
 
-    for node in graph:
+    for node in sorted(graph):
         if node not in state:
-            visit(node)
+            found = visit(node)
+            if found:
+                return found
+    return None
+
+
+def test_import_graph_has_no_cycle():
+    cycle = _cycle(_graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or ())
+
+
+CLI = os.path.join(REPO, "cli")
+
+
+def _cli_graph(folder: str = CLI) -> dict[str, set[str]]:
+    """cli/'s modules and which of them each imports (``from .x``, ``from . import x``,
+    ``descgen.cli.x``; function-local imports included). importlib's by-name loading of the lazy
+    commands (app.LAZY_COMMANDS) is not an import edge: app loads them, they never load app."""
+    modules = {f[:-3] for f in os.listdir(folder) if f.endswith(".py")}
+    graph: dict[str, set[str]] = {}
+    for name in modules:
+        with open(os.path.join(folder, name + ".py"), encoding="utf-8") as fh:
+            tree = ast.parse(fh.read())
+        deps: set[str] = set()
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            if node.level == 1:
+                rest = node.module or ""
+            elif node.module and (node.module == "descgen.cli" or node.module.startswith("descgen.cli.")):
+                rest = node.module[len("descgen.cli"):].lstrip(".")
+            else:
+                continue
+            deps |= {rest.split(".")[0]} if rest else {a.name for a in node.names} & modules or {"__init__"}
+        graph[name] = (deps & modules) - {name}
+    return graph
+
+
+def test_cli_import_graph_has_no_cycle():
+    """The command line's modules point one way too: shared options below the application,
+    rendering below the output policy, nothing importing the click application back."""
+    graph = _cli_graph()
+    assert {"app", "options", "output", "render", "decoder", "encoders", "layout"} <= set(graph)
+    cycle = _cycle(graph)
+    assert cycle is None, "import cycle in cli/: " + " -> ".join(cycle or ())
+    assert not [m for m, deps in graph.items() if "app" in deps and m not in ("__init__", "fast")], \
+        "only the entry points import the click application (cli/app.py); share options through cli/options.py"
+
+
+def test_the_cli_cycle_checker_sees_a_cycle(tmp_path):
+    (tmp_path / "a.py").write_text("from .b import x\n")
+    (tmp_path / "b.py").write_text("def f():\n    from descgen.cli.a import y\n")
+    (tmp_path / "c.py").write_text("from . import a\n")
+    graph = _cli_graph(str(tmp_path))
+    assert graph == {"a": {"b"}, "b": {"a"}, "c": {"a"}} and _cycle(graph) == ["a", "b", "a"]
 
 
 @pytest.mark.parametrize("folder,package", [("descgen", "descgen"), ("descgen/ptx", "descgen"), ("cli", "descgen")])
@@ -144,9 +200,7 @@ def test_no_private_name_crosses_a_module(folder, package):
     for file in sorted(os.listdir(base)):
         if not file.endswith(".py"):
             continue
-        for module, names, line in _imports(os.path.join(base, file), package, relative=folder != "cli", pkg=pkg):
-            if module == "cli":  # descgen.cli.x: cli/'s own modules among themselves
-                continue
+        for module, names, line in _imports(os.path.join(base, file), package, pkg=pkg):
             private = [n for n in names if n.startswith("_") and not n.startswith("__")]
             assert not private, f"{folder}/{file}:{line} imports private {private} from descgen.{module}"
 

@@ -101,3 +101,59 @@ def test_a_negative_word_gets_one_message_with_or_without_double_dash() -> None:
     assert "No such option '-x'" in run("decode", "-x", code=2).stderr  # an unknown option is still one
     as_json = json.loads(run("decode", "-1", "--json", code=2).stdout)
     assert as_json["error"]["message"] == expected
+
+
+# --------------------------------------------------------------------------------------------
+# One way to write allowed values and flags; blocks without trailing blanks; the option to give.
+
+
+def test_allowed_values_and_flags_are_written_one_way() -> None:
+    """A set is ``64, 128`` (never ``{64, 128}``), a flag ``false``/``true`` (never ``True``), in
+    every field domain, every message and the allowed list beside it."""
+    from descgen.loader import LAYOUT_FILES, layout
+
+    described = [f.domain(kind).describe() for lay in map(layout, LAYOUT_FILES) for f in lay.fields
+                 for kind in (lay.kinds or (None,))]
+    assert described and not [d for d in described if "{" in d or "True" in d or "False" in d]
+    negate = run("idesc", "--kind", "i8", "--m", "128", "--n", "128", "--negate-a", code=1).stderr
+    assert "negate_a = true: not supported for .kind::i8; allowed: false [" in negate
+    m = run("idesc", "--kind", "f16", "--m", "100", "--n", "256", code=1).stderr
+    assert "allowed: 32, 64, 128, 256 [" in m
+
+
+def test_terminal_blocks_have_no_trailing_blanks() -> None:
+    """A finding block (a rich table) pads its last column; what is copied from the terminal must
+    not carry the padding."""
+    drawn = [run(*WGMMA[:5], "--atype", "f16", "--btype", "bf16", *WGMMA[5:], "--table", code=1).stdout,
+             run("decode", "0x08400a10", "--kind", "f16", "--table", code=1).stdout,
+             run("explain", "IDESC-N-SHAPE", "--table", "--no-pager").stdout]
+    for text in drawn:
+        assert "rule:" in text or "IDESC-N-SHAPE" in text
+        assert [line for line in text.splitlines() if line != line.rstrip()] == []
+
+
+def test_a_tile_of_a_kind_dependent_type_names_the_kind_option() -> None:
+    result = run("smem", "--tile", "128x128", "--dtype", "e2m1", "--major", "k", "--swizzle", "128B", "--addr", "0x400",
+                 code=2)
+    assert result.stderr.splitlines()[-1] == "note: give --kind: one of f8f6f4, mxf8f6f4, mxf4, mxf4nvf4"
+
+
+def test_a_hopper_word_in_a_tcgen05_check_or_scan_points_to_port() -> None:
+    checked = run("check", "--idesc", "0x08400010", "--kind", "f16", "--adesc", "0x4000004000010040",
+                  "--bdesc", "0x4000404000010440").stdout
+    (line,) = checked.splitlines()
+    assert line.startswith("warning SMEM-VERSION-CONST a_desc.version=0") and "descgen port WORD --to sm_100a" in line
+    import descgen
+
+    scanned = descgen.scan_ptx("mov.b32 %r1, 0x08400010; mov.b64 %rd2, 0x4000004000010440;\n"
+                               "tcgen05.mma.cta_group::1.kind::f16 [%r0], [%r4], %rd2, %r1, 1;", arch="sm_100a")
+    (finding,) = scanned.findings
+    assert finding.code == "SMEM-VERSION-CONST" and "descgen port WORD --to sm_100a" in str(finding)
+
+
+def test_dir_of_descgen_is_its_public_api() -> None:
+    import descgen
+
+    assert dir(descgen) == sorted(descgen.__all__)
+    assert "annotations" not in dir(descgen) and "TYPE_CHECKING" not in dir(descgen) and "engine" not in dir(descgen)
+    assert "encode_idesc" in dir(descgen) and "scan_ptx" in dir(descgen)  # lazy exports too

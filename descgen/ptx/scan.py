@@ -53,7 +53,8 @@ from ..errors import DescgenError, Finding, HasFindings
 from ..loader import KINDS
 from ..catalog import catalog, constraints
 from ..context import normalize_arch
-from ..identify import key_fields, show_value
+from ..engine import show_value
+from ..identify import key_fields
 from ..instruction import check_mma, check_wgmma
 from ..report import Report
 from ..smem import validate_smem
