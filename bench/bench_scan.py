@@ -2,12 +2,13 @@
 
     python bench/bench_scan.py [FILE|DIR ...] [--runs N] [--linear] [--per-dir] [--jobs N]
 
-Default input: /work/corpus-big/triton_20mb.ptx, the benchmark input: Triton 3.9 kernels for
-sm_100a (make_triton.py's variants and 126 more matmuls: 169 files), concatenated up to 20 MB (113
-kernels, each with tcgen05.mma), made by the corpus scripts:
+The input is the files and directories given, else the benchmark input if it has been made:
+bench/data/triton_20mb.ptx (under the repository, ignored by git: 20 MB is not committed), Triton
+3.9 kernels for sm_100a (make_triton.py's variants and 126 more matmuls: 169 files) concatenated up
+to 20 MB (113 kernels, each with tcgen05.mma), made by the corpus scripts from the repository's root:
 
-    python tests/corpus/make_triton.py --out /tmp/triton --big /work/corpus-big/triton   # ~7 min, no GPU
-    python tests/corpus/make_big.py /work/corpus-big/triton -o /work/corpus-big/triton_20mb.ptx --max-bytes 20000000
+    python tests/corpus/make_triton.py --out bench/data/triton-committed --big bench/data/triton   # ~7 min, no GPU
+    python tests/corpus/make_big.py bench/data/triton -o bench/data/triton_20mb.ptx --max-bytes 20000000
 
 else (said on the first line) tests/corpus/ concatenated: every compiler, every function with a
 descriptor instruction, the slowest input there is (``--per-dir`` splits it). Reports MB/s of
@@ -44,7 +45,8 @@ from descgen.ptx.files import scan_files  # noqa: E402
 from descgen.ptx.scan import ScanTally, ptx_files, scan_ptx, scan_stream  # noqa: E402
 from descgen.workers import MAX_AUTO_JOBS, cores  # noqa: E402
 
-BIG = Path("/work/corpus-big/triton_20mb.ptx")
+#: The benchmark input, when made (see the docstring): under the repository, never a machine's path.
+BIG = ROOT / "bench" / "data" / "triton_20mb.ptx"
 
 
 def inputs(paths: list[str]) -> list[str]:
@@ -106,7 +108,8 @@ def main() -> None:
                     help="workers for the files pass (default: one per core, at most 8)")
     args = ap.parse_args()
     if not args.paths and not BIG.exists():
-        print(f"note: {BIG} is missing (see this script's docstring to make it); timing tests/corpus instead")
+        print(f"note: {BIG.relative_to(ROOT)} is missing (see this script's docstring to make it, or give FILE|DIR); "
+              "timing tests/corpus instead")
     text = load(args.paths)
     mb = len(text.encode()) / 1e6
     times = []

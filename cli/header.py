@@ -1,4 +1,4 @@
-"""``descgen header --lang cpp [-o FILE]``: the C++/CUDA header generated from the tables.
+"""``descgen header [--lang cpp] [-o FILE]``: the C++/CUDA header generated from the tables.
 
 Registered on the group of :mod:`descgen.cli.app`; a thin renderer of
 :func:`descgen.backends.cpp_header.header` (what it holds: README, "The C++/CUDA header").
@@ -14,8 +14,8 @@ __all__ = ["header"]
 
 
 @click.command(short_help="Write the C++/CUDA header of the tcgen05 words (descgen_tcgen05.hpp).")
-@click.option("--lang", type=click.Choice(["cpp"]), required=True,
-              help="The language: cpp (C++17 and CUDA; only <cstdint>; __host__ __device__ under nvcc).")
+@click.option("--lang", type=click.Choice(["cpp"]), default="cpp", show_default=True,
+              help="The language: cpp (C++17 or later, and CUDA; only <cstdint>; __host__ __device__ under nvcc).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
               help=f"Write to FILE (e.g. {cpp_header.FILE_NAME}) instead of stdout.")
 def header(lang: str, output: str | None) -> None:

@@ -22,16 +22,17 @@ DTYPE = TypeChoice("element_types")
 MAJOR = LazyChoice("majors")
 
 
-def output_options(f: Callable[..., Any] | None = None, *, code: bool = False) -> Any:
+def output_options(f: Callable[..., Any] | None = None, *, code: bool = False, json_help: str | None = None) -> Any:
     """``--json``, ``--table`` and ``--plain``, and the library-error policy, for one command;
-    with ``code=True`` (commands that produce a word) also ``--format`` and ``--name``.
+    with ``code=True`` (commands that produce a word) also ``--format`` and ``--name``;
+    ``json_help`` for a command whose ``--json`` is not the one envelope (``scan``: JSON lines).
 
     The command receives an :class:`Output` as its first argument. A :class:`descgen.DescgenError`
     escaping it is reported (stderr paragraph; JSON envelope with ``--json``) and turned into the
     exit status: 1 for EncodeError, 2 for UsageError/WordError.
     """
     if f is None:
-        return functools.partial(output_options, code=code)
+        return functools.partial(output_options, code=code, json_help=json_help)
 
     @functools.wraps(f)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -47,7 +48,7 @@ def output_options(f: Callable[..., Any] | None = None, *, code: bool = False) -
     wrapper.descgen_layer = ("output",)  # type: ignore[attr-defined]  # read by the fast path's table (cli.fast)
 
     options = [
-        click.option("--json", "as_json", is_flag=True, help="Print a versioned JSON envelope."),
+        click.option("--json", "as_json", is_flag=True, help=json_help or "Print a versioned JSON envelope."),
         click.option("--table", is_flag=True, help="Print the rich table even when stdout is not a terminal."),
         click.option("--plain", is_flag=True, help="Print the plain form (the piped default) even on a terminal."),
     ]

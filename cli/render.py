@@ -3,7 +3,9 @@
 Imported only when a table is drawn (the commands import it inside their bodies), so ``rich``
 never loads for piped or ``--json`` output.
 
-The bit diagram writes each field's bits MSB first (PTX numbers bits from the LSB, 0).
+The bit diagram writes each field's bits MSB first (PTX numbers bits from the LSB, 0), sliced
+from the word's ``bitstring.Bits`` (:attr:`descgen.Decoded.bits`): bitstring loads when a
+diagram is drawn, never for piped or ``--json`` output.
 """
 
 from __future__ import annotations
@@ -349,8 +351,8 @@ def findings_text(findings: Any, g: dict[str, str], *, indent: int = 0,
         body = Table.grid(padding=(0, 1))
         body.add_column(no_wrap=True)
         body.add_column()
-        body.add_row("rule:", f.rule)
-        body.add_row("allowed:", f.allowed)
+        body.add_row("rule:", Text(f.rule))
+        body.add_row("allowed:", Text(str(f.allowed)))
         body.add_row("source:", Text(f.source, style="dim"))
         parts += [head, Padding(body, (0, 0, 0, indent + 4))]
     return Group(*parts)
@@ -381,9 +383,14 @@ def _show(value: Any) -> str:
 def bit_diagram(d: descgen.Decoded, styles: dict[str, str], max_width: int = 100,
                 g: dict[str, str] = _UNICODE) -> list[Text]:
     """The word's bits MSB -> LSB, fields separated by a space and coloured, each field labelled
-    by a leader line (bits, name, value). 64-bit words are drawn as two 32-bit rows."""
+    by a leader line (bits, name, value). 64-bit words are drawn as two 32-bit rows.
+
+    The digits are the word's ``bitstring.Bits`` (:attr:`descgen.Decoded.bits`), sliced per
+    field: PTX bits ``lo..hi`` are ``bits[width - 1 - hi : width - lo]`` (bitstring indexes from
+    the MSB, PTX numbers from the LSB)."""
     halves = [(63, 32), (31, 0)] if d.width == 64 else [(d.width - 1, 0)]
     by_name = {f.field: f for f in d.findings}
+    bits, top = d.bits, d.width - 1
     lines: list[Text] = []
     for hi, lo in halves:
         segs = []
@@ -391,8 +398,7 @@ def bit_diagram(d: descgen.Decoded, styles: dict[str, str], max_width: int = 100
             s_hi, s_lo = min(f.hi, hi), max(f.lo, lo)
             if s_hi < s_lo:
                 continue
-            width = s_hi - s_lo + 1
-            segs.append((f, s_hi, s_lo, format(d.word >> s_lo & ((1 << width) - 1), f"0{width}b")))
+            segs.append((f, s_hi, s_lo, bits[top - s_hi: top + 1 - s_lo].bin))
         lines += _half(segs, styles, by_name, max_width, g)
         lines.append(Text(""))
     return lines[:-1]
@@ -525,7 +531,7 @@ def not_checked_view(items: Any, g: dict[str, str], elsewhere: dict[str, str] | 
             needs.append("--" + m.replace("_", "-") + ("*" if m in elsewhere else ""))
             if m in elsewhere:
                 notes[m] = elsewhere[m]
-        t.add_row(n.code, ", ".join(needs), n.rule)
+        t.add_row(n.code, ", ".join(needs), Text(n.rule))
     if not notes:
         return t
     return Group(t, *(Text(f"* --{m.replace('_', '-')}: {text}", style="dim") for m, text in notes.items()))
@@ -626,7 +632,7 @@ def explained(info: dict[str, Any]) -> None:
     t = Table(box=None, show_header=False, pad_edge=False)
     t.add_column(style="bold", no_wrap=True)
     t.add_column()
-    t.add_row("rule", info["rule"])
+    t.add_row("rule", Text(info["rule"]))
     t.add_row("source", Text(info["source"], style="dim"))
     t.add_row("fields", ", ".join(info["fields"]))
     if info["origin"] == "catalog":
@@ -638,7 +644,9 @@ def explained(info: dict[str, Any]) -> None:
             t.add_row("uses", f"{uses}: narrow the rule when given")
     for where in info.get("layouts", ()):
         domains = "; ".join(f"{k}: {v}" if k else v for k, v in where["domains"].items())
-        t.add_row("where", f"{where['source']} ({where['layout']}), bits {where['bits']}: {domains}")
+        t.add_row("where", Text(f"{where['source']} ({where['layout']}), bits {where['bits']}: {domains}"))
+    if "unreachable" in info:
+        t.add_row("examples", Text(f"none: no input produces it ({info['unreachable']})"))
     console.print(t)
     for which in ("legal", "illegal"):
         ex = info.get("examples", {}).get(which)
@@ -646,8 +654,11 @@ def explained(info: dict[str, Any]) -> None:
             continue
         console.print()
         console.print(Text(f"{which.capitalize()} example", style="bold"))
-        console.print(Text(f"  $ {ex['command']}"), soft_wrap=True)  # one line, to copy whole
-        if not ex["findings"]:
+        prompt = ">>>" if ex.get("language") == "python" else "$"  # a Python call (import descgen), or a command line
+        console.print(Text(f"  {prompt} {ex['command']}"), soft_wrap=True)  # one line, to copy whole
+        if ex.get("raised"):
+            console.print(Text(f"  {g['error']} raises {ex['raised']}", style=SEVERITY_STYLE.get("error", "")))
+        elif not ex["findings"]:
             console.print(Text(f"  {g['ok']} clean: no findings", style="green"))
         for f in ex["findings"]:
             style = SEVERITY_STYLE.get(f["severity"], "")

@@ -30,7 +30,8 @@ __all__ = ["scan"]
 @click.option("-j", "--jobs", default="auto", metavar="N|auto", show_default=True,
               help="Worker processes, each scanning whole files; the output is the same, in the same order. "
                    "auto: one per core (at most 8, at most one per file) for several files of 1 MB or more in all.")
-@output_options
+@output_options(json_help="Print JSON lines as the scan goes (one object per line, described above), not one "
+                           "envelope.")
 def scan(out: Output, files: tuple[str, ...], arch: str | None, verbose: bool, exit_zero: bool, jobs: str) -> None:
     """Scan PTX files (a directory: every *.ptx under it; - reads standard input) for every
     tcgen05.mma (all forms: .sp, .ws, .ws.sp, .block_scale, .collector::*, .ashift, [a-tmem]) and
@@ -42,21 +43,28 @@ def scan(out: Output, files: tuple[str, ...], arch: str | None, verbose: bool, e
     qualifiers (kind, cta_group, .ws, .sp, scale vector size, A in tensor memory) and the file's
     .target; a rule that reads an unknown field is not checked.
 
+    An immediate wider than its operand is read as ptxas reads it, its low bits, with a
+    PTX-IMMEDIATE-TRUNCATED warning (E48).
+
     \b
     Output: one line per error or warning, by line:
       FILE:LINE: error|warning: CODE subject: message [source]
     then one summary line per file on stderr: instructions, operands fully known, partly known
     (fields checked), unknown, and what is known only at run time, grouped, with why.
+    A file that is not PTX (empty, binary, or neither .version nor a tcgen05/wgmma instruction)
+    is not scanned: one line on stderr, FILE: error: not PTX (why); not scanned.
     -v also prints each instruction, its operands (known bits, ? = unknown), the fields checked,
     the rules not checked and the notes (PTX-OPERAND-UNRESOLVED: one per operand).
-    --json: JSON lines, written as the scan goes: {"type": "run"}, then per instruction
-    {"type": "instruction", "file", "line", operands with known_mask/known_value, fields_checked,
-    not_checked, findings}, findings elsewhere {"type": "finding"}, per file {"type": "file",
-    counts, run_time}, and last {"type": "summary"}.
+    --json: not one envelope but JSON lines (one object per line), written as the scan goes:
+    {"type": "run"}, then per instruction {"type": "instruction", "file", "line", operands with
+    known_mask/known_value, fields_checked, not_checked, findings}, findings elsewhere
+    {"type": "finding"}, per path {"type": "file", "file", "status"}: "scanned" with counts and
+    run_time, "not-ptx" or "unreadable" with a "reason"; and last {"type": "summary"}.
 
     \b
     Exits 1 when a finding is an error (after printing), unless --exit-zero; 2 when a file
-    cannot be read or a directory holds no .ptx file (the others are still scanned).
+    cannot be read or is not PTX, or a directory holds no .ptx file (the others are still
+    scanned).
 
     \b
       descgen scan kernel.ptx
@@ -71,6 +79,7 @@ def scan(out: Output, files: tuple[str, ...], arch: str | None, verbose: bool, e
     status = 0
     total = ScanTally()
     nfiles = 0
+    skipped = {"not-ptx": 0, "unreadable": 0}
     if out.json:
         _json({"descgen": 1, "command": "scan", "type": "run", "input": {"files": list(files), "arch": arch}})
     paths = []
@@ -82,17 +91,17 @@ def scan(out: Output, files: tuple[str, ...], arch: str | None, verbose: bool, e
         paths += found
     for done in scan_files(paths, arch=arch, jobs=_jobs(jobs, paths)):  # type: ignore[arg-type]
         name = done.name
-        if done.error is not None:
-            click.echo(f"Error: cannot read {name}: {done.error}", err=True)
+        if done.status != "scanned":  # one report per path not scanned, the same in every case
+            skipped[done.status] += 1
             status = max(status, EXIT_USAGE)
+            if done.error is not None:
+                click.echo(f"Error: cannot read {name}: {done.error}", err=True)
+            else:
+                click.echo(f"{name}: {_severity('error', out.table)}: not PTX ({done.not_ptx}); not scanned", err=True)
+            if out.json:
+                _json({"type": "file", "file": name, "status": done.status, "reason": done.reason})
             continue
         nfiles += 1
-        if done.not_ptx:
-            click.echo(f"{name}: warning: not PTX ({done.not_ptx})", err=True)
-            if out.json:
-                _json({"type": "file", "file": name, "not_ptx": done.not_ptx})
-            if done.not_ptx != "no .version directive":
-                continue
         tally = ScanTally()
         for chunk in done.chunks:
             tally.add(chunk.instructions, chunk.findings)
@@ -102,16 +111,18 @@ def scan(out: Output, files: tuple[str, ...], arch: str | None, verbose: bool, e
                 _emit_text(name, chunk, verbose, out.table)
         total.merge(tally)
         if out.json:
-            _json({"type": "file", "file": name, "arch": done.arch, "arch_from": done.arch_from,
+            _json({"type": "file", "file": name, "status": "scanned", "arch": done.arch, "arch_from": done.arch_from,
                    "version": done.version[1] if done.version else None, "ok": tally.counts["errors"] == 0,
                    "counts": tally.counts, "run_time": tally.run_time()})
         click.echo(tally.summary(name), err=True)
         if tally.counts["errors"] and not exit_zero:
             status = max(status, EXIT_RULE)
-    if nfiles > 1:
-        click.echo(total.summary(f"{nfiles} files"), err=True)
+    if nfiles + skipped["not-ptx"] > 1 and nfiles:
+        not_ptx = f", {skipped['not-ptx']} not PTX" if skipped["not-ptx"] else ""
+        click.echo(total.summary(f"{nfiles} file{'s' * (nfiles > 1)}{not_ptx}"), err=True)
     if out.json:
-        _json({"type": "summary", "files": nfiles, "ok": total.counts["errors"] == 0, "counts": total.counts,
+        _json({"type": "summary", "files": nfiles, "not_ptx": skipped["not-ptx"], "unreadable": skipped["unreadable"],
+               "ok": total.counts["errors"] == 0 and not any(skipped.values()), "counts": total.counts,
                "run_time": total.run_time()})
     if status:
         click.get_current_context().exit(status)
@@ -159,6 +170,11 @@ def _emit_text(name: str, chunk: Any, verbose: bool, styled: bool) -> None:
             click.echo(_line(name, item, styled))
 
 
+def _severity(word: str, styled: bool) -> str:
+    """``error``/``warning`` as the finding lines write it (colored on a terminal)."""
+    return click.style(word, fg={"error": "red", "warning": "yellow"}.get(word, "blue"), bold=True) if styled else word
+
+
 def _note(word: str, styled: bool) -> str:
     return click.style(word, bold=True) if styled else word
 
@@ -166,7 +182,4 @@ def _note(word: str, styled: bool) -> str:
 def _line(name: str, f: Any, styled: bool) -> str:
     from descgen.ptx.scan import severity_word
 
-    word = severity_word(f.severity)
-    if styled:
-        word = click.style(word, fg={"error": "red", "warning": "yellow"}.get(word, "blue"), bold=True)
-    return f"{name}:{f.line}: {word}: {f.message()}"
+    return f"{name}:{f.line}: {_severity(severity_word(f.severity), styled)}: {f.message()}"

@@ -13,7 +13,7 @@ import click
 import descgen
 from descgen.catalog import APPLIES as APPLIES_TO, USAGE_APPLIES, catalog, layout_table
 from descgen.codes import all_codes, field_codes, usage_codes
-from descgen.examples import example, rules_markdown
+from descgen.examples import example, examples_for, rules_markdown, unreachable
 
 from .options import output_options
 from .encoders import renderer, wgmma_arch
@@ -288,10 +288,11 @@ def explain(out: Output, code: str, no_pager: bool) -> None:
     """Explain CODE (case-insensitive): severity, what it applies to, the fields and context it
     reads, the rule and its PTX source.
 
-    For a catalog rule, also a legal and an illegal example: the command that shows each, and
-    what validating it reports. For a field's own check (IDESC-N-RANGE, SMEM-RESERVED-14...),
-    where the field sits and its domain. descgen rules lists every code. An erratum (E1...),
-    as sources cite them ("Table 39 (E11)"): the PTX text, the conflict and descgen's decision.
+    For every code an input can produce, a legal and an illegal example: the command (or the
+    Python call, >>>) that shows each, and what it reports or raises; a code no input can
+    produce says why. For a field's own check (IDESC-N-RANGE, SMEM-RESERVED-14...), also where
+    the field sits and its domain. descgen rules lists every code. An erratum (E1...), as
+    sources cite them ("Table 39 (E11)"): the PTX text, the conflict and descgen's decision.
 
     \b
       descgen explain IDESC-N-SHAPE
@@ -341,18 +342,23 @@ def explain_info(code: str) -> dict[str, Any]:
     rule = all_codes()[code]
     origin = next((name for name, table in _origins() if code in table), "usage")
     info: dict[str, Any] = {**rule.as_dict(), "origin": origin}
-    if origin == "catalog":
+    pair = examples_for(code)
+    if pair is not None:
         info["examples"] = {}
-        for which in ("legal", "illegal"):
-            ex = example(getattr(rule, which))
-            report = ex.run()
+        for which, spec in zip(("legal", "illegal"), pair):
+            ex = example(spec)
+            got = ex.outcome()
             info["examples"][which] = {
                 "command": ex.command(),
-                "ok": report.ok,
-                "shows": code in report.codes,
-                "findings": [f.as_dict() for f in report.findings],
+                "language": ex.language,  # shell: a command line; python: an expression (import descgen)
+                "ok": got.ok,
+                "shows": code in got.codes,
+                "raised": got.raised,  # the error class the call raised, "" when it returned
+                "findings": [f.as_dict() for f in got.findings],
             }
-    elif origin == "field":
+    elif code in unreachable():
+        info["unreachable"] = unreachable()[code]
+    if origin == "field":
         info["layouts"] = _field_places(code)
     return info
 
@@ -392,7 +398,9 @@ def _plain_explain(info: dict[str, Any]) -> list[str]:
         lines.append(f"where={where['layout']} bits {where['bits']}: {domains}")
     for which, ex in info.get("examples", {}).items():
         found = ", ".join(f"{f['severity']} {f['code']}" for f in ex["findings"]) or "clean"
-        lines += [f"{which}={ex['command']}", f"{which}.reports={found}"]
+        lines += [f"{which}={ex['command']}", f"{which}.reports=" + (f"raises {ex['raised']}: " if ex["raised"] else "") + found]
+    if "unreachable" in info:
+        lines.append(f"unreachable={info['unreachable']}")
     return lines
 
 

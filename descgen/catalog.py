@@ -40,6 +40,7 @@ __all__ = [
     "layout_table",
     "layout_finding",
     "parse_rules",
+    "EXAMPLE_FORMS",
 ]
 
 RULES_FILE = "rules.toml"
@@ -56,11 +57,17 @@ CONTEXT_VALUES = ("flag", "uint", "cta_group", "scale_vec", "arch", "warp", "all
 _WORDS = ("idesc", "smem", "zcm", "mma", "taddr", "wgmma_smem")
 _RULE_KEYS = {"code", "severity", "applies", "kinds", "fields", "needs", "uses", "rule", "source", "legal", "illegal"}
 _USAGE_KEYS = {"code", "applies", "field", "rule", "source"}
+#: What a [[layout]], [[usage]] or [[context]] entry may add: its examples, or why no input produces
+#: its code (descgen.examples; tests/test_codes.py checks every code has one or the other).
+_EXAMPLE_KEYS = {"legal", "illegal", "unreachable"}
+#: The forms an example takes (``as = ...``): one word, an instruction or a PTX snippet (what
+#: ``descgen validate``/``check``/``scan`` show), a call of the Python API, batch requests.
+EXAMPLE_FORMS = ("idesc", "smem", "zcm", "taddr", "mma", "ptx", "call", "batch")
 USAGE_APPLIES = ("idesc", "smem", "zcm", "mma", "taddr", "context", "emit", "batch", "layout", "ptx", "tables", "port")
 _LAYOUT_KEYS = {"code", "severity", "applies", "fields", "rule", "source"}
 _LAYOUT_APPLIES = ("layout", "smem")
 _KEY_ORDER = ("code", "severity", "applies", "field", "fields", "rule", "source")  # the entries' order
-_CONTEXT_KEYS = {"name", "meaning", "value", "words", "help", "metavar", "source"}
+_CONTEXT_KEYS = {"name", "meaning", "value", "words", "help", "metavar", "source", "legal", "illegal"}
 _TOP_KEYS = {"table", "transpose_b_8bit", "scale_vec", "a_tmem", "absolute_lbo", "zcm",
              "targets", "requires", "ptx_version", "context", "usage", "layout", "rule"}
 
@@ -78,9 +85,12 @@ class Rule:
         needs: context it cannot run without; missing context makes it "not checked".
         uses: context that narrows it when given (otherwise every case is allowed for).
         rule: the rule in one sentence. source: PTX table / section.
-        legal, illegal: examples (see ``tables/rules.toml``); None for generated field codes.
+        legal, illegal: examples (see ``tables/rules.toml``; :mod:`descgen.examples` builds and
+            runs them); None for the generated codes, whose examples are generated.
         kinds: the MMA kinds the rule concerns (empty: all); for the others, missing context
             is not reported as not checked.
+        unreachable: why no input produces the code (a ``[[usage]]`` or ``[[layout]]`` entry
+            without examples), else ``""``.
     """
 
     code: str
@@ -94,6 +104,7 @@ class Rule:
     legal: Mapping[str, Any] | None = None
     illegal: Mapping[str, Any] | None = None
     kinds: tuple[str, ...] = ()
+    unreachable: str = ""
 
     def finding(self, field: str, value: Any, allowed: str, detail: str = "") -> Finding:
         """A finding of this rule; ``detail`` says what was found, after the rule sentence."""
@@ -120,6 +131,7 @@ class ContextName:
         words: the words whose rules use it (``idesc``, ``smem``, ``zcm``, ``mma``, ``taddr``).
         help: the help line of its command-line option. metavar: the option's value name.
         source: where PTX defines it.
+        legal, illegal: the examples of ``CONTEXT-<NAME>``: a call given a good and a bad value.
     """
 
     name: str
@@ -129,6 +141,8 @@ class ContextName:
     help: str
     metavar: str
     source: str
+    legal: Mapping[str, Any] | None = None
+    illegal: Mapping[str, Any] | None = None
 
 
 @record
@@ -255,10 +269,11 @@ def _code_table(data: Mapping[str, Any], name: str, keys: set[str], applies: tup
     out: dict[str, Rule] = {}
     for i, row in enumerate(_need(data, name, path, "file")):
         where = f"{name} #{i + 1}"
-        check_keys(row, keys, path, where)
+        check_keys(row, keys | _EXAMPLE_KEYS, path, where)
         for key in sorted(keys, key=_KEY_ORDER.index):
             _need(row, key, path, where)
         where = f"{name} {row['code']}"
+        _check_examples(row, path, where)
         severity = row.get("severity", "error")
         if severity not in SEVERITIES:
             raise TableError(path, where, f"severity must be one of {', '.join(SEVERITIES)}")
@@ -269,8 +284,28 @@ def _code_table(data: Mapping[str, Any], name: str, keys: set[str], applies: tup
             raise TableError(path, where, "fields must be a non-empty list of field names")
         if row["code"] in out or row["code"] in taken:
             raise TableError(path, where, "duplicate code")
-        out[row["code"]] = Rule(row["code"], severity, row["applies"], tuple(fields), (), (), row["rule"], row["source"])
+        out[row["code"]] = Rule(row["code"], severity, row["applies"], tuple(fields), (), (), row["rule"], row["source"],
+                                row.get("legal"), row.get("illegal"), (), row.get("unreachable", ""))
     return out
+
+
+def _check_examples(row: Mapping[str, Any], path: str, where: str) -> None:
+    """An entry's ``legal`` and ``illegal`` examples (both or neither; not with ``unreachable``),
+    each of a form of :data:`EXAMPLE_FORMS` with what that form needs."""
+    given = [key for key in ("legal", "illegal") if key in row]
+    if len(given) == 1 or (given and "unreachable" in row):
+        raise TableError(path, where, "give both a 'legal' and an 'illegal' example, or 'unreachable' (why no input "
+                                      "produces the code), not both")
+    if "unreachable" in row and not (isinstance(row["unreachable"], str) and row["unreachable"]):
+        raise TableError(path, where, "'unreachable' is the reason no input produces the code, as text")
+    needs = {"ptx": ("ptx", str), "call": ("call", str), "batch": ("lines", list)}
+    for key in given:
+        spec = row[key]
+        if not isinstance(spec, Mapping) or spec.get("as") not in EXAMPLE_FORMS:
+            raise TableError(path, where, f"'{key}' example needs as = one of {', '.join(EXAMPLE_FORMS)}")
+        for form, (name, kind) in needs.items():
+            if (spec["as"] == form) != isinstance(spec.get(name), kind):
+                raise TableError(path, where, f"'{key}' example: {name} = ... goes with as = \"{form}\", and only there")
 
 
 def parse_rules(data: Mapping[str, Any], path: str) -> Catalog:
@@ -357,8 +392,9 @@ def parse_rules(data: Mapping[str, Any], path: str) -> Catalog:
             raise TableError(path, where, f"unknown word(s) {bad}; known: {', '.join(_WORDS)}")
         if row["name"] in names:
             raise TableError(path, where, "duplicate context name")
+        _check_examples({k: v for k, v in row.items() if k in ("legal", "illegal")}, path, where)
         names[row["name"]] = ContextName(row["name"], row["meaning"], row["value"], tuple(row["words"]), row["help"],
-                                         row.get("metavar", ""), row["source"])
+                                         row.get("metavar", ""), row["source"], row.get("legal"), row.get("illegal"))
 
     usage = _code_table(data, "usage", _USAGE_KEYS, USAGE_APPLIES, path, {})
     tiles = _code_table(data, "layout", _LAYOUT_KEYS, _LAYOUT_APPLIES, path, usage)

@@ -23,8 +23,8 @@ from .catalog import SCALE_VECS, Constraints, Rule, catalog, constraints
 from .context import context, no_context
 from .engine import Word, plan
 from .errors import EncodeError, Finding
-from .facts import (alloc_sizes, describe_range, kind_facts, lane_warp, mma_k, off_pattern, pattern_boundary, scale_rows,
-                    shape_case, swizzle_period,
+from .facts import (alloc_sizes, chunk_bytes, describe_range, kind_facts, lane_warp, mma_k, off_pattern, pattern_boundary,
+                    scale_rows, shape_case, skewed_stride, swizzle_period, swizzle_row,
                     shape_rows, shape_union, submask_counts, tmem_shape, warp_lanes)
 from .loader import KINDS, atoms, shapes
 from .report import NotChecked
@@ -782,29 +782,65 @@ def _lbo_ignored(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
 @_impl("MMA-SBO-ATOM")
 def _sbo_atom(rule: Rule, v: _Facts, c: Constraints) -> Iterable[Finding]:
     out = []
-    for op, desc, _, major in _operands(v):
+    for op, desc, t, major in _operands(v):
         swizzle, sbo = desc["swizzle"], desc["sbo"]
-        if sbo is None or major is None or not off_pattern(sbo, swizzle) or not _sbo_steps(op, major, swizzle, v["idesc"]):
+        if sbo is None or major is None or not off_pattern(sbo, swizzle):
             continue
-        period = swizzle_period(swizzle)
-        across = "8-row groups along " + ("M" if op == "a" else "N") if major == "k" else "atoms along K"
-        out.append(rule.finding(f"{op}_desc.sbo", sbo, f"a multiple of {period} bytes",
-                                f"{op.upper()} is {major.upper()}-major, {swizzle}: SBO steps between {across}; {sbo} bytes "
-                                f"is not a whole number of {period}-byte swizzle patterns, so the next atom starts mid-pattern"))
+        groups = _sbo_groups(op, major, swizzle, v["idesc"])
+        if groups < 2:
+            continue
+        window = _sbo_window(op, major, swizzle, c.type_bits.get(t), v["idesc"])
+        start = 0
+        if not skewed_stride(sbo, swizzle, groups, window):  # inside one atom row from the row's start:
+            start = _known(desc, "start_address")               # where in its row the word starts decides
+            if start is None or not skewed_stride(sbo, swizzle, groups, window, start):
+                continue
+        period, row = swizzle_period(swizzle), swizzle_row(swizzle)
+        at = start % row
+        across = "8-row groups along " + ("M" if op == "a" else "N") if major == "k" else "groups of K rows"
+        out.append(rule.finding(
+            f"{op}_desc.sbo", sbo, f"a multiple of {period} bytes, or a step that keeps every group inside one {row}-byte atom row",
+            f"{op.upper()} is {major.upper()}-major, {swizzle}: SBO steps between {across}; {sbo} bytes is neither a whole "
+            f"number of {period}-byte swizzle patterns (the next atom, on the same rows' phase) nor a step inside one "
+            f"{row}-byte atom row (slice-K: at least {groups} groups of {window} bytes from byte {at} of the row need "
+            f"{at + (groups - 1) * sbo + window}), so the groups read a layout no tile has"))
     return out
 
 
-def _sbo_steps(op: str, major: str, swizzle: str, idesc: Mapping[str, Any]) -> bool:
-    """Whether one MMA reads more than one swizzle atom along SBO's direction (§9.7.16.3.3): K-major,
-    more than 8 rows of M (A) or N (B) per CTA, counted as half of M or N (cta_group::2 splits them);
-    MN-major, more K rows than the atom has (Table 53) at the kind's dense K (Table 39). Unknown M,
-    N or kind: False (the rule finds nothing it cannot show)."""
+def _known(values: Mapping[str, Any], name: str) -> Any:
+    """``values[name]``, or None where it is known at run time only (:func:`partial`)."""
+    try:
+        return values.get(name)
+    except RunTimeValue:
+        return None
+
+
+def _sbo_groups(op: str, major: str, swizzle: str, idesc: Mapping[str, Any]) -> int:
+    """How many groups one MMA reads along SBO (§9.7.16.3.3), at least: K-major, 8-row groups of
+    M (A) or N (B) per CTA, counted from half of M or N (cta_group::2 splits them); MN-major,
+    groups of the atom's K rows (Table 53) in the kind's dense K (Table 39). Unknown M, N or kind:
+    0 (the rule finds nothing it cannot show)."""
     if major == "k":
         extent = idesc.get("m" if op == "a" else "n")
-        return isinstance(extent, int) and extent // 2 > 8
+        return -(-(extent // 2) // 8) if isinstance(extent, int) else 0
     shape = atoms().atoms.get((swizzle, "mn"))
     kind = idesc.get("kind")
-    return shape is not None and kind is not None and mma_k(kind, False) > shape.k
+    return -(-mma_k(kind, False) // shape.k) if shape is not None and kind is not None else 0
+
+
+def _sbo_window(op: str, major: str, swizzle: str, bits: Any, idesc: Mapping[str, Any]) -> int:
+    """Bytes of an atom row each group of :func:`_sbo_groups` reads, at least: K-major, the MMA's
+    K of the operand in the kind's storage (A's dense K, also under .sp, where A is stored
+    compressed; B's sparse K when the word says sparse); MN-major, half of M or N (per CTA), at
+    most the row. A size the kind does not store, or a value known at run time only: one 16-byte
+    chunk (the least any read covers)."""
+    kind = idesc.get("kind")
+    if major == "k":
+        elements = mma_k(kind, op == "b" and _known(idesc, "sparse") is True) if kind is not None else 0
+    else:
+        extent = _known(idesc, "m" if op == "a" else "n")
+        elements = extent // 2 if isinstance(extent, int) else 0
+    return min(chunk_bytes(kind, bits, elements) or 16, swizzle_row(swizzle))
 
 
 def enforce(word: Word, found: Iterable[Finding], check: bool, where: str) -> Word:
@@ -824,8 +860,8 @@ def enforce(word: Word, found: Iterable[Finding], check: bool, where: str) -> Wo
 #: operand's findings are a function of them (with the catalog and the tables).
 #: tests/test_speed_paths.py runs the rules with facts that record what is read.
 MMA_READS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "a_desc": (("atype", "a_major", "m", "kind"), ("swizzle", "lbo_mode", "lbo", "sbo")),
-    "b_desc": (("btype", "b_major", "n", "kind"), ("swizzle", "lbo_mode", "lbo", "sbo")),
+    "a_desc": (("atype", "a_major", "m", "kind", "sparse"), ("swizzle", "lbo_mode", "lbo", "sbo", "start_address")),
+    "b_desc": (("btype", "b_major", "n", "kind", "sparse"), ("swizzle", "lbo_mode", "lbo", "sbo", "start_address")),
 }
 #: An operand's findings under the instruction rules, and the rules not checked, per key
 #: (:func:`_operand_key`); bounded.

@@ -9,7 +9,9 @@ literal, hex or JSON, each with the decoded configuration as a comment.
 
 The value is always the word itself, written so that the language reads exactly those bits:
 ``UINT32_C``/``UINT64_C`` in C, ``std::uint32_t``/``std::uint64_t`` with a ``u``/``ull`` suffix in
-C++, ``mov.b32``/``mov.b64`` with a hex immediate in PTX. The comment lists every value field
+C++, ``mov.b32``/``mov.b64`` with a hex immediate in PTX. C and C++ are files to include: their
+first line says the standard they need, an include guard named after their content wraps the rest
+(the same code included twice defines its words once). The comment lists every value field
 with its bits and unit, the derived values, and every finding, so that a constant pasted into a
 kernel carries its own explanation; nothing in the comment changes the value.
 """
@@ -36,7 +38,7 @@ from .version import __version__
 if TYPE_CHECKING:  # descgen.tiles loads on first use (descgen's lazy exports): not imported here
     from .tiles import TileDescriptor
 
-__all__ = ["CHECK_MACRO", "FORMATS", "Emittable", "comment", "emit", "identifier", "word_comment"]
+__all__ = ["CHECK_MACRO", "FORMATS", "NEEDS", "Emittable", "comment", "emit", "guarded", "identifier", "word_comment"]
 
 #: One thing :func:`emit` writes as a word (or, for ``check_mma``'s report, several).
 Emittable = Union[Decoded, Report, "TileDescriptor", int]
@@ -101,7 +103,9 @@ def emit(what: Emittable | Sequence[Emittable] | Mapping[str, Emittable], fmt: F
             <stdint.h>`` and ``#define NAME UINT32_C(0x...)``), ``cpp`` (``#include <cstdint>`` and
             ``constexpr std::uint32_t name = 0x...u;``), ``ptx`` (``mov.b32 %name, 0x...;``: the
             register must be declared ``.reg .b32``/``.b64`` by the kernel), ``python``
-            (``NAME = 0x...``).
+            (``NAME = 0x...``). ``c`` and ``cpp`` are files to include: a first line saying the
+            standard they need (C99, C++11: :data:`NEEDS`), the rest inside an include guard named
+            after their content (:func:`guarded`).
         name: the constant's (or register's) name for a single word; default ``idesc``,
             ``smem_desc``, ``zcm_desc``, ``taddr`` (upper-cased for C and Python, ``%``-prefixed for PTX).
         descriptor: ``idesc``, ``smem``, ``zcm`` or ``taddr`` when ``what`` is an ``int``.
@@ -286,6 +290,52 @@ def word_comment(what: Emittable, *, descriptor: Descriptor | None = None, kind:
     return items[0].comment
 
 
+#: The oldest language standard each C and C++ form descgen writes compiles at, as its first line
+#: says (tests/test_emit.py and tests/test_descriptor_functions.py compile each at it, and show the
+#: standard below refuses it): ``c``, the constants (``descgen.emit``): ``<stdint.h>`` and
+#: ``UINT32_C``/``UINT64_C`` are C99 (a 64-bit word is an ``unsigned long long`` literal where
+#: ``uint64_t`` is one, which C89 and C++03 lack); ``cpp``: ``constexpr`` and ``<cstdint>`` are
+#: C++11. The functions (``descgen.emit_functions``): ``c_functions``, ``static inline`` is C99;
+#: ``cpp_functions``, a ``constexpr`` function of several statements (the checks, the halves) is
+#: C++14 (C++11 allows one return statement, ``cpp_return``: a function that is one).
+NEEDS: dict[str, str] = {
+    "c": "C99 or later (C++11 or later compiled as C++): <stdint.h>, UINT32_C/UINT64_C",
+    "cpp": "C++11 or later: <cstdint>, constexpr",
+    "c_functions": "C99 or later: <stdint.h>, static inline",
+    "cpp_functions": "C++14 or later (nvcc -std=c++14): constexpr functions of several statements",
+    "cpp_return": "C++11 or later (nvcc -std=c++11): constexpr functions of one return statement",
+}
+
+
+def _code_lines(text: str, fmt: Format) -> list[str]:
+    """``text``'s lines that are not blank and not comments :func:`comment` wrote."""
+    out, inside = [], False
+    for line in text.splitlines():
+        if fmt == "c" and (inside or line.startswith("/*")):
+            inside = not line.rstrip().endswith("*/")
+        elif line.strip() and not (fmt == "cpp" and line.lstrip().startswith("//")):
+            out.append(line)
+    return out
+
+
+def guarded(text: str, fmt: Format, names: Sequence[str], needs: str) -> str:
+    """C (``fmt`` ``c``) or C++ (``cpp``) source ``text`` as a file to include: a first comment
+    line saying the standard it ``needs``, then the text inside an include guard named after its
+    content: ``DESCGEN_``, the names it defines (upper-cased, at most 36 characters), the first 12
+    hex digits of the SHA-256 of its code (its lines less comments and blanks) and ``_H`` or
+    ``_HPP`` (at most 63 characters, C99's significant length). The same code included twice is
+    defined once (the comments, the command line and the version may differ); two different words,
+    or one word written in C and in C++, never share a guard."""
+    import hashlib  # (only when code is written: descgen's start-up does not pay for it)
+
+    digest = hashlib.sha256("\n".join(_code_lines(text, fmt)).encode("ascii", "replace")).hexdigest()[:12].upper()
+    label = re.sub(r"\W", "_", "_".join(names).upper())[:36].strip("_")
+    macro = f"DESCGEN_{label + '_' if label else ''}{digest}_{'H' if fmt == 'c' else 'HPP'}"
+    first, end = (f"/* needs {needs} */", f"#endif /* {macro} */") if fmt == "c" else (f"// needs {needs}",
+                                                                                       f"#endif  // {macro}")
+    return "\n".join([first, f"#ifndef {macro}", f"#define {macro}", "", text, "", end])
+
+
 def _hex_writer(items: list[_Item], header: str, notes: tuple[str, ...]) -> str:
     if len(items) == 1:
         return hex_word(items[0].word, items[0].width)
@@ -302,7 +352,7 @@ def _c_writer(items: list[_Item], header: str, notes: tuple[str, ...]) -> str:
     for it in items:
         out += ["", *comment((*it.comment, header, *notes), "c"),
                 f"#define {_named(it, 'c')} UINT{it.width}_C({hex_word(it.word, it.width)})"]
-    return "\n".join(out)
+    return guarded("\n".join(out), "c", [_named(it, "c") for it in items], NEEDS["c"])
 
 
 def _cpp_writer(items: list[_Item], header: str, notes: tuple[str, ...]) -> str:
@@ -311,7 +361,7 @@ def _cpp_writer(items: list[_Item], header: str, notes: tuple[str, ...]) -> str:
         suffix = "u" if it.width == 32 else "ull"
         out += ["", *comment((*it.comment, header, *notes), "cpp"),
                 f"constexpr std::uint{it.width}_t {_named(it, 'cpp')} = {hex_word(it.word, it.width)}{suffix};"]
-    return "\n".join(out)
+    return guarded("\n".join(out), "cpp", [_named(it, "cpp") for it in items], NEEDS["cpp"])
 
 
 def _ptx_writer(items: list[_Item], header: str, notes: tuple[str, ...]) -> str:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import functools
 import operator
-from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
+import sys
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, NamedTuple, TypeAlias
 
 from .errors import EncodeError, Finding, HasFindings, UsageError, WordError
 from .loader import VALUE_TYPES, Field, Layout, layout
@@ -19,8 +20,18 @@ from .records import field, record
 from .transforms import Transform
 from .usercache import define
 
+if TYPE_CHECKING:  # bitstring is imported where a Bits is made (Decoded.bits), never at import time
+    from bitstring import Bits
+
 __all__ = ["Plan", "plan", "code_word", "Word", "KnownBits", "DecodedField", "Decoded", "decode", "encode", "check_value", "check_word",
-           "finding_code", "check_rule", "unit_word", "show_value", "hex_word", "hex_bits"]
+           "finding_code", "check_rule", "unit_word", "show_value", "hex_word", "hex_bits", "WordInput", "as_word"]
+
+#: What the decoders and validators take as a word: an unsigned integer of the word's width, a
+#: :class:`KnownBits`, the word's bytes as it lies in memory (``bytes``, ``bytearray`` or
+#: ``memoryview``: little-endian, exactly width / 8 of them), or a ``bitstring.Bits`` of exactly
+#: the word's width (MSB first, bitstring's order: ``Bits.uint`` is the word). :func:`as_word`
+#: reads the last two.
+WordInput: TypeAlias = "int | KnownBits | bytes | bytearray | memoryview | Bits"
 
 #: Domains with at most this many members are compiled to lookup tables.
 _LUT_LIMIT = 4096
@@ -353,16 +364,17 @@ class Plan:
 
     # -- decode -----------------------------------------------------------------------------
 
-    def decode(self, word: "int | KnownBits") -> "Decoded":
+    def decode(self, word: "WordInput") -> "Decoded":
         """Decode any word of the layout's width (or a partly known one, :meth:`read`) with the
         field checks. Problems are findings, never exceptions.
 
         Raises:
-            WordError: not an unsigned integer of the layout's width.
+            WordError: not an unsigned integer of the layout's width (nor its bytes or Bits:
+                :func:`as_word`).
         """
         return self.result(self.read(word))
 
-    def read(self, word: "int | KnownBits") -> "FieldsRead":
+    def read(self, word: "WordInput") -> "FieldsRead":
         """The fields of ``word`` with their findings and values: what :meth:`decode` returns as a
         :class:`Decoded`, for a descriptor module to add its rules' findings and derived values
         to before it makes the one result (:meth:`result`).
@@ -370,16 +382,17 @@ class Plan:
         A :class:`KnownBits` word reads every field whose bits are all known as a full word does;
         a field with an unknown bit gets value None, a note saying how many of its bits are
         known, and its name in ``.unknown``; its reserved or constant bits that are known are
-        still checked.
+        still checked. The word's bytes or a ``bitstring.Bits`` are read as :func:`as_word` reads
+        them.
 
         Raises:
-            WordError: not an unsigned integer of the layout's width.
+            WordError: not an unsigned integer of the layout's width, nor its bytes or Bits.
         """
         lay = self.layout
         if word.__class__ is not int or word < 0 or word >> lay.width:
             if isinstance(word, KnownBits):
                 return self._read_known(word)
-            check_word(word, lay.width, lay.word)
+            word = as_word(word, lay.width, lay.word)
         assert isinstance(word, int)
         unpack = self.unpack
         if unpack is None:  # compiled on the first full-word read (an encoder never needs it)
@@ -463,6 +476,48 @@ def check_word(word: Any, width: int, what: str) -> None:
     if isinstance(word, bool) or not isinstance(word, int) or not 0 <= word < (1 << width):
         raise WordError((Finding(f"{code_word(what)}-WORD-RANGE", "error", "word", word, f"0..{(1 << width) - 1:#x}",
                                  f"{'an' if what[0] in 'aeiou' else 'a'} {what} word is an unsigned {width}-bit integer", "§9.7.16.4"),))
+
+
+def as_word(word: Any, width: int, what: str) -> int:
+    """``word`` as the unsigned ``width``-bit integer a decoder reads (``what``: the word's name,
+    ``idesc``, ``smem``..., for the error's code).
+
+    - ``bytes``, ``bytearray``, ``memoryview``: the word as it lies in memory, **little-endian**
+      (a word copied from the device or from a host array: byte 0 holds bits 0-7), exactly
+      ``width // 8`` bytes; ``int.from_bytes(data, "little")``.
+    - ``bitstring.Bits`` (or ``BitArray``): exactly ``width`` bits, MSB first as bitstring writes
+      them (index 0 is PTX bit ``width - 1``); ``Bits.uint``. bitstring is not imported here: a
+      Bits exists only where its caller imported it.
+    - an ``int``: returned as it is, once checked.
+
+    Raises:
+        WordError: ``<WORD>-WORD-RANGE`` (field ``word``): bytes or Bits of another length (the
+            message names the length given and the one allowed), or anything else that is not
+            an unsigned ``width``-bit integer.
+    """
+    article = "an" if what[0] in "aeiou" else "a"
+    if isinstance(word, (bytes, bytearray, memoryview)):
+        data = bytes(word)
+        if len(data) != width // 8:
+            raise _length_error(data, what, width, f"{width // 8} bytes",
+                                f"{len(data)} bytes given: {article} {what} word is {width // 8} bytes, little-endian (as in memory)")
+        return int.from_bytes(data, "little")
+    bitstring = sys.modules.get("bitstring")
+    if bitstring is not None and isinstance(word, bitstring.Bits):
+        if len(word) != width:
+            raise _length_error(bitstring.Bits(word), what, width, f"a Bits of length {width}",  # (a BitArray: frozen)
+                                f"a Bits of length {len(word)} given: {article} {what} word is {width} bits")
+        value: int = word.uint
+        return value
+    check_word(word, width, what)
+    return int(word)
+
+
+def _length_error(word: Any, what: str, width: int, allowed: str, rule: str) -> WordError:
+    """The WORD-RANGE error of bytes or Bits of the wrong length (``word``: an immutable copy,
+    the finding's value)."""
+    return WordError((Finding(f"{code_word(what)}-WORD-RANGE", "error", "word", word,
+                              f"{allowed} (or an unsigned {width}-bit integer)", rule, "§9.7.16.4"),))
 
 
 def hex_word(word: int, width: int) -> str:
@@ -630,6 +685,36 @@ class Decoded(HasFindings):
     def hex(self) -> str:
         return hex_word(self.word, self.width)
 
+    @property
+    def bits(self) -> Bits:
+        """The word as a ``bitstring.Bits`` of :attr:`width` bits (32 or 64), MSB first as
+        bitstring orders bits: ``bits.uint == word`` and ``bits.hex`` is :attr:`hex` without
+        ``0x``.
+
+        PTX numbers bits from the LSB (bit 0); bitstring indexes from the MSB. PTX bit ``b`` is
+        ``bits[width - 1 - b]``, and a field of PTX bits ``lo..hi`` is the slice
+        ``bits[width - 1 - hi : width - lo]`` (:meth:`field_bits`): ``bits[0]`` is bit 31 of an
+        idesc (bit 63 of a 64-bit word), ``bits[-1]`` bit 0. Bits of a partly known word that
+        are not known are 0 here (:attr:`known` says which are).
+
+        A new Bits at each call; bitstring is imported on first use (``import descgen`` does not
+        import it).
+        """
+        from bitstring import Bits
+
+        return Bits(uint=self.word, length=self.width)
+
+    def field_bits(self, name: str) -> Bits:
+        """The bits of field ``name`` as a ``bitstring.Bits`` of the field's width, MSB first
+        (``field_bits(name).uint == self[name].raw``): the slice
+        ``bits[width - 1 - hi : width - lo]`` of :attr:`bits` for PTX bits ``lo..hi``.
+
+        Raises:
+            KeyError: no field ``name`` (derived values such as ``k`` have no bits).
+        """
+        f = self[name]
+        return self.bits[self.width - 1 - f.hi: self.width - f.lo]
+
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form; the word is a hex string (TOML/JSON consumers may not hold 64 bits)."""
         return {
@@ -646,15 +731,19 @@ class Decoded(HasFindings):
         }
 
 
-def decode(layout_name: str, word: int, kind: str | None = None) -> Decoded:
+def decode(layout_name: str, word: WordInput, kind: str | None = None) -> Decoded:
     """Decode ``word`` with any layout (a key of :data:`descgen.loader.LAYOUT_FILES`).
 
     The generic form of :func:`descgen.decode_idesc`, :func:`descgen.decode_smem`,
-    :func:`descgen.decode_zcm`; it reaches every field the tables declare.
+    :func:`descgen.decode_zcm`; it reaches every field the tables declare. ``word`` is an
+    unsigned integer of the layout's width (32 or 64 bits), a :class:`KnownBits`, the word's
+    bytes in memory order (little-endian, width / 8 bytes) or a ``bitstring.Bits`` of the
+    layout's width (:func:`as_word`).
 
     Raises:
         KeyError: unknown layout. UsageError: a kind the layout does not serve.
-        WordError: ``word`` is not an unsigned integer of the layout's width.
+        WordError: ``word`` is not an unsigned integer of the layout's width, nor bytes or Bits
+            of its length (``<WORD>-WORD-RANGE``).
     """
     return plan(layout_name, kind).decode(word)
 

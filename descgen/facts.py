@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # computed from the tables on first use (module __getattr__ b
 
 __all__ = ["KIND_LAYOUTS", "SWIZZLES", "WGMMA_SWIZZLES", "LBO_MODES", "MAJORS", "ABSENT_ARGS", "KindFacts", "kind_facts",
            "normalize_kind", "type_names", "idesc_defaults", "mma_k", "shape_rows", "shape_keys", "major_keys",
-           "shape_case", "shape_union", "scale_rows", "selector_keys", "swizzle_attrs", "pattern_boundary", "smem_family", "smem_target", "smem_targets", "swizzle_derived", "smem_family_target", "swizzle_period", "off_pattern", "submask_counts", "tmem_shape",
+           "shape_case", "shape_union", "scale_rows", "selector_keys", "swizzle_attrs", "pattern_boundary", "smem_family", "smem_target", "smem_targets", "swizzle_derived", "smem_family_target", "swizzle_period", "swizzle_row", "off_pattern", "skewed_stride", "chunk_elements", "chunk_bytes", "submask_counts", "tmem_shape",
            "warps_per_warpgroup", "warp_lanes", "lane_warp", "describe_range", "alloc_sizes"]
 
 
@@ -328,13 +328,54 @@ def swizzle_period(swizzle: Any) -> int:
     return 1 << (f.b + f.m + f.s) if f is not None and f.b else 0
 
 
+def swizzle_row(swizzle: Any) -> int:
+    """Bytes of one row of a swizzle mode's atom, the span its XOR permutes (bits below ``M+B`` of
+    ``Swizzle<B,M,S>``; the row's phase comes from the bits above): 128, 64, 32 for 128B, 64B,
+    32B, 128 for 128B_base32B; 0 for none, or anything that is not a mode."""
+    f = atoms().swizzles.get(swizzle)
+    return 1 << (f.b + f.m) if f is not None and f.b else 0
+
+
 def off_pattern(stride: int, swizzle: Any) -> bool:
-    """Whether a stride in bytes from one swizzle atom to the next (SBO; LBO for MN-major
-    swizzled layouts) is not a whole number of :func:`swizzle_period` s, so the next atom starts
-    mid-pattern and its rows take another row's swizzle phase (§9.7.16.3.3's canonical layouts
-    repeat the atom by these strides). False without swizzle: core matrices need 16 bytes only."""
+    """Whether a stride in bytes is not a whole number of :func:`swizzle_period` s (False without
+    swizzle): the first half of :func:`skewed_stride`, which is the test the rules use."""
     period = swizzle_period(swizzle)
     return bool(period) and stride % period != 0
+
+
+def skewed_stride(stride: int, swizzle: Any, groups: int, window: int, start: int = 0) -> bool:
+    """Whether ``groups`` reads ``stride`` bytes apart (SBO between 8-row groups K-major, between
+    K-row groups MN-major; LBO between MN atoms), each ``window`` bytes along one atom row from
+    ``start`` (its byte address; only ``start`` modulo the row counts), read a layout no tile has
+    (errata E47). The hardware swizzles absolute addresses (E9), so two layouts are canonical:
+
+    * the stride is a whole number of swizzle patterns (:func:`swizzle_period`): each group starts
+      at the same rows' phase in another atom, the tiling of §9.7.16.3.3's canonical layouts;
+    * every group stays inside the first group's atom row, ``start % row + (groups - 1) * stride
+      + window <= row`` (:func:`swizzle_row`): the groups re-read the same rows at other offsets
+      along them, each read the canonical layout with its start moved along the row (slice-K:
+      CUTLASS's SBO = 32 bytes under 128B swizzle).
+
+    Any other stride moves the next group to another atom and along the row at once (SBO 1040 =
+    1024 + 16 under 128B), to other rows of the same pattern (1152), or across the row's end.
+    False without swizzle (core matrices need 16 bytes only) or with fewer than two groups."""
+    if groups < 2 or not off_pattern(stride, swizzle):
+        return False
+    return start % swizzle_row(swizzle) + (groups - 1) * stride + window > swizzle_row(swizzle)
+
+
+def chunk_elements(kind: Any, bits: Any) -> int:
+    """Elements of ``bits``-bit type one 16-byte chunk holds under ``kind``'s storage (§9.7.16.10.4,
+    ``tables/smem_atoms.toml`` [[storage]]); 0 for a size the kind does not store."""
+    return next((s.per_chunk for s in atoms().storage if s.bits == bits and (not s.kinds or kind in s.kinds)), 0)
+
+
+def chunk_bytes(kind: Any, bits: Any, elements: int) -> int | None:
+    """Bytes that ``elements`` neighbouring elements of ``bits``-bit type take along an atom row
+    under ``kind``'s storage: whole 16-byte chunks (:func:`chunk_elements`). None for a size the
+    kind does not store."""
+    per = chunk_elements(kind, bits)
+    return -(-elements // per) * 16 if per else None
 
 
 def submask_counts() -> dict[int, int]:

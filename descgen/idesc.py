@@ -6,17 +6,20 @@ Its layout depends on the MMA kind, which is not in the word: ``kind`` is always
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from .catalog import catalog
 from .checks import enforce, idesc_findings, idesc_word_findings
 from .context import context, no_context
-from .engine import Decoded, FieldsRead, KnownBits, Plan, Word
+from .engine import Decoded, FieldsRead, Plan, Word, WordInput, as_word
 from .errors import EncodeError, Finding
 from .facts import kind_facts, major_keys, mma_k, normalize_kind, selector_keys, shape_keys
 from .loader import KINDS
 from .report import NotChecked, Report
 from .types import AccumType, Arch, CtaGroup, ElementType, Kind, Major, ScaleType, ScaleVec
+
+if TYPE_CHECKING:
+    from bitstring import Bits
 
 __all__ = ["encode_idesc", "decode_idesc", "decode_fields", "validate_idesc", "idesc_report", "checked_idesc", "decode_idesc_all", "consistent_kinds"]
 
@@ -197,7 +200,7 @@ def _bad_k(p: Plan, k: Any, sparse: bool, ks: tuple[int, ...]) -> Finding:
                                               f"K = {k!r} for {'sparse' if sparse else 'dense'} .kind::{p.kind}")
 
 
-def decode_fields(word: int | KnownBits, kind: str) -> Decoded:
+def decode_fields(word: WordInput, kind: str) -> Decoded:
     """Decode under ``kind`` with the field checks only (no cross-field rules), and the derived
     K and implied dtype. :func:`decode_idesc` adds the rules; :func:`descgen.validate_idesc` the
     context rules too."""
@@ -205,7 +208,7 @@ def decode_fields(word: int | KnownBits, kind: str) -> Decoded:
     return p.result(read, (), derived)
 
 
-def _read(word: int | KnownBits, kind: str) -> tuple[Plan, FieldsRead, tuple[tuple[str, Any, str], ...]]:
+def _read(word: WordInput, kind: str) -> tuple[Plan, FieldsRead, tuple[tuple[str, Any, str], ...]]:
     """The plan of ``kind``, the word's fields read under it, and the derived values
     :func:`decode_fields` adds to them."""
     p = kind_facts(kind).plan
@@ -236,7 +239,7 @@ def _spots(p: Plan) -> tuple[int, int | None]:
     return hit
 
 
-def decode_idesc(word: int | KnownBits, kind: Kind) -> Decoded:
+def decode_idesc(word: WordInput, kind: Kind) -> Decoded:
     """Decode a 32-bit instruction descriptor under ``kind`` (Tables 42-44).
 
     Total: every unsigned 32-bit integer decodes. Reserved bits set, unknown type codes, and every
@@ -246,20 +249,26 @@ def decode_idesc(word: int | KnownBits, kind: Kind) -> Decoded:
     Table 44 bit 31) and, for the block-scaled kinds, the implied dtype.
     :func:`descgen.validate_idesc` adds the rules that need context.
 
+    ``word``: an unsigned 32-bit integer, a :class:`descgen.KnownBits`, its 4 bytes as they lie in
+    memory (little-endian: ``bytes.fromhex("10004008")`` is ``0x08400010``) or a
+    ``bitstring.Bits`` of length 32 (MSB first; ``Decoded.bits`` gives one back).
+
     Raises:
         UsageError: unknown kind.
-        WordError: ``word`` is negative or wider than 32 bits.
+        WordError: ``word`` is negative or wider than 32 bits, or bytes / Bits of another length
+            (``IDESC-WORD-RANGE``).
     """
     return checked_idesc(word, kind, no_context())[0]
 
 
-def validate_idesc(word: int | KnownBits, kind: Kind, *, cta_group: CtaGroup | None = None, ws: bool | None = None,
+def validate_idesc(word: WordInput, kind: Kind, *, cta_group: CtaGroup | None = None, ws: bool | None = None,
                    sp: bool | None = None, scale_vec: ScaleVec | None = None, a_tmem: bool | None = None,
                    arch: Arch | None = None) -> Report:
     """Check a 32-bit instruction descriptor against every rule that applies to it.
 
     Args:
-        word: the descriptor (unsigned 32-bit).
+        word: the descriptor (unsigned 32-bit), or its 4 bytes (little-endian) or a Bits of
+            length 32, as :func:`decode_idesc` takes it.
         kind: the MMA kind (``f16``, ``kind::f16``...); it selects Table 42, 43 or 44.
         cta_group: 1 or 2 (Table 39 rows; Table 50).
         ws: the instruction is ``tcgen05.mma.ws`` (Table 39 rows; max shift).
@@ -277,19 +286,19 @@ def validate_idesc(word: int | KnownBits, kind: Kind, *, cta_group: CtaGroup | N
 
     Raises:
         UsageError: unknown kind, or a context value that is not one.
-        WordError: ``word`` is not an unsigned 32-bit integer.
+        WordError: ``word`` is not an unsigned 32-bit integer (nor 4 bytes, nor a Bits of length 32).
     """
     return idesc_report(word, kind, context(cta_group=cta_group, ws=ws, sp=sp, scale_vec=scale_vec, a_tmem=a_tmem, arch=arch))
 
 
-def idesc_report(word: int | KnownBits, kind: str, ctx: Mapping[str, Any]) -> Report:
+def idesc_report(word: WordInput, kind: str, ctx: Mapping[str, Any]) -> Report:
     """:func:`validate_idesc` under a context normalized already (:func:`descgen.context.context`):
     for one word read under several kinds, one normalization."""
     d, skipped = checked_idesc(word, kind, ctx)
     return Report(d.findings, skipped, {"idesc": d}, ctx)
 
 
-def checked_idesc(word: int | KnownBits, kind: str, ctx: Mapping[str, Any]) -> tuple[Decoded, tuple[NotChecked, ...]]:
+def checked_idesc(word: WordInput, kind: str, ctx: Mapping[str, Any]) -> tuple[Decoded, tuple[NotChecked, ...]]:
     """:func:`validate_idesc`'s work under a normalized context (:func:`descgen.context.context`):
     the word decoded once with every finding, and the rules not checked."""
     p, read, derived = _read(word, kind)
@@ -301,12 +310,18 @@ def checked_idesc(word: int | KnownBits, kind: str, ctx: Mapping[str, Any]) -> t
     return p.result(read, found, derived), tuple(skipped)
 
 
-def decode_idesc_all(word: int) -> dict[Kind, Decoded]:
-    """Decode ``word`` under every kind, in PTX's kind order."""
+def decode_idesc_all(word: int | bytes | bytearray | memoryview | Bits) -> dict[Kind, Decoded]:
+    """Decode ``word`` under every kind, in PTX's kind order (``word`` as :func:`decode_idesc`
+    takes it, its bytes or Bits read once).
+
+    Raises:
+        WordError: not an unsigned 32-bit integer, 4 bytes or a Bits of length 32.
+    """
+    word = as_word(word, 32, "idesc")
     return {kind: decode_idesc(word, kind) for kind in KINDS}
 
 
-def consistent_kinds(word: int) -> list[Kind]:
+def consistent_kinds(word: int | bytes | bytearray | memoryview | Bits) -> list[Kind]:
     """The kinds under which ``word`` decodes with no error finding."""
     return [kind for kind, d in decode_idesc_all(word).items() if d.ok]
 

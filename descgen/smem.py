@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 from .checks import enforce, smem_encode_findings, smem_findings
 from .context import context, no_context
-from .engine import Decoded, FieldsRead, KnownBits, Plan, Word, plan
+from .engine import Decoded, FieldsRead, Plan, Word, WordInput, plan
 from .facts import swizzle_derived
 from .report import NotChecked, Report
 from .types import Arch, LboMode, Swizzle
@@ -88,7 +88,7 @@ def _plan() -> Plan:
     return _PLAN[0]
 
 
-def decode_smem(word: int | KnownBits) -> Decoded:
+def decode_smem(word: WordInput) -> Decoded:
     """Decode a 64-bit shared memory descriptor (Table 40). Total: any 64-bit word decodes.
 
     Addresses and offsets come back in bytes. Findings: non-zero bits 14-15/30-31 (not in
@@ -97,19 +97,23 @@ def decode_smem(word: int | KnownBits) -> Decoded:
     restrictions, base offset warnings); :func:`descgen.validate_smem` adds the context rules. ``.derived`` holds the swizzle span and its Table 41
     pattern boundary, in bytes.
 
+    ``word``: an unsigned 64-bit integer, a :class:`descgen.KnownBits`, its 8 bytes as they lie in
+    memory (little-endian) or a ``bitstring.Bits`` of length 64 (MSB first).
+
     Raises:
-        WordError: ``word`` is negative or wider than 64 bits.
+        WordError: ``word`` is negative or wider than 64 bits, or bytes / Bits of another length
+            (``SMEM-WORD-RANGE``).
     """
     return checked_smem(word, no_context())[0]
 
 
-def decode_fields(word: int | KnownBits) -> Decoded:
+def decode_fields(word: WordInput) -> Decoded:
     """Decode with the field checks only, plus the derived swizzle span and pattern boundary."""
     p, read, derived = _read(word)
     return p.result(read, (), derived)
 
 
-def _read(word: int | KnownBits) -> tuple[Plan, FieldsRead, tuple[tuple[str, Any, str], ...]]:
+def _read(word: WordInput) -> tuple[Plan, FieldsRead, tuple[tuple[str, Any, str], ...]]:
     """Table 40's plan, the word's fields read with it, and the derived values
     :func:`decode_fields` adds to them."""
     p = _PLAN[0] if _PLAN else _plan()
@@ -123,11 +127,12 @@ def _swizzle_at(p: Plan) -> int:
     return [f.name for f in p.layout.fields].index("swizzle")
 
 
-def validate_smem(word: int | KnownBits, *, arch: Arch | None = None, pattern_start: int | None = None, **more: Any) -> Report:
+def validate_smem(word: WordInput, *, arch: Arch | None = None, pattern_start: int | None = None, **more: Any) -> Report:
     """Check a 64-bit shared memory descriptor against every rule that applies to it.
 
     Args:
-        word: the descriptor (unsigned 64-bit).
+        word: the descriptor (unsigned 64-bit), or its 8 bytes (little-endian) or a Bits of
+            length 64, as :func:`decode_smem` takes it.
         arch: the target (absolute LBO mode needs ``sm_103a``).
         pattern_start: byte address where the operand's swizzle pattern starts; with it the base
             offset is checked exactly against Table 41.
@@ -137,14 +142,15 @@ def validate_smem(word: int | KnownBits, *, arch: Arch | None = None, pattern_st
         A :class:`descgen.Report` (``report.decoded["smem"]``).
 
     Raises:
-        UsageError: a context value that is not one. WordError: not an unsigned 64-bit integer.
+        UsageError: a context value that is not one. WordError: not an unsigned 64-bit integer
+            (nor 8 bytes, nor a Bits of length 64).
     """
     ctx = context(arch=arch, pattern_start=pattern_start, **more)
     d, skipped = checked_smem(word, ctx)
     return Report(d.findings, skipped, {"smem": d}, ctx)
 
 
-def checked_smem(word: int | KnownBits, ctx: Mapping[str, Any]) -> tuple[Decoded, tuple[NotChecked, ...]]:
+def checked_smem(word: WordInput, ctx: Mapping[str, Any]) -> tuple[Decoded, tuple[NotChecked, ...]]:
     """:func:`validate_smem`'s work under a normalized context (:func:`descgen.context.context`):
     the word decoded once with every finding, and the rules not checked."""
     p, read, derived = _read(word)

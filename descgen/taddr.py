@@ -20,7 +20,7 @@ from typing import Any
 
 from .checks import alloc_findings, enforce, taddr_findings
 from .context import context
-from .engine import Decoded, FieldsRead, Word, plan
+from .engine import Decoded, FieldsRead, Word, WordInput, plan
 from .errors import Finding
 from .facts import alloc_sizes, describe_range, lane_warp, tmem_shape, warp_lanes, warps_per_warpgroup
 from .report import Report
@@ -90,37 +90,42 @@ def encode_taddr(lane: int, column: int, *, warp: int | None = None, alloc_colum
     return enforce(word, taddr_findings(values, ctx)[0], check, p.context)
 
 
-def decode_taddr(word: int) -> Decoded:
+def decode_taddr(word: WordInput) -> Decoded:
     """Decode a 32-bit tensor memory address (§9.7.16.1.1). Total: any 32-bit word decodes.
 
     ``value("lane")`` (lanes) and ``value("column")`` (columns); findings when the lane is 128 or
     more or the column 512 or more. ``.derived`` holds ``warp`` (the warp of a warpgroup whose
     lane quarter holds the lane, §9.7.16.8.1) and ``warp_lanes`` (that quarter, e.g. ``"32..63"``).
 
+    ``word``: an unsigned 32-bit integer, its 4 bytes as they lie in memory (little-endian) or a
+    ``bitstring.Bits`` of length 32 (MSB first).
+
     Raises:
-        WordError: ``word`` is negative or wider than 32 bits.
+        WordError: ``word`` is negative or wider than 32 bits, or bytes / Bits of another length
+            (``TADDR-WORD-RANGE``).
     """
     read = _read(word)
     return plan(_LAYOUT).result(read, (), _derived(read.values))
 
 
-def _read(word: int) -> FieldsRead:
+def _read(word: WordInput) -> FieldsRead:
     """The address's fields read (:meth:`descgen.engine.Plan.read`), with CUTLASS's scale-factor
     form noted on the lane finding."""
     read = plan(_LAYOUT).read(word)
-    if word >> _SF_BYTE_LO:  # CUTLASS's scale-factor address form: the lane finding says so (E31)
+    if read.word >> _SF_BYTE_LO:  # CUTLASS's scale-factor address form: the lane finding says so (E31)
         read = read._replace(findings=tuple(
             Finding(f.code, f.severity, f.field, f.value, f.allowed, f"{f.rule}; note: {_SF_BYTE_NOTE}", f.source)
             if f.field == "lane" else f for f in read.findings))
     return read
 
 
-def validate_taddr(word: int, *, warp: int | None = None, alloc_columns: int | None = None,
+def validate_taddr(word: WordInput, *, warp: int | None = None, alloc_columns: int | None = None,
                    alloc_base: int | None = None, **more: Any) -> Report:
     """Check a tensor memory address against every rule, with the context it is used in.
 
     Args:
-        word: the address (unsigned 32-bit).
+        word: the address (unsigned 32-bit), or its 4 bytes (little-endian) or a Bits of length
+            32, as :func:`decode_taddr` takes it.
         warp: the warp's ID within its warpgroup (0-3) for ``tcgen05.ld``/``st`` (§9.7.16.8.1).
         alloc_columns: nCols of its ``tcgen05.alloc`` (§9.7.16.7.1).
         alloc_base: the address ``tcgen05.alloc`` wrote (lane 0, the first column allocated).
@@ -132,7 +137,8 @@ def validate_taddr(word: int, *, warp: int | None = None, alloc_columns: int | N
         A :class:`descgen.Report` (``report.decoded["taddr"]``).
 
     Raises:
-        UsageError: a context value that is not one. WordError: not an unsigned 32-bit integer.
+        UsageError: a context value that is not one. WordError: not an unsigned 32-bit integer
+            (nor 4 bytes, nor a Bits of length 32).
     """
     ctx = context(warp=warp, alloc_columns=alloc_columns, alloc_base=alloc_base, **more)
     read = _read(word)

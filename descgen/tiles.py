@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterator, NoReturn, get_args
 from .catalog import layout_finding
 from .engine import check_rule, finding_code
 from .errors import EncodeError, Finding, UsageError
-from .facts import (MAJORS, mma_k, normalize_kind, off_pattern, pattern_boundary, smem_family, smem_target,
+from .facts import (MAJORS, mma_k, normalize_kind, pattern_boundary, skewed_stride, smem_family, smem_target,
                     smem_targets, swizzle_period)
 from .loader import SMEM_LAYOUTS, atoms, layout, shapes
 from .smem import decode_smem, encode_smem
@@ -337,15 +337,21 @@ def _atom_findings(atom: SwizzleAtom, start: int, lbo: int, sbo: int, base_offse
             f"the first atom starts at row {row} of the {period}-byte {atom.swizzle} pattern (base offset {base_offset}); "
             "align the tile or set the base offset from where the pattern starts"))
     mn_stride, k_stride = _strides(atom, lbo, sbo)
-    steps = [("sbo" if atom.major == "k" else "lbo", mn_stride, mn > (8 if atom.major == "k" else atom.mn))]
-    if atom.major == "mn":
-        steps.append(("sbo", k_stride, k > atom.k))
-    for name, stride, used in steps:
-        if used and off_pattern(stride, atom.swizzle):
+    # (stride, groups it steps between, bytes of an atom row each group reads): E47's test
+    if atom.major == "k":
+        steps = [("sbo", mn_stride, _ceil(mn, 8), _ceil(k, atom.per_chunk) * CHUNK)]
+    else:
+        across = min(_ceil(min(mn, atom.mn), atom.per_chunk) * CHUNK, w)
+        steps = [("lbo", mn_stride, _ceil(mn, atom.mn), across), ("sbo", k_stride, _ceil(k, atom.k), across)]
+    for name, stride, groups, window in steps:
+        if skewed_stride(stride, atom.swizzle, groups, window, start):
             found.append(layout_finding(
-                "LAYOUT-ATOM-STRIDE", name, stride, f"a multiple of {period} bytes",
-                f"{name.upper()} steps from one {atom.swizzle} atom to the next; {stride} bytes is not a whole number of "
-                f"{period}-byte swizzle patterns, so the next atom starts mid-pattern"))
+                "LAYOUT-ATOM-STRIDE", name, stride,
+                f"a multiple of {period} bytes, or a step that keeps every group inside one {w}-byte atom row",
+                f"{name.upper()} steps between {groups} groups of {window} bytes of an atom row from byte {start % w}; "
+                f"{stride} bytes is neither a whole number of {period}-byte swizzle patterns (the next atom, on the same "
+                f"rows' phase) nor a step inside one {w}-byte atom row (slice-K), so the groups read a layout no tile has "
+                "(errata E47)"))
     contiguous = k if atom.major == "k" else min(mn, atom.mn)
     span = start % w + _ceil(contiguous, atom.per_chunk) * CHUNK
     if span > w:

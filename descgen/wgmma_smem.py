@@ -15,7 +15,7 @@ from typing import Any, Mapping
 
 from .checks import enforce, smem_encode_findings, smem_findings
 from .context import context, no_context
-from .engine import Decoded, KnownBits, Plan, Word, plan
+from .engine import Decoded, Plan, Word, WordInput, plan
 from .facts import swizzle_derived
 from .report import NotChecked, Report
 from .types import WgmmaSwizzle
@@ -84,7 +84,7 @@ def _plan() -> Plan:
     return plan(LAYOUT)
 
 
-def decode_wgmma_smem(word: int | KnownBits) -> Decoded:
+def decode_wgmma_smem(word: WordInput) -> Decoded:
     """Decode a 64-bit wgmma shared memory matrix descriptor (§9.7.15.5.1.2.2). Total: any
     64-bit word decodes.
 
@@ -93,17 +93,22 @@ def decode_wgmma_smem(word: int | KnownBits) -> Decoded:
     rules that need no context (``SMEM-BASE-OFFSET-IGNORED``, ``SMEM-BASE-OFFSET-BOUNDARY``).
     ``.derived`` holds the swizzle span and its pattern boundary, in bytes.
 
+    ``word``: an unsigned 64-bit integer, a :class:`descgen.KnownBits`, its 8 bytes as they lie in
+    memory (little-endian) or a ``bitstring.Bits`` of length 64 (MSB first).
+
     Raises:
-        WordError: ``word`` is negative or wider than 64 bits.
+        WordError: ``word`` is negative or wider than 64 bits, or bytes / Bits of another length
+            (``WGMMA-SMEM-WORD-RANGE``).
     """
     return checked_wgmma_smem(word, no_context())[0]
 
 
-def validate_wgmma_smem(word: int | KnownBits, *, pattern_start: int | None = None, **more: Any) -> Report:
+def validate_wgmma_smem(word: WordInput, *, pattern_start: int | None = None, **more: Any) -> Report:
     """Check a 64-bit wgmma shared memory matrix descriptor against every rule that applies to it.
 
     Args:
-        word: the descriptor (unsigned 64-bit).
+        word: the descriptor (unsigned 64-bit), or its 8 bytes (little-endian) or a Bits of
+            length 64, as :func:`decode_wgmma_smem` takes it.
         pattern_start: byte address where the operand's swizzle pattern starts; with it the base
             offset is checked exactly (``SMEM-BASE-OFFSET-TABLE41``).
         more: other context names are accepted and ignored (no wgmma descriptor rule reads the
@@ -113,7 +118,8 @@ def validate_wgmma_smem(word: int | KnownBits, *, pattern_start: int | None = No
         A :class:`descgen.Report` (``report.decoded["wgmma_smem"]``).
 
     Raises:
-        UsageError: a context value that is not one. WordError: not an unsigned 64-bit integer.
+        UsageError: a context value that is not one. WordError: not an unsigned 64-bit integer
+            (nor 8 bytes, nor a Bits of length 64).
     """
     more.pop("arch", None)
     ctx = context(pattern_start=pattern_start, **more)
@@ -121,7 +127,7 @@ def validate_wgmma_smem(word: int | KnownBits, *, pattern_start: int | None = No
     return Report(d.findings, skipped, {"wgmma_smem": d}, ctx)
 
 
-def checked_wgmma_smem(word: int | KnownBits, ctx: Mapping[str, Any]) -> tuple[Decoded, tuple[NotChecked, ...]]:
+def checked_wgmma_smem(word: WordInput, ctx: Mapping[str, Any]) -> tuple[Decoded, tuple[NotChecked, ...]]:
     """:func:`validate_wgmma_smem`'s work under a normalized context: the word decoded once with
     every finding, and the rules not checked."""
     p = _plan()

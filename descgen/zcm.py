@@ -15,7 +15,7 @@ from typing import Any
 from .catalog import usage_error
 from .checks import enforce, zcm_encode_findings, zcm_findings
 from .context import context, no_context
-from .engine import Decoded, KnownBits, Plan, Word, hex_bits, plan
+from .engine import Decoded, Plan, Word, WordInput, hex_bits, plan
 from .facts import submask_counts
 from .report import NotChecked, Report
 
@@ -92,23 +92,28 @@ def _plan() -> Plan:
     return _PLAN[0]
 
 
-def decode_zcm(word: int | KnownBits) -> Decoded:
+def decode_zcm(word: WordInput) -> Decoded:
     """Decode a 64-bit zero-column mask descriptor (Table 45). Total: any 64-bit word decodes.
 
     Spans come back as column counts (raw + 1). Findings: reserved bits 36-38 / 62-63 set,
     a column shift above 32.
 
+    ``word``: an unsigned 64-bit integer, a :class:`descgen.KnownBits`, its 8 bytes as they lie in
+    memory (little-endian) or a ``bitstring.Bits`` of length 64 (MSB first).
+
     Raises:
-        WordError: ``word`` is negative or wider than 64 bits.
+        WordError: ``word`` is negative or wider than 64 bits, or bytes / Bits of another length
+            (``ZCM-WORD-RANGE``).
     """
     return checked_zcm(word, no_context())[0]
 
 
-def validate_zcm(word: int | KnownBits, *, m: int | None = None, n: int | None = None, ws: bool | None = None, **more: Any) -> Report:
+def validate_zcm(word: WordInput, *, m: int | None = None, n: int | None = None, ws: bool | None = None, **more: Any) -> Report:
     """Check a 64-bit zero-column mask descriptor against every rule that applies to it.
 
     Args:
-        word: the descriptor (unsigned 64-bit).
+        word: the descriptor (unsigned 64-bit), or its 8 bytes (little-endian) or a Bits of
+            length 64, as :func:`decode_zcm` takes it.
         m, n: the instruction descriptor's M and N (sub-mask break-up, column shift limit).
         ws: the instruction is ``tcgen05.mma.ws`` (the only one that takes this operand).
         more: other context names are accepted and ignored.
@@ -117,14 +122,15 @@ def validate_zcm(word: int | KnownBits, *, m: int | None = None, n: int | None =
         A :class:`descgen.Report` (``report.decoded["zcm"]``).
 
     Raises:
-        UsageError: a context value that is not one. WordError: not an unsigned 64-bit integer.
+        UsageError: a context value that is not one. WordError: not an unsigned 64-bit integer
+            (nor 8 bytes, nor a Bits of length 64).
     """
     ctx = context(m=m, n=n, ws=ws, **more)
     d, skipped = checked_zcm(word, ctx)
     return Report(d.findings, skipped, {"zcm": d}, ctx)
 
 
-def checked_zcm(word: int | KnownBits, ctx: Mapping[str, Any]) -> tuple[Decoded, tuple[NotChecked, ...]]:
+def checked_zcm(word: WordInput, ctx: Mapping[str, Any]) -> tuple[Decoded, tuple[NotChecked, ...]]:
     """:func:`validate_zcm`'s work under a normalized context (:func:`descgen.context.context`):
     the word decoded once with every finding, and the rules not checked."""
     p = plan("zcm_desc")

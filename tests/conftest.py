@@ -1,7 +1,8 @@
 """Shared test data: an independent model of the PTX ISA 9.1 text (§9.7.16), typed from the spec.
 
 Nothing here is read from ``tables/`` or from ``descgen``: the values are copied from PTX Tables
-39-45 (``/work/shared/spec``) so that the tests can fail when the tables or the engine are wrong.
+39-45 (the project's copy of the PTX ISA 9.1 text, cited by section and table, never by a path)
+so that the tests can fail when the tables or the engine are wrong.
 Test modules import what they need with ``from conftest import ...``.
 """
 

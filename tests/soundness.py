@@ -34,20 +34,29 @@ _NO_DEST = {"bar", "barrier", "bra", "brx", "ret", "exit", "trap", "st", "red", 
 
 
 def lit(t: str) -> int | None:
+    """An integer literal as ptxas 13.0 reads it (E48, tests/corpus/wide_immediates.json): digit
+    by digit into a 64-bit total that wraps, "Constant overflow" (None: the PTX does not assemble)
+    for a digit read while the total has its top bit set, a minus sign negating modulo 2**64. An
+    operand then takes the low bits of its width (:meth:`Machine.val`)."""
     t = t.strip()
     if not _INT.fullmatch(t):
         return None
     neg = t.startswith("-")
     d = t.lstrip("-").rstrip("uU")
     if d[:2].lower() == "0x":
-        v = int(d[2:], 16)
+        radix, d = 16, d[2:]
     elif d[:2].lower() == "0b":
-        v = int(d[2:], 2)
+        radix, d = 2, d[2:]
     elif len(d) > 1 and d[0] == "0":
-        v = int(d[1:], 8)
+        radix, d = 8, d[1:]
     else:
-        v = int(d)
-    return -v if neg else v
+        radix = 10
+    v = 0
+    for ch in d:
+        if v >> 63:
+            return None
+        v = (v * radix + int(ch, radix)) % 2 ** 64
+    return (-v) % 2 ** 64 if neg else v
 
 
 def split(text: str) -> list[str]:

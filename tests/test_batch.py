@@ -244,7 +244,7 @@ def test_brief_validate_and_check_are_the_findings_and_what_was_not_checked():
 def test_format_adds_the_words_as_source_code():
     a = one({"op": "encode", "descriptor": "idesc", "kind": "f16", "m": 128, "n": 256, "format": "cpp", "name": "kF16"},
             full=False)
-    assert a["word"] == "0x08400010" and a["code"].endswith("constexpr std::uint32_t kF16 = 0x08400010u;")
+    assert a["word"] == "0x08400010" and "\nconstexpr std::uint32_t kF16 = 0x08400010u;\n\n#endif" in a["code"]
     assert "bits 17-22 n                 = 256 columns" in a["code"]
     c = one({"op": "check", "idesc": "0x08400010", "kind": "f16", "a_desc": "0x4000404000010040",
              "b_desc": "0x4000404000010440", "format": "python"}, full=False)
@@ -286,7 +286,7 @@ def test_functions_ask_for_the_run_time_functions():
     assert z["code"] == descgen.emit_functions(descgen.validate_zcm(0x000C008007050301, m=32, n=64), "c")
     off = one({"op": "encode", "descriptor": "idesc", "kind": "f16", "m": 128, "n": 256, "format": "cpp",
                "functions": False}, full=False)
-    assert off["code"].endswith("constexpr std::uint32_t idesc = 0x08400010u;")
+    assert "\nconstexpr std::uint32_t idesc = 0x08400010u;\n\n#endif" in off["code"]
     bad = {"op": "encode", "descriptor": "idesc", "kind": "f16", "m": 128, "n": 256}
     assert error_codes(one({**bad, "functions": True}, full=False)) == ["BATCH-KEY-MISSING"]  # no format
     assert error_codes(one({**bad, "format": "c", "functions": "yes"}, full=False)) == ["BATCH-KEY"]

@@ -211,7 +211,7 @@ def _loaded_at_exit(argv: list[str]) -> dict[str, object]:
             "atexit.register(lambda: sys.__stderr__.write('\\nAT-EXIT=' + json.dumps({"
             "'rich.table': 'rich.table' in sys.modules, 'rich.console': 'rich.console' in sys.modules, "
             "'click': 'click' in sys.modules, 'dataclasses': 'dataclasses' in sys.modules, "
-            "'frozen': gc.get_freeze_count() > 0})))\n"
+            "'bitstring': 'bitstring' in sys.modules, 'frozen': gc.get_freeze_count() > 0})))\n"
             "from descgen.cli import main\nmain()\n")
     env = {**os.environ, "PYTHONPATH": REPO, "COLUMNS": "110", "PYTHONIOENCODING": "utf-8"}
     proc = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, env=env, timeout=120)
@@ -224,15 +224,21 @@ def _loaded_at_exit(argv: list[str]) -> dict[str, object]:
 def test_a_word_drawn_on_a_terminal_loads_only_what_it_draws() -> None:
     """The encoders' table (the start-up figure of bench/bench.py) draws its lines with rich's
     console and text alone: rich's Table (and the fractions and decimal modules under it) loads
-    only for a view that uses one, such as a finding's block. Every command freezes its objects
-    before exit: the interpreter's final collections would otherwise walk all of them."""
-    drawn = {"rich.console": True, "click": False, "dataclasses": True, "frozen": True}  # rich loads dataclasses
+    only for a view that uses one, such as a finding's block. bitstring loads with the bit
+    diagram a drawn word ends with (its digits are the word's Bits), never for piped or JSON
+    output. Every command freezes its objects before exit: the interpreter's final collections
+    would otherwise walk all of them."""
+    drawn = {"rich.console": True, "click": False, "dataclasses": True, "bitstring": True, "frozen": True}  # rich loads dataclasses
     assert _loaded_at_exit(IDESC + ["--table"]) == {**drawn, "rich.table": False}
     assert _loaded_at_exit(["decode", "0x08400010", "0x4000404000010040", "--table"]) == {**drawn, "rich.table": False}
     warned = _loaded_at_exit(IDESC + ["--max-shift", "8", "--no-ws", "--table"])  # a warning's block: a grid
     assert warned == {**drawn, "rich.table": True}
     # piped: neither rich nor dataclasses (and its inspect), which descgen's records replace
-    piped = {"rich.table": False, "rich.console": False, "click": False, "dataclasses": False, "frozen": True}
+    piped = {"rich.table": False, "rich.console": False, "click": False, "dataclasses": False, "bitstring": False,
+             "frozen": True}
     assert _loaded_at_exit(IDESC) == piped
     assert _loaded_at_exit(["decode", "0x08400010", "0x4000404000010040"]) == piped
+    assert _loaded_at_exit(["decode", "0x08400010", "--short"]) == piped
+    for json_out in (["decode", "0x08400010", "--json"], IDESC + ["--json"]):  # JSON: no diagram, no Bits
+        assert _loaded_at_exit(json_out)["bitstring"] is False, json_out
     assert _loaded_at_exit(["validate", "0x08400010", "--kind", "f16"])["frozen"] is True  # through click

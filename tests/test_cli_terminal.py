@@ -51,7 +51,7 @@ def test_c_suffix_on_an_encoder_option() -> None:
 def test_the_format_cpp_literal_decodes_back() -> None:
     """descgen's own --format cpp writes 0x...u / 0x...ull: pasting it back decodes it."""
     code = run("idesc", "--kind", "f16", "--m", "128", "--n", "256", "--format", "cpp").stdout
-    literal = code.rsplit("= ", 1)[1].rstrip(";\n")
+    literal = code.rsplit("= ", 1)[1].split(";")[0]  # (the include guard's #endif follows)
     assert literal == "0x08400010u"
     assert "n=256" in run("decode", literal, "--kind", "f16").stdout.splitlines()
 
@@ -258,27 +258,25 @@ def test_units_agree_with_their_numbers() -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# 6. scan warns when its input is not PTX.
+# 6. scan reports input that is not PTX, one way for every kind (tests/test_scan_files.py has them all).
 
 
 @pytest.mark.parametrize("content, why", [
     (b"", "the file is empty"),
     (b"  \n\n", "the file is empty"),
     (b"\x7fELF\x02\x01\x01\x00\x00\x00\xff\xfe", "the file is binary"),
-    (b"int main() { return 0; }\n", "no .version directive"),
+    (b"int main() { return 0; }\n", "no .version directive and no tcgen05 or wgmma instruction"),
 ])
 def test_scan_warns_when_the_file_is_not_ptx(tmp_path, content: bytes, why: str) -> None:
     path = tmp_path / "kernel.ptx"
     path.write_bytes(content)
-    result = run("scan", str(path))
-    assert _lines(result.stderr)[0] == f"{path}: warning: not PTX ({why})"
-    # empty and binary input is skipped; text without .version is still scanned (a fragment)
-    assert ("0 instructions" in result.stderr) == (why == "no .version directive")
+    result = run("scan", str(path), code=2)
+    assert _lines(result.stderr) == [f"{path}: error: not PTX ({why}); not scanned"]
 
 
 def test_scan_warns_for_stdin_too_and_not_for_ptx() -> None:
     result = _runner().invoke(cli, ["scan", "-"], input="")
-    assert result.stderr.startswith("<stdin>: warning: not PTX (the file is empty)")
+    assert result.exit_code == 2 and result.stderr == "<stdin>: error: not PTX (the file is empty); not scanned\n"
     assert "not PTX" not in run("scan", str(Path(__file__).parent / "ptx" / "clean.ptx")).stderr
 
 

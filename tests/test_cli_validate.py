@@ -360,11 +360,13 @@ def test_explain_field_code():
     lines = run("explain", "IDESC-N-RANGE").stdout.splitlines()
     rule = field_codes()["IDESC-N-RANGE"]
     assert "origin=field" in lines and f"rule={rule.rule}" in lines and f"source={rule.source}" in lines
-    assert not any(line.startswith(("legal=", "illegal=")) for line in lines)
+    # generated from the layout table: the field's value one step out of its domain, and the nearest legal one
+    assert "illegal=descgen.encode('idesc_dense', 'f16', m=128, n=264)" in lines
+    assert "illegal.reports=raises EncodeError: error IDESC-N-RANGE" in lines and "legal.reports=clean" in lines
     # Table 42: bits 17-22, N >> 3; i8 N: 8..32 step 8 then 48..256 step 16 (Table 39).
     assert "where=idesc_dense bits 17-22: tf32, f16, f8f6f4: 8..256 step 8; i8: 8..32 step 8, 48..256 step 16" in lines
     doc = run_json("explain", "smem-reserved-14")
-    assert doc["result"]["origin"] == "field" and "examples" not in doc["result"]
+    assert doc["result"]["origin"] == "field" and doc["result"]["examples"]["illegal"]["shows"] is True
     assert doc["result"]["layouts"] == [{"layout": "smem_desc", "source": "§9.7.16.4.1, Table 40", "field": "reserved_14",
                                          "bits": "14-15", "domains": {"": "0"}}]
     out = run("explain", "IDESC-N-RANGE", "--table").stdout
@@ -374,7 +376,9 @@ def test_explain_field_code():
 def test_explain_usage_code():
     lines = run("explain", "context-arch").stdout.splitlines()
     assert "code=CONTEXT-ARCH" in lines and "origin=usage" in lines and "applies=context" in lines
-    assert not any(line.startswith(("legal=", "where=")) for line in lines)
+    assert not any(line.startswith("where=") for line in lines)
+    assert "illegal=descgen.validate_idesc(0x08100010, 'f16', arch='sm_80')" in lines
+    assert "illegal.reports=raises UsageError: error CONTEXT-ARCH" in lines
     assert "usage error" in run("explain", "MMA-A-OPERAND", "--table").stdout
 
 

@@ -19,6 +19,7 @@ import ast
 import json
 import os
 import re
+import shlex
 from typing import Any, Iterable
 
 import pytest
@@ -35,7 +36,8 @@ from descgen.catalog import contexts as context_names
 from descgen.context import context
 from descgen.engine import check_value
 from descgen.errors import DescgenError, Finding
-from descgen.examples import example
+from descgen.examples import Outcome, calls, example, examples_for, unreachable
+from descgen.examples import _findings as findings_of
 from descgen.facts import ABSENT_ARGS
 from descgen.identify import identify
 from descgen.loader import KINDS, LAYOUT_FILES, layout, layouts
@@ -246,13 +248,161 @@ def attempt(fn: Any, *args: Any, **kwargs: Any) -> Any:
     return result
 
 
-def test_catalog_examples():
-    for rule in catalog().values():
-        for which in ("legal", "illegal"):
-            report = example(getattr(rule, which)).run()
-            _check(codes_of(report), f" ({rule.code} {which})", produced=True)
-            if which == "illegal":
-                assert rule.code in report.codes or rule.code in {n.code for n in report.not_checked}, rule.code
+# --------------------------------------------------------------------------------------------
+# Every code's examples (descgen.examples): the illegal one reports the code, the legal one, its
+# nearest fix, runs clean; the codes no input produces are exactly UNREACHABLE.
+
+#: The codes no input can produce (descgen.examples.unreachable gives each one's reason). A new
+#: code without examples fails test_every_code_has_both_examples_or_is_unreachable.
+UNREACHABLE = {
+    # every kind of every layout takes both values of the flag: no value breaks it
+    "IDESC-SPARSE-VALUE", "ZCM-NONZERO-MASK-VALUE",
+    # encode refuses a reserved/constant field's name as <WORD>-FIELD-UNKNOWN first; only value
+    # fields' values are ever checked
+    "IDESC-FIELD-FIXED", "SMEM-FIELD-FIXED", "WGMMA-SMEM-FIELD-FIXED", "ZCM-FIELD-FIXED", "TADDR-FIELD-FIXED",
+}
+WITH_EXAMPLES = [code for code in ALL if examples_for(code) is not None]
+
+
+def coverage_gaps(codes: Iterable[str], has_examples: Any, dead: Iterable[str]) -> tuple[set[str], set[str]]:
+    """(codes with neither examples nor a reason, codes with both)."""
+    codes, dead = set(codes), set(dead)
+    return {c for c in codes if not has_examples(c) and c not in dead}, {c for c in codes if has_examples(c) and c in dead}
+
+
+def test_every_code_has_both_examples_or_is_unreachable():
+    assert set(unreachable()) == UNREACHABLE
+    assert all(reason and len(reason) > 40 for reason in unreachable().values())
+    missing, both = coverage_gaps(ALL, lambda c: examples_for(c) is not None, unreachable())
+    assert not missing, f"codes with no legal/illegal example and no reason: {sorted(missing)}"
+    assert not both, sorted(both)
+    assert len(WITH_EXAMPLES) + len(UNREACHABLE) == len(ALL)
+    assert len(WITH_EXAMPLES) > 250
+
+
+def test_coverage_fails_for_a_code_without_examples():
+    """A code added without examples is caught: the coverage check on a planted code, and on a
+    [[usage]] entry whose examples are removed (the parser keeps the entry, the check flags it)."""
+    from descgen.catalog import parse_rules
+    from descgen.loader import read_table
+
+    missing, _ = coverage_gaps([*ALL, "LAYOUT-PLANTED"], lambda c: examples_for(c) is not None, unreachable())
+    assert missing == {"LAYOUT-PLANTED"}
+    data = read_table("rules.toml")
+    usage = [{k: v for k, v in row.items() if k not in ("legal", "illegal")} if row["code"] == "EMIT-NAME" else row
+             for row in data["usage"]]
+    table = parse_rules(dict(data, usage=usage), "tables/rules.toml").usage
+    missing, _ = coverage_gaps(table, lambda c: table[c].legal is not None, unreachable())
+    assert missing == {"EMIT-NAME"}
+
+
+def check_examples(code: str, legal: Any, illegal: Any) -> None:
+    """The illegal example reports ``code`` (a finding, never only "not checked") with the code's
+    severity; the legal one reports no error, raises nothing, and not ``code``."""
+    bad = example(illegal).outcome()
+    hits = [f for f in bad.findings if f.code == code]
+    assert hits, (f"{code}: the illegal example does not report it", example(illegal).command(), bad)
+    assert all(f.severity == ALL[code].severity for f in hits), (code, hits)
+    good = example(legal).outcome()
+    assert code not in good.codes, (f"{code}: the legal example reports it", example(legal).command(), good)
+    assert good.ok, (f"{code}: the legal example is not clean", example(legal).command(), good)
+    for which, got in (("legal", good), ("illegal", bad)):
+        _check(codes_of(got), f" ({code} {which})", produced=True)
+
+
+@pytest.mark.parametrize("code", WITH_EXAMPLES)
+def test_examples_both_ways(code):
+    check_examples(code, *examples_for(code))
+
+
+def test_a_wrong_example_fails():
+    """The check is not vacuous: swapped examples, an illegal example the rule does not run on
+    (only "not checked"), and another code's illegal example all fail it."""
+    legal, illegal = examples_for("IDESC-N-RANGE")
+    with pytest.raises(AssertionError, match="does not report it"):
+        check_examples("IDESC-N-RANGE", illegal, legal)
+    rule = catalog()["IDESC-SPARSE-SP"]
+    spec = dict(rule.illegal, context={})  # without sp: the rule is listed as not checked
+    assert "IDESC-SPARSE-SP" in example(spec).outcome().not_checked
+    with pytest.raises(AssertionError, match="does not report it"):
+        check_examples("IDESC-SPARSE-SP", rule.legal, spec)
+    with pytest.raises(AssertionError, match="does not report it"):
+        check_examples("LAYOUT-K-ATOM", examples_for("LAYOUT-K-ATOM")[0], examples_for("LAYOUT-MN-ATOM")[1])
+    with pytest.raises(AssertionError, match="legal example reports it"):
+        check_examples("LAYOUT-K-ATOM", examples_for("LAYOUT-K-ATOM")[1], examples_for("LAYOUT-K-ATOM")[1])
+
+
+def test_unreachable_codes_are_unreachable():
+    """What UNREACHABLE claims: a reserved or constant field's name is FIELD-UNKNOWN, never
+    FIELD-FIXED; both values of sparse and nonzero_mask encode for every kind."""
+    for name in LAYOUT_FILES:
+        lay = layout(name)
+        fixed = [f.name for f in lay.fields if not f.is_value]
+        for kind in lay.kinds or (None,):
+            for f in fixed:
+                with pytest.raises(DescgenError) as err:
+                    descgen.encode(name, kind, **{f: 0})
+                assert [x.code for x in err.value.findings] == [f"{_dash(lay.word)}-FIELD-UNKNOWN"]
+            for flag in ("sparse", "nonzero_mask"):
+                if flag in lay.by_name:
+                    assert set(lay.field(flag).domain(kind).members()) == {False, True}
+
+
+@pytest.mark.parametrize("code", [c for c in WITH_EXAMPLES if example(examples_for(c)[0]).language == "python"])
+def test_a_python_example_runs_as_printed(code):
+    """A call example's text is the call that runs: evaluated as printed (with ``import descgen``),
+    it reports or raises what the example does."""
+    for spec in examples_for(code):
+        ex = example(spec)
+        text = ex.command()
+        assert text.startswith("descgen.")
+        expected = ex.outcome()
+        try:
+            got = Outcome(tuple(findings_of(eval(text, {"descgen": descgen}))))
+        except DescgenError as e:
+            got = Outcome(tuple(e.findings), (), type(e).__name__)
+        assert (got.codes, got.raised) == (expected.codes, expected.raised), text
+
+
+def test_examples_call_the_public_api():
+    """A call example names ``descgen.NAME`` of ``descgen.__all__`` (or a dotted module name): the
+    function it runs is that one."""
+    import importlib
+
+    for name, fn in calls().items():
+        if "." in name:
+            module, _, attr = name.rpartition(".")
+            assert getattr(importlib.import_module(module), attr) is fn, name
+        else:
+            assert name in descgen.__all__ and getattr(descgen, name) is fn, name
+    used = {spec["call"] for code in WITH_EXAMPLES for spec in examples_for(code) if spec["as"] == "call"}
+    assert used <= set(calls()) and len(used) > 15
+
+
+SHELL = [c for c in WITH_EXAMPLES if c not in catalog() and example(examples_for(c)[0]).language == "shell"]
+
+
+@pytest.mark.parametrize("code", SHELL)
+def test_a_shell_example_runs_as_printed(runner, code):
+    """A generated word example (``descgen validate ...``) and a batch example (``printf ... |
+    descgen batch``) give the command line the codes the example reports (the catalog's are
+    tests/test_cli_validate.py's)."""
+    for which, spec in zip(("legal", "illegal"), examples_for(code)):
+        ex = example(spec)
+        text = ex.command()
+        if ex.as_ == "batch":
+            pipe, _, tail = text.partition(" | ")
+            assert tail == "descgen batch" and shlex.split(pipe)[:2] == ["printf", "%s\\n"]
+            result = runner.invoke(cli, ["batch"], input="\n".join(shlex.split(pipe)[2:]) + "\n")
+            got = [f["code"] for line in result.stdout.splitlines() for answer in [json.loads(line)]
+                   for f in (*answer.get("findings", ()), *answer.get("error", {}).get("findings", ()))]
+        else:
+            argv = shlex.split(text)
+            assert argv[:2] == ["descgen", "validate"]
+            result = runner.invoke(cli, [*argv[1:], "--json"])
+            got = [f["code"] for f in json.loads(result.stdout)["result"]["findings"]]
+        assert got == list(ex.outcome().codes), text
+        assert (code in got) == (which == "illegal"), text
 
 
 def test_decoded_words_of_every_layout():
@@ -393,54 +543,15 @@ def _produce(fn: Any, *args: Any, **kwargs: Any) -> set[str]:
 
 
 def test_every_layout_code_is_produced_with_the_tables_text():
-    """Each [[layout]] code, produced by a call, carries its table's rule, source, severity and
-    one of its fields (codes_of checks each finding it meets)."""
+    """Each [[layout]] code, produced by its illegal example (a call of the tile model), carries
+    its table's rule, source, severity and one of its fields (codes_of checks each finding it
+    meets); so does each [[usage]] code its example produces."""
+    for code in [*layout_table(), *usage_table()]:
+        pair = examples_for(code)
+        assert pair is not None, f"{code}: no examples in tables/rules.toml"
+        assert code in _produce(example(pair[1]).outcome), code
+        assert code not in _produce(example(pair[0]).outcome), code
     w = descgen.encode_smem(start_address=0x400, lbo=16, sbo=1024, swizzle="128B")
-    tile = dict(dtype="bf16", major="k", swizzle="128B", mn=128, k=64, start_address=0x400)
-    td = descgen.smem_for_tile(**tile)
-    cases = [
-        ("LAYOUT-DTYPE-CODE", descgen.smem_for_tile, dict(tile, dtype="f64")),
-        ("LAYOUT-DTYPE-KIND", descgen.smem_for_tile, dict(tile, dtype="s8", kind="f16")),
-        ("LAYOUT-KIND-REQUIRED", descgen.smem_for_tile, dict(tile, dtype="e2m1")),
-        ("LAYOUT-SWIZZLE-CODE", descgen.smem_for_tile, dict(tile, swizzle="16B")),
-        ("LAYOUT-MAJOR-CODE", descgen.smem_for_tile, dict(tile, major="row")),
-        ("LAYOUT-SWIZZLE-MAJOR", descgen.smem_for_tile, dict(tile, swizzle="128B_base32B")),
-        ("LAYOUT-TABLE52", descgen.smem_for_tile, dict(tile, dtype="tf32", major="mn", mn=32, k=8)),
-        ("LAYOUT-ATOM-ORDER-CODE", descgen.smem_for_tile, dict(tile, atom_order="row")),
-        ("LAYOUT-MN-RANGE", descgen.smem_for_tile, dict(tile, mn=0)),
-        ("LAYOUT-K-RANGE", descgen.smem_for_tile, dict(tile, k=-8)),
-        ("LAYOUT-MN-ATOM", descgen.smem_for_tile, dict(tile, mn=12)),
-        ("LAYOUT-K-ATOM", descgen.smem_for_tile, dict(tile, k=48)),
-        ("LAYOUT-START-ROW", descgen.smem_for_tile, dict(tile, start_address=0x410)),
-        ("LAYOUT-TILE-RANGE", descgen.smem_for_tile, dict(tile, start_address=0x3F000)),
-        ("LAYOUT-PATTERN-START-ALIGN", descgen.smem_for_tile, dict(tile, pattern_start=0x40)),
-        ("LAYOUT-ATOM-PHASE", descgen.smem_for_tile, dict(tile, start_address=0x480)),
-        ("LAYOUT-K-OFFSET", td.k_offset, dict(j=3)),
-        ("LAYOUT-INDEX", descgen.smem_layout(w, dtype="bf16", major="k", mn=8, k=8).address, dict(i=8, j=0)),
-        ("LAYOUT-LBO-MODE", descgen.smem_layout, dict(word=descgen.encode_smem(
-            start_address=0, lbo=16, sbo=1024, swizzle="128B", lbo_mode="absolute", check=False), dtype="bf16", major="k",
-            mn=8, k=8)),
-        ("LAYOUT-SIZE", descgen.smem_layout, dict(word=w, dtype="bf16", major="k", mn=2048, k=1024)),
-        ("LAYOUT-BUFFER", descgen.smem_layout, dict(word=w, dtype="bf16", major="k", mn=8, k=8, buffer=(0, -1))),
-        ("LAYOUT-OVERLAP", descgen.smem_layout, dict(word=descgen.encode_smem(start_address=0x400, lbo=16, sbo=16,
-                                                                               swizzle="none"),
-                                                     dtype="bf16", major="k", mn=16, k=16)),
-        ("LAYOUT-OUTSIDE-BUFFER", descgen.smem_layout, dict(word=w, dtype="bf16", major="k", mn=8, k=64,
-                                                            buffer=(0x400, 64))),
-        ("LAYOUT-ROW-SPAN", descgen.smem_layout, dict(word=w, dtype="bf16", major="k", mn=8, k=128)),
-        ("LAYOUT-ATOM-STRIDE", descgen.smem_layout, dict(word=descgen.encode_smem(start_address=0x400, lbo=16, sbo=1152,
-                                                                                   swizzle="128B"),
-                                                         dtype="bf16", major="k", mn=16, k=64)),
-        ("SMEM-START-ADDRESS-CARRY", descgen.advance_smem, dict(word=w, nbytes=0x40000)),
-        # the wgmma (sm_90a) family
-        ("LAYOUT-ARCH", descgen.smem_for_tile, dict(tile, arch="sm_80")),
-        ("LAYOUT-KIND-ARCH", descgen.smem_for_tile, dict(tile, arch="sm_90a", kind="f16")),
-        ("LAYOUT-DTYPE-ARCH", descgen.smem_for_tile, dict(tile, arch="sm_90a", dtype="e2m1")),
-        ("LAYOUT-MAJOR-ARCH", descgen.smem_for_tile, dict(tile, arch="sm_90a", dtype="tf32", major="mn", mn=32, k=8)),
-    ]
-    assert {code for code, _, _ in cases} == set(layout_table()), "one case per [[layout]] code"
-    for code, fn, kwargs in cases:
-        assert code in _produce(fn, **kwargs), code
     assert "SMEM-START-ADDRESS-ALIGN" in _produce(descgen.advance_smem, w, 8)  # the field's own check
 
 
@@ -550,6 +661,39 @@ def test_explain_knows_every_code(runner, code):
     lines = result.stdout.splitlines()
     rule = ALL[code]
     assert f"code={code}" in lines and f"rule={rule.rule}" in lines and f"source={rule.source}" in lines
+    shown = dict(line.split("=", 1) for line in lines if line.startswith(("legal", "illegal", "unreachable")))
+    if code in UNREACHABLE:
+        assert set(shown) == {"unreachable"} and shown["unreachable"] == unreachable()[code]
+        return
+    legal, illegal = (example(spec) for spec in examples_for(code))
+    assert (shown["legal"], shown["illegal"]) == (legal.command(), illegal.command())
+    assert code in shown["illegal.reports"].replace(",", " ").split()
+    assert code not in shown["legal.reports"] and not shown["legal.reports"].startswith("raises")
+
+
+@pytest.mark.parametrize("code, prompt, outcome", [
+    ("IDESC-N-SHAPE", "$ descgen validate 0x08020010", "error IDESC-N-SHAPE"),
+    ("SMEM-RESERVED-14", "$ descgen validate 0x4000404000014040 --as smem", "error SMEM-RESERVED-14"),
+    ("IDESC-M-RANGE", ">>> descgen.encode('idesc_dense', 'f16', m=272, n=64)", "raises EncodeError"),
+    ("LAYOUT-ATOM-PHASE", ">>> descgen.smem_for_tile(", "warning LAYOUT-ATOM-PHASE"),
+    ("BATCH-KEY", "$ printf '%s\\n' '{\"op\": \"decode\"", "raises UsageError"),
+])
+def test_explain_shows_both_examples_with_their_outcome(runner, code, prompt, outcome):
+    result = runner.invoke(cli, ["explain", code, "--table"], catch_exceptions=False)
+    out = result.stdout
+    legal, illegal = out.index("Legal example"), out.index("Illegal example")
+    assert legal < illegal and "clean: no findings" in out[legal:illegal]
+    assert prompt in out[illegal:] and outcome in out[illegal:], out
+    doc = json.loads(runner.invoke(cli, ["explain", code, "--json"]).stdout)["result"]["examples"]
+    assert (doc["legal"]["ok"], doc["legal"]["shows"], doc["illegal"]["shows"]) == (True, False, True)
+    assert doc["illegal"]["language"] == ("python" if prompt.startswith(">>>") else "shell")
+
+
+def test_explain_says_why_a_code_has_no_example(runner):
+    out = runner.invoke(cli, ["explain", "SMEM-FIELD-FIXED", "--table"]).stdout
+    assert "no input produces it" in out and "Illegal example" not in out
+    doc = json.loads(runner.invoke(cli, ["explain", "SMEM-FIELD-FIXED", "--json"]).stdout)["result"]
+    assert "examples" not in doc and "SMEM-FIELD-UNKNOWN" in doc["unreachable"]
 
 
 def test_explain_refuses_an_unknown_code(runner):
@@ -578,6 +722,14 @@ def _bad_tables() -> Iterable[tuple[dict[str, Any], str]]:
     yield dict(d, usage=[{k: v for k, v in d["usage"][0].items() if k != "source"}]), "missing key 'source'"
     yield dict(d, rule=[dict(d["rule"][0], code=first["code"])]), "duplicate code"  # a [[rule]] with a [[layout]] code
     yield {k: v for k, v in d.items() if k != "layout"}, "missing key 'layout'"
+    # the examples: both or neither, of a known form, or the reason none exists (not both)
+    usage = d["usage"][0]
+    yield dict(d, usage=[{k: v for k, v in usage.items() if k != "illegal"}]), "give both a 'legal' and an 'illegal'"
+    yield dict(d, usage=[dict(usage, unreachable="no input reaches it")]), "or 'unreachable'"
+    yield dict(d, usage=[dict(usage, legal={"as": "shell"})]), "'legal' example needs as = one of"
+    yield dict(d, layout=[dict(first, illegal={"as": "call", "lines": ["{}"]})]), "call = ... goes with as = \"call\""
+    yield dict(d, layout=[dict(first, illegal={"as": "batch", "lines": "{}"})]), "lines = ... goes with as = \"batch\""
+    yield dict(d, context=[{k: v for k, v in d["context"][0].items() if k != "legal"}]), "context #1"
 
 
 @pytest.mark.parametrize("data,message", list(_bad_tables()))

@@ -1,7 +1,8 @@
-"""The C++/CUDA header (descgen.backends.cpp_header, ``descgen header --lang cpp``).
+"""The C++/CUDA header (descgen.backends.cpp_header, ``descgen header``; ``--lang cpp`` the default).
 
 - It compiles: g++ -std=c++17 -Wall -Wextra -Werror -pedantic (with and without DESCGEN_DEBUG), and
-  nvcc for sm_90a and sm_100a (skipped without nvcc); its static_asserts are words of the spec's
+  nvcc for sm_90a and sm_100a (skipped without nvcc), included twice; C++17 is the standard its
+  banner states and C++14 refuses it (tests/standards.py); its static_asserts are words of the spec's
   worked examples and the README (tests/cpp/static_checks.cpp), and its decoders and validators
   answer known words.
 - DESCGEN_CHECK prints and aborts with DESCGEN_DEBUG, and evaluates nothing without it.
@@ -164,6 +165,53 @@ def test_nvcc_compiles(build: Path, arch: str, debug: bool) -> None:
     _cc([NVCC, *flags, "-x", "cu", "-c", str(HERE / "cpp" / "static_checks.cpp"), "-o", str(build / f"static_{arch}.o")], build)
 
 
+@needs_gxx
+def test_header_is_guarded_and_needs_the_standard_it_states(build: Path) -> None:
+    """The banner says C++17 (if constexpr). Included twice, beside run-time functions descgen
+    emits (their own guard, DESCGEN_CHECK and DESCGEN_HOST_DEVICE, whichever comes first), it
+    compiles at C++17 with and without DESCGEN_DEBUG; C++14 refuses it (g++ -pedantic -Werror)."""
+    from standards import below, compile_at, stated
+
+    import descgen
+    from descgen.backends.descriptor_functions import emit_functions
+
+    text = (build / cpp_header.FILE_NAME).read_text()
+    std, _ = stated(text)
+    assert std == "c++17"
+    lines = text.rstrip("\n").splitlines()
+    assert lines[lines.index("#ifndef DESCGEN_TCGEN05_HPP") + 1] == "#define DESCGEN_TCGEN05_HPP"
+    assert lines[-1] == "#endif  // DESCGEN_TCGEN05_HPP"
+    tile = descgen.smem_for_tile(dtype="bf16", major="k", swizzle="128B", mn=128, k=64, start_address=0)
+    (build / "a_desc.hpp").write_text(emit_functions(tile, "cpp", name="a_desc"))
+    h = cpp_header.FILE_NAME
+    tu = (f'#include "a_desc.hpp"\n#include "{h}"\n#include "a_desc.hpp"\n#include "{h}"\n'
+          "static_assert(descgen::tcgen05::encode_idesc(descgen::tcgen05::Kind::f16, 128, 256) == 0x08400010u, \"\");\n"
+          "static_assert(a_desc(0x400u) == 0x4000404000010040ull, \"\");\n")
+    for debug in ([], ["-DDESCGEN_DEBUG"]):
+        done = compile_at(GXX, std, tu, "twice.cpp", build, f"-I{build}", *debug)
+        assert done.returncode == 0, done.stderr
+    done = compile_at(GXX, below(std), tu, "twice.cpp", build, f"-I{build}")
+    assert done.returncode != 0 and "if constexpr" in done.stderr
+
+
+@needs_nvcc
+def test_nvcc_header_twice_at_the_standard_it_states_and_not_below(build: Path) -> None:
+    """As CUDA (sm_90a and sm_100a, warnings as errors): the header included twice, used in a
+    kernel, compiles at the standard its banner states (C++17); at C++14 nvcc warns (a C++17
+    feature), an error here."""
+    from standards import below, compile_at, stated
+
+    std, _ = stated((build / cpp_header.FILE_NAME).read_text())
+    h = cpp_header.FILE_NAME
+    tu = (f'#include "{h}"\n#include "{h}"\nusing namespace descgen::tcgen05;\n'
+          "__global__ void k(unsigned* out, int n) { out[0] = encode_idesc(Kind::f16, 128, n); }\n")
+    gencode = ["-gencode=arch=compute_90a,code=sm_90a", "-gencode=arch=compute_100a,code=sm_100a"]
+    done = compile_at("nvcc", std, tu, "twice.cu", build, f"-I{build}", *gencode)
+    assert done.returncode == 0, done.stderr
+    done = compile_at("nvcc", below(std), tu, "twice.cu", build, f"-I{build}", *gencode[1:])
+    assert done.returncode != 0 and "C++17" in done.stdout + done.stderr
+
+
 @pytest.fixture(scope="session")
 def driver(build: Path) -> Path:
     if GXX is None:
@@ -212,6 +260,44 @@ def test_differential_reports_every_code(differential_run: dict[str, object], dr
     assert sorted(set(cpp_header.codes()) - set(seen)) == sorted(unreachable)
 
 
+def test_differential_e47_slice_k_and_skewed_strides(build: Path, driver: Path) -> None:
+    """MMA-SBO-ATOM (E47) at its edges, where random words rarely go: SBOs inside one atom row and
+    just past it, whole patterns and 16 bytes off them, starts along the row, every swizzle mode,
+    K- and MN-major B, dense and sparse, N per CTA of one to sixteen groups. The header and the
+    Python API agree record by record, and the records reach both answers."""
+    from descgen import check_mma, encode_idesc, encode_smem
+    from descgen.loader import KINDS
+
+    data = bytearray()
+    warns: dict[tuple[object, ...], bool] = {}
+    for kind, n, b_major, sparse in [("f16", n, major, sp) for n in (16, 32, 64, 256) for major in ("k", "mn")
+                                     for sp in (False, True)] + [("f8f6f4", 32, "k", False), ("tf32", 64, "k", False)]:
+        idesc = int(encode_idesc(kind, 128, n, b_major=b_major, sparse=sparse, check=False))
+        for swizzle in ("128B", "64B", "32B", "128B_base32B"):
+            for sbo in (16, 32, 48, 64, 96, 112, 128, 256, 512, 1024, 1040, 1152):
+                for start in (0x1400, 0x1410, 0x1420, 0x1460):
+                    b = int(encode_smem(start_address=start, lbo=16 if b_major == "k" else 8192, sbo=sbo, swizzle=swizzle,
+                                        check=False))
+                    data += differential._pack(4, KINDS.index(kind), 1, -1, int(sparse), 1, -1, -1, -1, 0, 0, idesc, 0, b)
+                    report = check_mma(idesc=idesc, kind=kind, b_desc=b, a_tmem=True, cta_group=1, sp=sparse)
+                    warns[kind, n, b_major, sparse, swizzle, sbo, start] = "MMA-SBO-ATOM" in {f.code for f in report.findings}
+    path = build / "e47_records.bin"
+    path.write_bytes(bytes(data))
+    _cc([str(driver), str(path), str(build / "e47_digests.bin")], build)
+    cpp = array("I")
+    cpp.frombytes((build / "e47_digests.bin").read_bytes())
+    python = differential.digests(bytes(data), check_every=1)
+    assert len(cpp) == len(python) == len(warns)
+    assert [key for i, key in enumerate(warns) if cpp[i] != python[i]] == []
+    # both answers, in every mode that has them: slice-K inside the row, past it, off the pattern
+    assert not warns["f8f6f4", 32, "k", False, "128B", 32, 0x1400] and warns["f8f6f4", 32, "k", False, "128B", 1040, 0x1400]
+    assert not warns["f16", 64, "k", False, "128B", 32, 0x1400] and warns["f16", 64, "k", False, "128B", 32, 0x1420]
+    assert not warns["f16", 32, "k", False, "64B", 32, 0x1400] and warns["f16", 32, "k", False, "64B", 48, 0x1400]
+    assert not warns["f16", 32, "k", True, "128B", 64, 0x1400] and warns["f16", 32, "k", True, "128B", 64, 0x1410]
+    assert not warns["f16", 16, "mn", False, "128B", 16, 0x1400] and warns["f16", 256, "mn", False, "128B", 16, 0x1400]
+    assert warns["f16", 32, "k", False, "32B", 16, 0x1400] and not warns["tf32", 64, "k", False, "128B", 32, 0x1400]
+
+
 def _summary() -> dict[str, str]:
     path = RECORDED / "summary.txt"
     if not path.exists():
@@ -254,6 +340,18 @@ def test_readme_example_compiles(build: Path) -> None:
         src = build / f"readme_{i}.cpp"
         src.write_text(code)
         _cc([GXX, *STRICT, f"-I{build}", "-c", str(src), "-o", str(build / f"readme_{i}.o")], build)
+
+
+def test_header_alone_writes_the_cpp_header() -> None:
+    """``descgen header`` with no option: --lang has one choice, cpp, and it is the default."""
+    from click.testing import CliRunner
+
+    from descgen.cli import cli
+
+    result = CliRunner().invoke(cli, ["header"])
+    assert result.exit_code == 0, result.output
+    assert result.output == cpp_header.header()
+    assert "[default: cpp]" in CliRunner().invoke(cli, ["header", "--help"]).output
 
 
 def test_cli_writes_the_header(tmp_path: Path) -> None:

@@ -91,7 +91,7 @@ def source(lang: str) -> str:
 
 
 def compile_run(tmp_path, lang: str, text: str, *flags: str, args: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
-    compiler = {"cpp": ["g++", "-std=c++17"], "c": ["gcc", "-std=c99"]}[lang]
+    compiler = {"cpp": ["g++", "-std=c++14"], "c": ["gcc", "-std=c99"]}[lang]
     src = tmp_path / f"main.{'cpp' if lang == 'cpp' else 'c'}"
     src.write_text(text)
     exe = tmp_path / f"main_{lang}"
@@ -168,7 +168,7 @@ def test_debug_checks_trap_with_the_code(tmp_path) -> None:
     src = tmp_path / "dbg.cpp"
     src.write_text(debug_main())
     for flags, name in (([], "rel"), (["-DDESCGEN_DEBUG"], "dbg")):
-        subprocess.run(["g++", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-pedantic", *flags, str(src), "-o",
+        subprocess.run(["g++", "-std=c++14", "-Wall", "-Wextra", "-Werror", "-pedantic", *flags, str(src), "-o",
                         str(tmp_path / name)], check=True, capture_output=True)
     for case, (_, code, value) in DEBUG_CASES.items():
         r = subprocess.run([str(tmp_path / "dbg"), case], capture_output=True, text=True)
@@ -286,7 +286,7 @@ def test_nvcc_compiles_for_sm_90a_and_sm_100a(tmp_path) -> None:
     src = tmp_path / "k.cu"
     src.write_text(text)
     for flags in ([], ["-DDESCGEN_DEBUG"]):
-        r = subprocess.run(["nvcc", "-std=c++17", "-gencode=arch=compute_90a,code=sm_90a",
+        r = subprocess.run(["nvcc", "-std=c++14", "-gencode=arch=compute_90a,code=sm_90a",
                             "-gencode=arch=compute_100a,code=sm_100a", *flags, "-c", str(src), "-o",
                             str(tmp_path / "k.o")], capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
@@ -438,7 +438,7 @@ def test_fields_debug_checks_trap_and_release_masks(tmp_path) -> None:
                    "int main(int argc, char** argv) {\n    std::uint64_t w = 0;\n    if (argc < 2) return 2;\n"
                    f"{body}\n    std::printf(\"%016llx\\n\", (unsigned long long)w);\n    return 0;\n}}\n")
     for flags, name in (([], "rel"), (["-DDESCGEN_DEBUG"], "dbg")):
-        subprocess.run(["g++", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-pedantic", *flags, str(src), "-o",
+        subprocess.run(["g++", "-std=c++14", "-Wall", "-Wextra", "-Werror", "-pedantic", *flags, str(src), "-o",
                         str(tmp_path / name)], check=True, capture_output=True)
     for case, (_, code, value) in cases.items():
         r = subprocess.run([str(tmp_path / "dbg"), case], capture_output=True, text=True)
@@ -465,3 +465,105 @@ def test_fields_ptx_interpreted_and_assembles(tmp_path) -> None:
             m.regs.update({"%t_smem_addr": a, "%t_offset": o, "%t_stage": 0})
             m.run(10_000, lambda *_: None)
             assert m.regs["%t"] == fields_encode(1, (a + o) % WINDOW), (a, o)
+
+
+# ---------------------------------------------------------------------------------------------
+# Include guards, and the standard each form says it needs (issue 28, item 5).
+
+
+def guard_forms() -> dict[str, object]:
+    """One of each kind of function output, with its own name: a tile (several statements), a
+    word given by its fields, a block-scaled idesc (one return statement), a sparse idesc, a
+    zero-column mask (a check), an idesc with no run-time part (the constant alone)."""
+    return {
+        "a_desc": tile(0),
+        "w_desc": fields_report(0),
+        "mx_idesc": descgen.validate_idesc(descgen.encode_idesc("mxf8f6f4", 128, 256), "mxf8f6f4"),
+        "sp_idesc": descgen.decode_idesc(descgen.encode_idesc("tf32", 128, 256, sparse=True), "tf32"),
+        "zcm_desc": descgen.validate_zcm(descgen.encode_zcm(start_count=(1, 3, 5, 7), skip_span=1, use_span=13), m=32, n=64),
+        "dense_idesc": descgen.validate_idesc(0x08400010, "f16"),
+    }
+
+
+def _fixed_check(name: str, fixed: int, lang: str) -> str:
+    """A line that compiles only if the file defines ``name``'s fixed part as ``fixed`` (C89-safe:
+    no 64-bit literal)."""
+    hi, lo = fixed >> 32, fixed & 0xFFFF_FFFF
+    if lang == "cpp":
+        return f'static_assert({name}_fixed >> 16 >> 16 == {hi:#x}UL && ({name}_fixed & 0xFFFFFFFFUL) == {lo:#x}UL, "{name}");'
+    big = f"{name}_FIXED".upper()
+    return f"typedef char check_{name}[({big} >> 16 >> 16) == {hi:#x}UL && ({big} & 0xFFFFFFFFUL) == {lo:#x}UL ? 1 : -1];"
+
+
+@pytest.mark.parametrize("lang", ["cpp", "c"])
+def test_each_function_form_is_guarded_and_needs_the_standard_it_states(tmp_path, lang) -> None:
+    """Each output starts with the standard it needs and an include guard named after its content.
+    Included twice into one translation unit it compiles at that standard (with and without
+    DESCGEN_DEBUG) and the standard below refuses it: C++14 for functions of several statements
+    (C++11 allows one return statement), C++11 for one return statement or the constant alone
+    (C++03 has no constexpr), C99 for C's static inline functions (C89 has no inline). (A C file of
+    the constant alone, a 32-bit word here, is tests/test_emit.py's C form: gcc's <stdint.h> serves
+    C89 too, so only a 64-bit word shows C89 refusing it.)"""
+    from standards import C_STANDARDS, CPP_STANDARDS, below, compile_at, stated
+
+    tool, ext = ("g++", "hpp") if lang == "cpp" else ("gcc", "h")
+    stateds = {}
+    for name, thing in guard_forms().items():
+        text = emit_functions(thing, lang, name=name)
+        lines = text.splitlines()
+        macro = lines[1].split()[1]
+        assert lines[1:3] == [f"#ifndef {macro}", f"#define {macro}"] and lines[-1].startswith(f"#endif ")
+        assert macro.startswith(f"DESCGEN_{name.upper()}_") and macro.endswith(f"_{ext.upper()}")
+        std, _ = stated(text)
+        stateds[name] = std
+        (tmp_path / f"{name}.{ext}").write_text(text)
+        check = _fixed_check(name, descriptor_functions(thing, name=name).fixed, lang)
+        tu = f'#include "{name}.{ext}"\n#include "{name}.{ext}"\n{check}\n'
+        for flags in ([], ["-DDESCGEN_DEBUG"]):
+            r = compile_at(tool, std, tu, f"tu_{name}.{lang}", tmp_path, *flags)
+            assert r.returncode == 0, (name, std, r.stderr)
+        if lang == "cpp" or "static inline" in text:
+            r = compile_at(tool, below(std), tu, f"tu_{name}.{lang}", tmp_path)
+            assert r.returncode != 0, (name, below(std), "compiles below the standard it states")
+    assert stateds == ({"a_desc": "c++14", "w_desc": "c++14", "mx_idesc": "c++11", "sp_idesc": "c++11",
+                        "zcm_desc": "c++14", "dense_idesc": "c++11"} if lang == "cpp" else dict.fromkeys(stateds, "c99"))
+    # Every form in one translation unit, each twice, and a copy of one under another file name
+    # (the same content: the same guard): no name or macro collides, nothing is defined twice.
+    (tmp_path / f"copy.{ext}").write_text((tmp_path / f"a_desc.{ext}").read_text())
+    tu = "".join(f'#include "{name}.{ext}"\n' * 2 for name in guard_forms()) + f'#include "copy.{ext}"\n'
+    top = max(stateds.values(), key=(CPP_STANDARDS if lang == "cpp" else C_STANDARDS).index)
+    for flags in ([], ["-DDESCGEN_DEBUG"]):
+        r = compile_at(tool, top, tu, f"all.{lang}", tmp_path, *flags)
+        assert r.returncode == 0, r.stderr
+
+
+def test_a_different_function_body_is_a_different_guard() -> None:
+    """The guard follows the code, not the word: the same fixed part with other stages is another
+    file (both included, their functions collide by name rather than one being dropped); the same
+    code from another command line (other comment lines) is the same file."""
+    guard = lambda text: text.splitlines()[1]  # noqa: E731
+    one = emit_functions(tile(0), "cpp", name="a_desc")
+    assert guard(one) != guard(emit_functions(tile(0), "cpp", name="a_desc", stage_bytes=32768))
+    assert guard(one) == guard(emit_functions(tile(0), "cpp", name="a_desc", source="descgen smem ...", notes=("x",)))
+    assert guard(one) != guard(emit_functions(tile(0), "c", name="a_desc"))
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc")
+def test_nvcc_compiles_each_cpp_form_at_the_standard_it_states_and_not_below(tmp_path) -> None:
+    """As CUDA (nvcc, sm_90a and sm_100a, warnings as errors), included twice, the functions used
+    in a kernel: at the stated standard, and refused at the one below."""
+    from standards import below, compile_at, stated
+
+    for name in ("a_desc", "mx_idesc", "dense_idesc"):  # C++14, C++11 (one return), C++11 (the constant)
+        thing = guard_forms()[name]
+        text = emit_functions(thing, "cpp", name=name)
+        (tmp_path / f"{name}.hpp").write_text(text)
+        call = {"a_desc": "a_desc_k(a_desc(addr), kb)", "mx_idesc": "mx_idesc(kb & 3u, 0u)"}.get(name, f"{name}_fixed + addr")
+        tu = (f'#include "{name}.hpp"\n#include "{name}.hpp"\n'
+              f"__global__ void k(unsigned long long* out, unsigned addr, unsigned kb) {{ out[0] = {call}; }}\n")
+        std, _ = stated(text)
+        gencode = ["-gencode=arch=compute_90a,code=sm_90a", "-gencode=arch=compute_100a,code=sm_100a"]
+        r = compile_at("nvcc", std, tu, f"{name}.cu", tmp_path, *gencode)
+        assert r.returncode == 0, (name, std, r.stderr)
+        r = compile_at("nvcc", below(std), tu, f"{name}.cu", tmp_path, *gencode[1:])
+        assert r.returncode != 0, (name, below(std), "nvcc compiles it below the standard it states")

@@ -172,15 +172,44 @@ def test_readme_kernels_compile_with_the_emitted_headers(tmp_path: Path) -> None
     assert len(pairs) == 2
     if shutil.which("nvcc") is None:
         pytest.skip("no nvcc")
+    from standards import CPP_STANDARDS, stated
+
     for i, (commands, kernel) in enumerate(pairs):
         where = tmp_path / f"k{i}"
         where.mkdir()
+        needs = []
         for line in commands.strip().splitlines():
             args = shlex.split(line)[1:]
             name = args[args.index("--name") + 1] if "--name" in args else "idesc"
             (where / f"{name}.hpp").write_text(_run_cli(args))
+            needs.append(stated((where / f"{name}.hpp").read_text())[0])
+        std = max(needs, key=CPP_STANDARDS.index)  # the standard the headers say they need: C++14
+        assert std == "c++14", needs
         (where / "k.cu").write_text(kernel)
         for flags in ([], ["-DDESCGEN_DEBUG"]):
-            r = subprocess.run(["nvcc", "-std=c++17", "-gencode=arch=compute_100a,code=sm_100a", "-rdc=true", *flags,
+            r = subprocess.run(["nvcc", f"-std={std}", "-gencode=arch=compute_100a,code=sm_100a", "-rdc=true", *flags,
                                 "-c", "k.cu", "-o", "k.o"], cwd=where, capture_output=True, text=True)
             assert r.returncode == 0, r.stderr
+
+
+def test_readme_standards_table_is_what_the_outputs_state() -> None:
+    """The README's table of standards ("Emitting code") names, per output, the standards the
+    output's own first line states (tests/test_emit.py, test_descriptor_functions.py and
+    test_cpp_header.py compile each there and check the one below refuses it)."""
+    from standards import stated
+
+    from descgen.backends.cpp_header import header
+
+    table = README[README.index("| output | needs | because |"):]
+    rows = [line.split("|")[2] for line in table.split("\n\n")[0].splitlines()[2:]]
+    named = [[s.lower() for s in re.findall(r"C\+\+\d\d|C\d\d", row)] for row in rows]
+    tile = descgen.smem_for_tile(dtype="bf16", major="k", swizzle="128B", mn=128, k=64, start_address=0)
+    one_return = descgen.validate_idesc(descgen.encode_idesc("mxf8f6f4", 128, 256), "mxf8f6f4")
+    d = descgen.decode_idesc(0x08400010, "f16")
+    got = [[s for s in stated(descgen.emit(d, "c")) if s], [stated(descgen.emit(d, "cpp"))[0]],
+           [stated(descgen.emit_functions(tile, "c"))[0]],
+           [stated(descgen.emit_functions(tile, "cpp"))[0], stated(descgen.emit_functions(one_return, "cpp"))[0]],
+           [stated(header())[0]]]
+    assert named == got == [["c99", "c++11"], ["c++11"], ["c99"], ["c++14", "c++11"], ["c++17"]]
+    assert "descgen header\n" in "".join(blocks("sh")) or any(line.split("  #")[0].strip() == "descgen header"
+                                                              for b in blocks("sh") for line in b.splitlines())

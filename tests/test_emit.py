@@ -61,16 +61,22 @@ def _expected() -> dict[str, int]:
 # Concrete output.
 
 
+def _last(text: str) -> str:
+    """The text's last line; for C and C++, the last line inside the include guard."""
+    lines = text.rstrip("\n").splitlines()
+    return lines[-3] if lines[-1].startswith("#endif") else lines[-1]
+
+
 def test_each_format_writes_the_word_under_its_default_name():
     d = descgen.decode_idesc(F16, "f16")
     assert descgen.emit(d) == "0x08400010"
-    assert descgen.emit(d, "c").splitlines()[-1] == "#define IDESC UINT32_C(0x08400010)"
-    assert descgen.emit(d, "cpp").splitlines()[-1] == "constexpr std::uint32_t idesc = 0x08400010u;"
+    assert _last(descgen.emit(d, "c")) == "#define IDESC UINT32_C(0x08400010)"
+    assert _last(descgen.emit(d, "cpp")) == "constexpr std::uint32_t idesc = 0x08400010u;"
     assert descgen.emit(d, "ptx").splitlines()[-1] == "mov.b32 %idesc, 0x08400010;"
     assert descgen.emit(d, "python").splitlines()[-1] == "IDESC = 0x08400010"
     assert json.loads(descgen.emit(d, "json")) == {"name": "idesc", **d.as_dict()}
     smem = descgen.decode_smem(0xC000401000010800)
-    assert descgen.emit(smem, "cpp").splitlines()[-1] == "constexpr std::uint64_t smem_desc = 0xc000401000010800ull;"
+    assert _last(descgen.emit(smem, "cpp")) == "constexpr std::uint64_t smem_desc = 0xc000401000010800ull;"
     assert descgen.emit(smem, "ptx", name="rd_b").splitlines()[-1] == "mov.b64 %rd_b, 0xc000401000010800;"
 
 
@@ -102,7 +108,7 @@ def test_tile_descriptor_comment_carries_the_reasoning():
     text = descgen.emit(descgen.smem_for_tile(mn=64, k=16, dtype="bf16", major="mn", swizzle="64B", start_address=0x400), "cpp")
     assert "// tile 64x16 bf16 MN-major, swizzle 64B, start address 0x400" in text
     assert "// LBO 512 B:" in text and "// SBO 1024 B:" in text
-    assert text.splitlines()[-1] == "constexpr std::uint64_t smem_desc = 0x8000404000200040ull;"
+    assert _last(text) == "constexpr std::uint64_t smem_desc = 0x8000404000200040ull;"
 
 
 def test_int_input_is_decoded_when_told_what_it_is():
@@ -186,6 +192,117 @@ def test_cpp_header_compiles_with_the_right_types_and_values(std, tmp_path):
              [f"-std={std}", "-Wall", "-Wextra", "-Werror", "-pedantic", "-fsyntax-only"], tmp_path)
 
 
+# ---------------------------------------------------------------------------------------------
+# Include guards, and the standard each C and C++ form says it needs (issue 28, item 5).
+
+
+def _halves(words: dict[str, int]) -> str:
+    """Lines that compile only if each word is defined with its value, in C89 and C++03 too (no
+    64-bit literal, no static assertion): its two 32-bit halves as array sizes."""
+    out = []
+    for name, value in words.items():
+        out.append(f"typedef char check_{name}[({name} >> 16 >> 16) == {value >> 32:#x}UL && "
+                   f"({name} & 0xFFFFFFFFUL) == {value & 0xFFFF_FFFF:#x}UL ? 1 : -1];")
+    return "\n".join(out) + "\n"
+
+
+def test_c_and_cpp_forms_are_guarded_by_their_content():
+    """A first line saying the standard, then a guard named after the names and a digest of the
+    code: the same code (another command line in the comment) is the same guard, another word or
+    the other language another guard."""
+    from standards import stated
+
+    d = descgen.decode_idesc(F16, "f16")
+    for fmt, ext, std in (("c", "H", ("c99", "c++11")), ("cpp", "HPP", ("c++11", None))):
+        text = descgen.emit(_words(), fmt)
+        lines = text.splitlines()
+        macro = lines[1].split()[1]
+        assert stated(text) == std and lines[0].startswith(("/* needs ", "// needs "))
+        assert lines[1:4] == [f"#ifndef {macro}", f"#define {macro}", ""]
+        assert lines[-1] == (f"#endif /* {macro} */" if fmt == "c" else f"#endif  // {macro}")
+        assert macro.startswith("DESCGEN_IDESC_F16_IDESC_MXF4NVF4_") and macro.endswith(f"_{ext}") and len(macro) <= 63
+        one = descgen.emit(d, fmt).splitlines()[1]
+        assert one == descgen.emit(d, fmt, source="descgen idesc ...", notes=("another comment",)).splitlines()[1]
+        assert one != descgen.emit(descgen.decode_idesc(F16 | 1 << 31, "f16"), fmt).splitlines()[1]
+        assert one != descgen.emit(d, fmt, name="other").splitlines()[1]
+        assert one.split("_")[1] == "IDESC"
+    assert descgen.emit(d, "c").splitlines()[1] != descgen.emit(d, "cpp").splitlines()[1]
+    assert not descgen.emit(d, "python").startswith("#ifndef") and "#endif" not in descgen.emit(d, "ptx")
+
+
+@pytest.mark.parametrize("fmt, tool, suffix", [("c", "gcc", ".c"), ("c", "g++", ".cpp"), ("cpp", "g++", ".cpp")])
+def test_each_output_included_twice_compiles_at_the_standard_it_states(fmt, tool, suffix, tmp_path):
+    """All the words, then one more under another name, each included twice, and a copy of the
+    first file under another file name (the same guard): one translation unit, compiled at the
+    standard the output states (C: C99; C compiled as C++: C++11; C++: C++11), each word its value."""
+    from standards import compile_at, stated
+
+    ext = ".h" if fmt == "c" else ".hpp"
+    text = descgen.emit(_words(), fmt)
+    (tmp_path / f"words{ext}").write_text(text)
+    (tmp_path / f"copy{ext}").write_text(text)
+    (tmp_path / f"other{ext}").write_text(descgen.emit(descgen.decode_smem(0x4000404000010040), fmt, name="OTHER"))
+    c_std, as_cpp = stated(text)
+    std = as_cpp if fmt == "c" and tool == "g++" else c_std
+    tu = "".join(f'#include "{f}{ext}"\n' for f in ("words", "other", "words", "copy", "other"))
+    words = {**_expected(), "OTHER": 0x4000404000010040}
+    r = compile_at(tool, std, tu + _halves(words), f"tu{suffix}", tmp_path)
+    assert r.returncode == 0, r.stderr
+
+
+def test_c_form_needs_c99_and_cpp11(tmp_path):
+    """The C form states C99 (C++11 compiled as C++): <stdint.h> and UINT64_C are C99's. On LP64
+    glibc, gcc -std=c89 -pedantic takes it (its <stdint.h> serves every mode and UINT64_C writes
+    an unsigned long literal); on a 32-bit target against gcc's own <stdint.h> (-m32
+    -ffreestanding) a 64-bit word is an unsigned long long literal, which C89 and C++03 refuse and
+    C99 and C++11 take (C++03's <stdint.h> has no UINT64_C either)."""
+    from standards import below, compile_at, ilp32_freestanding, stated
+
+    if not ilp32_freestanding():
+        pytest.skip("gcc cannot compile for -m32 -ffreestanding here")
+    text = descgen.emit(_words(), "c")
+    (tmp_path / "words.h").write_text(text)
+    c_std, cpp_std = stated(text)
+    assert (c_std, cpp_std) == ("c99", "c++11")
+    for tool, std, suffix in (("gcc", c_std, ".c"), ("g++", cpp_std, ".cpp")):
+        tu = '#include "words.h"\n#include "words.h"\n' + _halves(_expected())
+        ok = compile_at(tool, std, tu, f"tu{suffix}", tmp_path, "-m32", "-ffreestanding")
+        assert ok.returncode == 0, ok.stderr
+        refused = compile_at(tool, below(std), tu, f"tu{suffix}", tmp_path, "-m32", "-ffreestanding")
+        # (C89: "use of C99 long long integer constant"; C++03: no UINT64_C, a 64-bit literal too large for long)
+        assert refused.returncode != 0 and ("long long" in refused.stderr or "UINT64_C" in refused.stderr), refused.stderr
+
+
+def test_cpp_form_needs_cpp11(tmp_path):
+    """The C++ form states C++11 (constexpr, <cstdint>): g++ takes it at C++11, refuses it at C++03."""
+    from standards import below, compile_at, stated
+
+    text = descgen.emit(_words(), "cpp")
+    (tmp_path / "words.hpp").write_text(text)
+    std, _ = stated(text)
+    assert std == "c++11"
+    tu = '#include "words.hpp"\n#include "words.hpp"\n' + _halves(_expected())
+    assert compile_at("g++", std, tu, "tu.cpp", tmp_path).returncode == 0
+    assert compile_at("g++", below(std), tu, "tu.cpp", tmp_path).returncode != 0
+
+
+def test_cpp_form_in_cuda_needs_cpp11(tmp_path):
+    """As CUDA (nvcc, sm_90a and sm_100a, warnings as errors), included twice and read in a kernel:
+    compiled at C++11, refused at C++03."""
+    from standards import below, compile_at, need, stated
+
+    need("nvcc")
+    text = descgen.emit(_words(), "cpp")
+    (tmp_path / "words.hpp").write_text(text)
+    std, _ = stated(text)
+    stores = "".join(f"    out[{i}] = {name};\n" for i, name in enumerate(_expected()))
+    tu = f'#include "words.hpp"\n#include "words.hpp"\n__global__ void k(unsigned long long* out) {{\n{stores}}}\n'
+    gencode = ["-gencode=arch=compute_90a,code=sm_90a", "-gencode=arch=compute_100a,code=sm_100a"]
+    r = compile_at("nvcc", std, tu, "k.cu", tmp_path, *gencode)
+    assert r.returncode == 0, r.stderr
+    assert compile_at("nvcc", below(std), tu, "k.cu", tmp_path, *gencode[1:]).returncode != 0
+
+
 def _ptx_kernel(body: str, regs: dict[str, int]) -> str:
     decls = "\n".join(f"  .reg .b{width} %{name};" for name, width in regs.items())
     stores = "\n".join(f"  st.global.b{width} [%out+{8 * i}], %{name};" for i, (name, width) in enumerate(regs.items()))
@@ -259,7 +376,7 @@ def test_random_idesc_words_under_every_kind_compile_as_c(tmp_path):
 def test_cli_format_prints_the_emitted_code(argv, last):
     code, out, err = run(argv)
     assert code == 0, err
-    assert out.rstrip("\n").splitlines()[-1] == last
+    assert _last(out) == last
     if "--format" in argv and argv[argv.index("--format") + 1] not in ("hex",):
         assert "generated by descgen" in out and " ".join(argv[:3]) in out  # the command line that made it
 
@@ -321,7 +438,9 @@ def test_readme_c_sample_is_what_the_command_prints():
     code, out, _ = run(["idesc", "--kind", "f16", "--m", "128", "--n", "256", "--cta-group", "1", "--format", "c",
                         "--name", "IDESC_F16_128x256"])
     got = out.splitlines()
-    assert code == 0 and got[0] == "#include <stdint.h>"
+    assert code == 0 and got[0].startswith("/* needs C99 or later")
+    assert got[1].startswith("#ifndef DESCGEN_IDESC_F16_128X256_")
+    assert got[-1] == "#endif /* " + got[1].split()[1] + " */"
     position = 0
     for line in sample:
         if line.strip() in ("*   ...", "..."):

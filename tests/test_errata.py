@@ -727,3 +727,150 @@ def descgen_period(swizzle: str) -> int:
     from descgen.facts import swizzle_period
 
     return swizzle_period(swizzle)
+
+
+# The CuTe DSL slice-K example (tests/corpus/cutedsl/prim_slicek_expanded_async_s32_smem.ptx, made
+# by tests/corpus/make_cutedsl.py): one 128x32x32B MMA whose B descriptor has 128B swizzle and
+# SBO = 32 bytes, so its four 8-row N groups are the four 32-byte K stripes of B's 8 rows.
+SLICE_K = "prim_slicek_expanded_async_s32_smem.ptx"
+
+
+def slice_k_words() -> tuple[int, int, int]:
+    """(idesc, A's descriptor, B's descriptor) of the example's one tcgen05.mma, as its PTX holds
+    them: the idesc immediate, and the constant each descriptor ORs into its shifted shared memory
+    address (the start address is known at run time only)."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent / "corpus" / "cutedsl" / SLICE_K).read_text()
+    mma = re.search(r"tcgen05\.mma\.\S+ \[%r\d+\], (%rd\d+), (%rd\d+), (%r\d+), %p\d+;", text)
+    assert mma is not None
+
+    def const(reg: str) -> int:
+        hit = re.search(rf"(?:or\.b64|mov\.b32)\s+{re.escape(reg)}, (?:%rd\d+, )?(-?\d+);", text)
+        assert hit is not None, reg
+        return int(hit.group(1)) % (1 << 64)
+
+    return const(mma.group(3)), const(mma.group(1)), const(mma.group(2))
+
+
+def with_sbo(word: int, sbo: int) -> int:
+    return word & ~(0x3FFF << 32) | (sbo >> 4) << 32
+
+
+def test_e47_slice_k_of_the_cutedsl_example_is_legal_and_a_skewed_sbo_still_warns():
+    """The words the compiler wrote: B's SBO of 32 bytes keeps the four groups inside one 128-byte
+    atom row (slice-K): no warning. SBO 1040 (the next atom, 16 bytes along the row) and a start
+    whose groups run past the row's end still warn."""
+    from descgen import check_mma
+
+    idesc, a, b = slice_k_words()
+    assert (idesc, a, b) == (0x08080010, 0xC000401000010000, 0x4000400200010000)
+    assert decode_idesc(idesc, "f8f6f4").value("n") == 32 and decode_smem(b).value("swizzle") == "128B"
+    assert decode_smem(b).value("sbo") == 32 and decode_smem(a).value("sbo") == 256  # A: 32B swizzle, whole patterns
+
+    def sbo_warnings(b_word: int, b_start: int, a_word: int = a, a_start: int = 0x400) -> list[tuple[str, int]]:
+        r = check_mma(idesc=idesc, kind="f8f6f4", a_desc=a_word | a_start >> 4, b_desc=b_word | b_start >> 4, cta_group=1)
+        return [(f.field, f.value) for f in r.findings if f.code == "MMA-SBO-ATOM"]
+
+    assert sbo_warnings(b, 0x1400) == []                                   # the example: slice-K
+    assert sbo_warnings(with_sbo(b, 1040), 0x1400) == [("b_desc.sbo", 1040)]  # planted: another atom and 16 bytes along
+    assert sbo_warnings(with_sbo(b, 1152), 0x1400) == [("b_desc.sbo", 1152)]  # other rows of the same pattern
+    assert sbo_warnings(with_sbo(b, 1024), 0x1400) == []                   # tiling
+    assert sbo_warnings(b, 0x1400 + 96) == [("b_desc.sbo", 32)]            # from byte 96 the next group leaves the row
+    assert sbo_warnings(with_sbo(b, 48), 0x1400) == []                     # 2 groups per CTA at least: 48 + 32 <= 128
+    assert sbo_warnings(with_sbo(b, 112), 0x1400) == [("b_desc.sbo", 112)]  # 112 + 32 > 128
+
+
+def test_e47_slice_k_is_the_canonical_read_moved_along_the_row():
+    """E9's address model (smem_layout, measured on Hopper): the slice-K word reads every byte of
+    one 1024-byte atom once, and group g (N rows 8g..8g+7) is exactly the canonical one-atom read
+    with the start moved 32g bytes along the row. SBO 1040's group g is atom g's rows, 16g bytes
+    along: another atom and another K at once, which LAYOUT-ATOM-STRIDE reports."""
+    from descgen import smem_layout
+
+    _, _, b = slice_k_words()
+    start = 0x1400
+
+    def unswizzled(addr: int) -> tuple[int, int, int]:
+        """(atom, row, byte along the row) of a read address, the 128B swizzle undone (E9)."""
+        u = addr ^ (((addr >> 7) & 7) << 4)
+        return u // 1024, u % 1024 // 128, u % 128
+
+    lay = smem_layout(b | start >> 4, dtype="e4m3", major="k", mn=32, k=32)
+    assert not lay.findings
+    read = lay.addresses()
+    assert sorted(x for row in read for x in row) == list(range(start, start + 1024))
+    for g in range(4):
+        one = smem_layout(encode_smem(start_address=start + 32 * g, lbo=16, sbo=1024, swizzle="128B"), dtype="e4m3",
+                          major="k", mn=8, k=32)
+        assert not one.findings and read[8 * g:8 * g + 8] == one.addresses()
+        assert {unswizzled(read[8 * g + r][k]) for r in range(8) for k in range(32)} == \
+            {(start // 1024, r, 32 * g + k) for r in range(8) for k in range(32)}
+    skew = smem_layout(with_sbo(b, 1040) | start >> 4, dtype="e4m3", major="k", mn=32, k=32)
+    assert [(f.code, f.field, f.value) for f in skew.findings] == [("LAYOUT-ATOM-STRIDE", "sbo", 1040)]
+    read = skew.addresses()
+    for g in range(4):
+        assert {unswizzled(read[8 * g + r][k]) for r in range(8) for k in range(32)} == \
+            {(start // 1024 + g, r, 16 * g + k) for r in range(8) for k in range(32)}
+
+
+def test_e47_a_stride_is_whole_patterns_or_stays_in_one_atom_row():
+    """facts.skewed_stride, the one test of MMA-SBO-ATOM and LAYOUT-ATOM-STRIDE, per swizzle mode:
+    rows of 128, 64, 32 bytes (128 for 128B with 32B atomicity); MN-major groups read whole rows."""
+    from descgen import check_mma
+    from descgen.facts import skewed_stride, swizzle_row
+
+    assert [swizzle_row(s) for s in ("128B", "64B", "32B", "128B_base32B", "none")] == [128, 64, 32, 128, 0]
+    assert not skewed_stride(1024, "128B", 16, 32) and not skewed_stride(2048, "128B", 16, 32)  # tiling
+    assert not skewed_stride(32, "128B", 4, 32)                  # slice-K: 3 x 32 + 32 = 128
+    assert skewed_stride(32, "128B", 4, 32, start=0x1420)        # from byte 32 the fourth group crosses the row
+    assert not skewed_stride(16, "128B", 4, 32)                  # overlapping K windows, still one row
+    assert skewed_stride(1040, "128B", 2, 32) and skewed_stride(1152, "128B", 2, 32) and skewed_stride(128, "128B", 2, 32)
+    assert not skewed_stride(32, "64B", 2, 32) and skewed_stride(32, "64B", 3, 32)  # 64-byte rows
+    assert not skewed_stride(512, "64B", 8, 32) and skewed_stride(768, "64B", 2, 32)
+    assert skewed_stride(16, "32B", 2, 32) and not skewed_stride(256, "32B", 2, 32)  # one MMA's K fills a 32-byte row
+    assert skewed_stride(16, "128B", 2, 128) and skewed_stride(16, "128B_base32B", 2, 128)  # whole rows: patterns only
+    assert not skewed_stride(512, "128B_base32B", 2, 128)
+    assert not skewed_stride(1040, "128B", 1, 32) and not skewed_stride(40, "none", 4, 32)
+
+    def b_sbo(n: int, sbo: int, b_major: str = "k", swizzle: str = "128B", sparse: bool = False) -> list[str]:
+        idesc = encode_idesc("f16", 128, n, b_major=b_major, sparse=sparse) if sparse else encode_idesc("f16", 128, n, b_major=b_major)
+        r = check_mma(idesc=idesc, kind="f16", a_desc=smem_word(), cta_group=1, sp=sparse or None,
+                      b_desc=smem_word(start_address=0x4400, sbo=sbo, swizzle=swizzle, lbo=16 if b_major == "k" else 8192))
+        return [f.field for f in r.findings if f.code == "MMA-SBO-ATOM"]
+
+    assert b_sbo(32, 32) == [] and b_sbo(32, 1040) == ["b_desc.sbo"]
+    assert b_sbo(64, 32) == [] and b_sbo(128, 32) == ["b_desc.sbo"]  # 4 and 8 groups per CTA at least: 128 and 256 bytes
+    assert b_sbo(32, 32, swizzle="64B") == [] and b_sbo(64, 32, swizzle="64B") == ["b_desc.sbo"]
+    assert b_sbo(32, 32, swizzle="32B") == ["b_desc.sbo"]
+    assert b_sbo(32, 64, sparse=True) == [] and b_sbo(32, 80, sparse=True) == ["b_desc.sbo"]  # .sp: B reads 64 bytes of K
+    assert b_sbo(128, 32, b_major="mn") == ["b_desc.sbo"]           # MN-major: 64 N of f16 per CTA fill the row
+    assert b_sbo(16, 16, b_major="mn") == [] and b_sbo(16, 1040, b_major="mn") == ["b_desc.sbo"]  # 8 N: 16 bytes a row
+
+
+def test_e47_hopper_reads_off_pattern_sbos_as_e9s_model_says():
+    """The address model E47 reasons with holds off the pattern: wgmma.mma_async on an H200
+    (tests/device/wgmma_probe, jobs e47_jobs.txt, recorded/e47_maps.txt.gz) read B (K-major, N =
+    128: sixteen 8-row groups) with SBO 16, 32, 64 (inside one 128-byte row for the first groups,
+    past it after), 1040, 1152, 32 from bytes 0x60 and 0x400, 64B and 32B swizzle: every element
+    from the byte descgen.smem_layout predicts."""
+    import gzip
+    from pathlib import Path
+
+    from descgen import smem_layout
+
+    probe = Path(__file__).resolve().parent / "device" / "wgmma_probe"
+    jobs = [line.split() for line in (probe / "e47_jobs.txt").read_text().splitlines() if not line.startswith("#")]
+    lines = gzip.open(probe / "recorded" / "e47_maps.txt.gz", "rt").read().splitlines()
+    assert lines[0].startswith("# device NVIDIA H") and "sm_90" in lines[0]
+    seen, i = [], 1
+    while i < len(lines):
+        _, name, inst, op, word, mn, k, _base = lines[i].split()
+        read = [[int(x) for x in lines[i + 1 + r].split()] for r in range(int(mn))]
+        lay = smem_layout(int(word, 16), dtype=inst.split("_")[0], major="k", mn=int(mn), k=int(k), arch="sm_90a")
+        assert lay.addresses() == read, name
+        seen.append((name, inst, op, word))
+        i += 1 + int(mn)
+    assert sorted(seen) == sorted((j[0], j[1], j[2], j[3]) for j in jobs) and len(seen) == 22
+    assert {int(j[3], 16) >> 32 & 0x3FFF for j in jobs} == {1, 2, 4, 65, 72, 33, 17}  # SBO / 16

@@ -39,7 +39,7 @@ def codes_of(exc: pytest.ExceptionInfo) -> list[str]:
 
 
 # --------------------------------------------------------------------------------------------
-# Real words (CUTLASS 4.x cute::UMMA::make_instr_desc, /work/shared/reference/real-words.toml).
+# Real words (CUTLASS 4.x cute::UMMA::make_instr_desc, as the project's reference notes record them).
 
 REAL_WORDS = [
     # word, kind, encode arguments, configuration

@@ -422,7 +422,7 @@ def test_round_trip_per_mma_step_inside_an_atom(tile):
 
 
 @pytest.mark.parametrize("word, args", [
-    # /work/shared/reference/real-words.toml: CUTLASS 4.x sm100 collectives
+    # CUTLASS 4.x sm100 collectives' words (the project's reference notes)
     (0xC000401000010800, dict(dtype="e2m1", kind="f8f6f4", major="k", swizzle="32B", mn=128, k=64, start_address=0x8000)),
     (0xC000401000010800, dict(dtype="e2m1", kind="mxf4", major="k", swizzle="32B", mn=128, k=64, start_address=0x8000)),
     (0x0000400800800040, dict(dtype="bf16", major="mn", swizzle="none", mn=128, k=64, start_address=0x400)),

@@ -157,3 +157,9 @@ def test_dir_of_descgen_is_its_public_api() -> None:
     assert dir(descgen) == sorted(descgen.__all__)
     assert "annotations" not in dir(descgen) and "TYPE_CHECKING" not in dir(descgen) and "engine" not in dir(descgen)
     assert "encode_idesc" in dir(descgen) and "scan_ptx" in dir(descgen)  # lazy exports too
+
+
+def test_rule_text_is_never_read_as_rich_markup() -> None:
+    """CONTEXT-ARCH's rule says "(one of [targets])": on a terminal it is text, not a markup tag."""
+    table = run("explain", "CONTEXT-ARCH", "--table", "--no-pager").stdout
+    assert "(one of [targets])" in table

@@ -22,7 +22,9 @@ def test_license_file_is_mit_and_matches_pyproject() -> None:
 
 
 def test_license_ships_in_wheel_and_sdist(tmp_path: Path) -> None:
-    """The wheel as ``pip wheel`` builds it; the sdist with the installed setuptools."""
+    """The wheel as ``pip wheel`` builds it; the sdist with the installed setuptools. The wheel
+    also requires the brief's runtime libraries, bitstring among them (``pip install`` of it pulls
+    them in; .ci/run installs one into a fresh venv and uses a Bits result)."""
     wheel = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
                            capture_output=True, text=True)
     assert wheel.returncode == 0, wheel.stderr
@@ -33,6 +35,10 @@ def test_license_ships_in_wheel_and_sdist(tmp_path: Path) -> None:
     sdist_name = sdist.stdout.split()[-1]
     license_text = (ROOT / "LICENSE").read_bytes()
     with zipfile.ZipFile(tmp_path / wheel_name) as whl:
+        metadata = whl.read(next(n for n in whl.namelist() if n.endswith(".dist-info/METADATA"))).decode()
+        requires = {line.split(":", 1)[1].strip().split(";")[0].split(">")[0].split("=")[0].strip()
+                    for line in metadata.splitlines() if line.startswith("Requires-Dist:") and "extra ==" not in line}
+        assert {"click", "rich", "bitstring"} <= requires, requires
         # the errata ship with the package (descgen explain E19), the same text as docs/
         assert whl.read("descgen/spec-errata.md") == (ROOT / "docs" / "spec-errata.md").read_bytes()
         in_wheel = [n for n in whl.namelist() if n.endswith("/LICENSE")]

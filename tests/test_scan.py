@@ -297,14 +297,17 @@ def test_e33_immediate_forms_and_widths():
     assert [parse_int(t) for t in ("0x1F", "0X1fU", "0b101", "017", "42", "42U", "0", "-1", "0u")] == \
         [31, 31, 5, 15, 42, 42, 0, -1, 0]
     assert [parse_int(t) for t in ("08", "0x", "1.5", "%r1", "0f3F800000", "- 1", "")] == [None] * 7
-    # negative immediates wrap to the register's width; too wide is not guessed
+    # negative immediates wrap to the register's width; a too-wide one is cut to its low bits, as
+    # ptxas does, with a warning (E48, superseding E33's "not a word")
     r = scan("mov.b32 %r1, -1; mov.b64 %rd1, -1; mov.b32 %r2, 0x100000000;\n"
              "tcgen05.mma.cta_group::1.kind::f16 [%r0], %rd1, 0x10000000000000000, %r1, 1;\n"
              "tcgen05.mma.cta_group::1.kind::f16 [%r0], %rd1, %rd1, %r2, 1;")
     first, second = r.instructions
     assert first.operand("idesc").value == 0xFFFFFFFF and first.operand("a_desc").value == (1 << 64) - 1
-    assert first.operand("b_desc").reason == "the immediate 0x10000000000000000 does not fit 64 bits"
-    assert second.operand("idesc").reason == "the immediate 0x100000000 does not fit 32 bits"
+    assert first.operand("b_desc").value == 0 and second.operand("idesc").value == 0
+    assert [(f.line, f.code, f.subject) for f in r.findings if f.code == "PTX-IMMEDIATE-TRUNCATED"] == [
+        (2, "PTX-IMMEDIATE-TRUNCATED", "mov.b32 0x100000000"),
+        (3, "PTX-IMMEDIATE-TRUNCATED", "b-desc 0x10000000000000000")]
 
 
 @given(st.integers(0, (1 << 64) - 1), st.sampled_from(["{:#x}", "0b{:b}", "0{:o}", "{:d}", "{:#X}U"]))
@@ -317,7 +320,7 @@ def test_parse_int_round_trips_every_literal_form(value, form):
 
 def test_comments_strings_multi_statement_and_multi_line():
     text = "\n".join([
-        '.file 1 "/tmp/a//b.cu"',                 # a // inside a string is not a comment
+        '.file 1 "src//b.cu"',                    # a // inside a string is not a comment
         "mov.b32 %r1, 0x08400010; /* ; } { */ mov.b64 %rd1, " + f"{A:#x};",
         "mov.b64 %rd2, // the B descriptor",
         f"  {B:#x};",
@@ -558,13 +561,15 @@ def test_cli_several_files_directories_and_not_ptx(tmp_path):
     (tmp_path / "empty.ptx").write_text("")
     (tmp_path / "notes.txt").write_text("not scanned")
     r = invoke("scan", str(tmp_path))
-    assert r.exit_code == 1  # one exit status for the run: b.ptx has an error
+    assert r.exit_code == 2  # one exit status for the run: b.ptx has an error (1), empty.ptx is not PTX (2)
     assert [line.split(": ")[0] for line in r.stdout.splitlines()] == [f"{tmp_path / 'b.ptx'}:5"]
     err = r.stderr.splitlines()
     assert err[0].startswith(f"{tmp_path / 'b.ptx'}: 2 instructions")
-    assert err[1] == f"{tmp_path / 'empty.ptx'}: warning: not PTX (the file is empty)"
+    assert err[1] == f"{tmp_path / 'empty.ptx'}: error: not PTX (the file is empty); not scanned"
     assert err[2].startswith(f"{tmp_path / 'sub' / 'a.ptx'}: 2 instructions")
-    assert err[3].startswith("3 files: 4 instructions; 6 descriptor operands: 4 fully known")
+    assert err[3].startswith("2 files, 1 not PTX: 4 instructions; 6 descriptor operands: 4 fully known")
+    (tmp_path / "empty.ptx").unlink()
+    assert invoke("scan", str(tmp_path)).exit_code == 1
     r = invoke("scan", str(tmp_path / "sub"), "/nonexistent/k.ptx")
     assert r.exit_code == 2 and "cannot read /nonexistent/k.ptx" in r.stderr
 

@@ -169,6 +169,8 @@ def test_compile_time_fields_are_known(path, results):
     # SBO off its atom (E47): 1152 bytes between 128B atoms, K-major A and MN-major B alike
     ("triton/matmul_fp16_128x128x64_w4_s3.ptx", 1942, "1073758272", str(0x40004048), "MMA-SBO-ATOM"),
     ("cutedsl/dense_gemm_f16_256x128_2cta.ptx", 259, "4611756662049538048", str(0x4000404800010000), "MMA-SBO-ATOM"),
+    # the slice-K B descriptor's SBO 32 (one atom row, legal) made 1040: the next atom, 16 bytes along the row
+    ("cutedsl/prim_slicek_expanded_async_s32_smem.ptx", 132, "4611756395761565696", str(0x4000404100010000), "MMA-SBO-ATOM"),
 ])
 def test_planted_literal_is_an_error_at_the_instruction(file, line, old, new, code):
     path = CORPUS / file
@@ -182,6 +184,18 @@ def test_planted_literal_is_an_error_at_the_instruction(file, line, old, new, co
     at = {i.line for i in r.instructions}
     assert {f.line for f in errors} <= at  # at the instructions, not at the literal
     assert line not in {f.line for f in errors} and clean.ok
+
+
+@pytest.mark.parametrize("file, line", [("prim_slicek_expanded_async_s32_smem.ptx", 132),
+                                        ("prim_slicek_expanded_a_tmem_core_matrix.ptx", 120)])
+def test_slice_k_scans_clean_and_its_sbo_planted_off_the_row_warns(file, line):
+    """E47: CuTe DSL's slice-K example (B: 128B swizzle, SBO = 32 bytes, N = 32: four 8-row groups,
+    one 32-byte K stripe of the same 8 rows each) gives no warning; its SBO literal made 1040 (=
+    1024 + 16) warns MMA-SBO-ATOM once, at the MMA, on B's SBO."""
+    clean, r, warned = _planted(f"cutedsl/{file}", line, "4611756395761565696", str(0x4000404100010000))
+    assert [f for f in clean.findings if f.severity != "info"] == []
+    mma = [i.line for i in clean.instructions]
+    assert [(f.code, f.line, f.finding.field, f.finding.value) for f in warned] == [("MMA-SBO-ATOM", mma[0], "b_desc.sbo", 1040)]
 
 
 # ---------------------------------------------------------------------------------------------

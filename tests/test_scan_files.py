@@ -1,9 +1,11 @@
 """Scanning many files (descgen.ptx.files.scan_files, ``descgen scan --jobs``): forked workers give
-what one process gives, in the same order, with the same read errors and not-PTX warnings."""
+what one process gives, in the same order, with the same read errors and not-PTX reports; input
+that is not PTX is reported one way, whatever it is."""
 
 from __future__ import annotations
 
 import os
+import random
 from pathlib import Path
 
 import pytest
@@ -131,3 +133,90 @@ def test_descgen_errors_cross_a_process_boundary_whole() -> None:
     for err in raised:
         back = pickle.loads(pickle.dumps(err))
         assert type(back) is type(err) and str(back) == str(err) and back.findings == err.findings
+
+
+# --------------------------------------------------------------------------------------------
+# Input that is not PTX: one report for every kind (a text file, an empty .ptx, random bytes),
+# from a file or from standard input, plain and --json, with one exit status.
+
+NOT_PTX = {
+    "notes.txt": (b"Build notes: run make, then copy the cubin.\n", "no .version directive and no tcgen05 or wgmma instruction"),
+    "empty.ptx": (b"", "the file is empty"),
+    # random bytes without a NUL byte (one would make it binary outright): most are not UTF-8
+    "random.ptx": (bytes(random.Random(28).choices(range(1, 256), k=400)), "the file is binary"),
+}
+
+
+def _not_ptx_files(tmp_path: Path) -> dict[str, tuple[Path, bytes, str]]:
+    out = {}
+    for name, (content, why) in NOT_PTX.items():
+        path = tmp_path / name
+        path.write_bytes(content)
+        out[name] = (path, content, why)
+    return out
+
+
+def test_not_ptx_is_reported_one_way_plain(tmp_path: Path) -> None:
+    import json
+
+    files = _not_ptx_files(tmp_path)
+    for path, content, why in files.values():
+        for args, stdin, name in (([str(path)], None, str(path)), (["-"], content, "<stdin>")):
+            from test_cli import _runner
+            from descgen.cli import cli
+
+            r = _runner().invoke(cli, ["scan", *args], input=stdin)
+            assert r.exit_code == 2, (name, r.stderr)
+            assert r.stdout == ""
+            assert r.stderr == f"{name}: error: not PTX ({why}); not scanned\n"
+            r = _runner().invoke(cli, ["scan", *args, "--json"], input=stdin)
+            assert r.exit_code == 2
+            docs = [json.loads(line) for line in r.stdout.splitlines()]
+            assert [d["type"] for d in docs] == ["run", "file", "summary"]
+            assert docs[1] == {"type": "file", "file": name, "status": "not-ptx", "reason": why}
+            assert docs[2]["files"] == 0 and docs[2]["not_ptx"] == 1 and docs[2]["ok"] is False
+
+
+def test_not_ptx_beside_ptx_files_and_a_missing_one(tmp_path: Path) -> None:
+    import json
+
+    files = _not_ptx_files(tmp_path)
+    clean = str(Path(REPO) / "tests" / "ptx" / "clean.ptx")
+    paths = [clean] + [str(p) for p, _, _ in files.values()] + [str(tmp_path / "missing.ptx")]
+    r = run("scan", *paths, code=2)
+    err = r.stderr.splitlines()
+    assert err[0].startswith(f"{clean}: 23 instructions")
+    assert err[1:4] == [f"{p}: error: not PTX ({why}); not scanned" for p, _, why in files.values()]
+    assert err[4] == f"Error: cannot read {tmp_path / 'missing.ptx'}: No such file or directory"
+    assert err[5].startswith("1 file, 3 not PTX: 23 instructions")
+    docs = [json.loads(line) for line in run("scan", *paths, "--json", code=2).stdout.splitlines()]
+    records = [d for d in docs if d["type"] == "file"]
+    assert [(d["file"], d["status"], d.get("reason")) for d in records] == \
+        [(clean, "scanned", None)] + [(str(p), "not-ptx", why) for p, _, why in files.values()] + \
+        [(str(tmp_path / "missing.ptx"), "unreadable", "No such file or directory")]
+    assert docs[-1]["files"] == 1 and docs[-1]["not_ptx"] == 3 and docs[-1]["unreadable"] == 1
+    # the library says the same: one status and one reason per path
+    got = [(f.status, f.reason) for f in scan_files(paths)]
+    assert got == [("scanned", None)] + [("not-ptx", why) for _, _, why in files.values()] + \
+        [("unreadable", "No such file or directory")]
+
+
+def test_a_fragment_with_an_instruction_is_still_scanned() -> None:
+    """Text without .version that holds a tcgen05 instruction (the catalog's examples, a pasted
+    snippet) is a fragment, scanned as before."""
+    from test_cli import _runner
+    from descgen.cli import cli
+
+    snippet = "mov.b32 %r1, 0x04200010; tcgen05.mma.cta_group::1.kind::f16.ashift [%r0], [%r4], %rd2, %r1, 1;\n"
+    r = _runner().invoke(cli, ["scan", "-", "--arch", "sm_100a"], input=snippet)
+    assert r.exit_code == 1 and "PTX-ASHIFT-M" in r.stdout and "not PTX" not in r.stderr
+
+
+def test_scan_help_says_json_lines_not_an_envelope() -> None:
+    text = " ".join(run("scan", "--help").stdout.split())
+    assert "envelope." not in text.replace("not one envelope.", "")
+    assert "--json Print JSON lines as the scan goes (one object per line, described above), not one envelope." in text
+    assert "--json: not one envelope but JSON lines" in text
+    assert 'FILE: error: not PTX (why); not scanned' in text
+    # every other command's --json is the envelope
+    assert "--json Print a versioned JSON envelope." in " ".join(run("decode", "--help").stdout.split())

@@ -54,7 +54,7 @@ def test_k_major_swizzled_lbo_may_be_zero():
 
 
 # --------------------------------------------------------------------------------------------
-# Real words (CUTLASS 4.x sm100 collectives, /work/shared/reference/real-words.toml).
+# Real words (CUTLASS 4.x sm100 collectives, as the project's reference notes record them).
 
 REAL = [
     # e2m1, K-major, 32B swizzle, 128x64 tile, start 0x8000: LBO field 1 (assumed), SBO 256 B

@@ -296,7 +296,7 @@ def test_the_tile_model_takes_wgmmas_types_from_the_shape_table():
 def test_emit_batch_and_diff_know_the_word():
     code = descgen.emit(HOPPER, "cpp", descriptor="wgmma_smem")
     assert "wgmma shared memory matrix descriptor" in code and "9.7.15.5.1.2.2" in code
-    assert code.rstrip().endswith("constexpr std::uint64_t wgmma_desc = 0x4000004000010040ull;")
+    assert "\nconstexpr std::uint64_t wgmma_desc = 0x4000004000010040ull;\n\n#endif" in code  # (then the guard's end)
     td = descgen.smem_for_tile(dtype="f16", major="k", swizzle="128B", mn=64, k=64, start_address=0x400, arch="sm_90a")
     assert "#define WGMMA_DESC UINT64_C(0x4000004000010040)" in descgen.emit(td, "c")
     d = descgen.diff(HOPPER, HOPPER + 2, descriptor="wgmma_smem")

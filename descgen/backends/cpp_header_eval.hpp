@@ -443,16 +443,26 @@ DESCGEN_HD inline void mma_rules(const Values& idesc, int kind, const Values* de
             r.add(Code::MMA_LBO_IGNORED, 2, "lbo", lbo, op + 1);
     }
     const int extents[2] = {idesc_slot::m, idesc_slot::n};
-    for (int op = 0; op < 2; ++op) {  // MMA-SBO-ATOM: a swizzled SBO a whole number of patterns where one MMA steps by it
+    for (int op = 0; op < 2; ++op) {  // MMA-SBO-ATOM (E47): whole swizzle patterns, or every group inside one atom row
         if (!desc[op]) continue;
         long long major = idesc.get(majors[op]), swizzle = desc[op]->get(smem_slot::swizzle), sbo = desc[op]->get(smem_slot::sbo);
         if (major < 0 || swizzle < 0 || sbo < 0) continue;
-        long long period = SWIZZLE_PERIOD[swizzle];
+        long long period = SWIZZLE_PERIOD[swizzle], row = SWIZZLE_ROW[swizzle];
         if (!period || sbo % period == 0) continue;
-        long long extent = idesc.get(extents[op]);
-        bool steps = major == name::k ? extent >= 0 && extent / 2 > 8
-                                      : MN_ATOM_K_ROWS[swizzle] && KIND_DENSE_K[kind] > MN_ATOM_K_ROWS[swizzle];
-        if (steps) r.add(Code::MMA_SBO_ATOM, 1, "sbo", sbo, op + 1);
+        // the groups one MMA reads along SBO, at least (half of M or N per CTA; the atom's K rows in the dense K)
+        long long extent = idesc.get(extents[op]), atom_k = MN_ATOM_K_ROWS[swizzle];
+        long long groups = major == name::k ? (extent >= 0 ? (extent / 2 + 7) / 8 : 0)
+                                            : (atom_k ? (KIND_DENSE_K[kind] + atom_k - 1) / atom_k : 0);
+        if (groups < 2) continue;
+        // the bytes of an atom row each group reads, at least: K-major the operand's K (B's sparse K under .sp),
+        // MN-major half of M or N; one 16-byte chunk where unknown, at most the row
+        long long elements = major == name::k ? KS[kind * 2 + (op == 1 && idesc.get(idesc_slot::sparse) == 1 ? 1 : 0)]
+                                              : (extent >= 0 ? extent / 2 : 0);
+        long long per = PER_CHUNK_BY_BITS[kind * 64 + type_bits(idesc.get(types[op]))];
+        long long window = per && elements ? (elements + per - 1) / per * 16 : 16;
+        if (window > row) window = row;
+        if (desc[op]->get(smem_slot::start_address) % row + (groups - 1) * sbo + window > row)
+            r.add(Code::MMA_SBO_ATOM, 1, "sbo", sbo, op + 1);
     }
 }
 #undef DESCGEN_RULE_

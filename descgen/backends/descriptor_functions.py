@@ -39,7 +39,7 @@ from typing import Any, Callable, Sequence, Union
 
 from ..catalog import usage_error
 from ..engine import Decoded
-from ..emitters import CHECK_MACRO, comment, identifier, word_comment
+from ..emitters import CHECK_MACRO, NEEDS, comment, guarded, identifier, word_comment
 from ..errors import DescgenError
 from ..facts import swizzle_period
 from ..identify import decode_as
@@ -410,8 +410,10 @@ def emit_functions(what: TileDescriptor | Decoded | Report, fmt: Format, *, name
 
     Args:
         what, name, stage_bytes: as :func:`descriptor_functions`.
-        fmt: ``cpp`` (``DESCGEN_HOST_DEVICE constexpr`` functions, C++17, a ``static_assert`` that
-            the fixed part is what the functions build from), ``c`` (``static inline``, C99),
+        fmt: ``cpp`` (``DESCGEN_HOST_DEVICE constexpr`` functions, C++14: C++11 when each is one
+            return statement; a ``static_assert`` that the fixed part is what the functions build
+            from), ``c`` (``static inline``, C99; C++11 compiled as C++); both inside an include
+            guard named after their content, the standard on their first line (``emitters.NEEDS``),
             ``ptx`` (one commented ``{ ... }`` block per function, reading and writing the
             registers it names), ``python`` (functions over ints, for building words at trace
             time; the checks raise ``ValueError``).
@@ -500,7 +502,8 @@ def _c_like(fns: DescriptorFunctions, lines: Sequence[str], cpp: bool) -> str:
         given = ", ".join(f"{a:#x}u" if a else "0u" for a in args)
         value = fixed if want == fns.fixed else f"0x{want:x}ull"
         out += ["", f"static_assert({first.name}({given}) == {value}, \"{first.name} builds on the fixed part\");"]
-    return "\n".join(out)
+    needs = "c_functions" if not cpp else "cpp_functions" if any(fn.body for fn in fns.functions) else "cpp_return"
+    return guarded("\n".join(out), fmt, [fns.name], NEEDS[needs if fns.functions else fmt])
 
 
 def _python(fns: DescriptorFunctions, lines: Sequence[str]) -> str:

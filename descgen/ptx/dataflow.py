@@ -31,6 +31,11 @@ A :class:`Function` is filled statement by statement by the scanner (:meth:`Func
 - **Uniform values.** ``shfl.sync`` with the full member mask returns another lane's value of the
   same register at the same instruction (every lane must execute it, PTX ISA §9.7.9.6): what is
   known on every lane is known of the result.
+- **Immediates** (E48). An integer literal is read as ptxas 13.0 reads it: modulo 2**64, then cut
+  to the operand's width (``mov.b32 %r1, 0x999912345678`` writes ``0x12345678``; a vector part, a
+  shift amount, a ``cvt`` source alike). Each literal that did not fit its operand, and each one
+  ptxas rejects (a literal past its 64-bit reading, a ``bfe``/``bfi`` position or length outside
+  0..255: no value), is listed in :attr:`Function.immediates` after :meth:`Function.solve`.
 
 Soundness: every known bit and every range holds on every execution that reaches the use
 (``tests/test_scan_soundness.py`` runs a concrete interpreter over the corpus with random leaves).
@@ -52,7 +57,7 @@ from .knownbits import (kb_add, kb_and, kb_bfe, kb_bfi, kb_concat, kb_const, kb_
                         kb_prmt, kb_shl, kb_shr, kb_slice, kb_sub, kb_xor, mask_of)
 from .lexer import Operand, first_operand, parse_int, parse_operand, split_operands
 
-__all__ = ["Value", "Function", "Recorder", "Instr", "SHARED_LIMIT_BITS", "SPECIAL_RANGES", "is_special"]
+__all__ = ["Value", "Function", "Recorder", "Instr", "Immediate", "SHARED_LIMIT_BITS", "SPECIAL_RANGES", "is_special"]
 
 #: E38: a shared memory symbol's address is below 2**18 (sm_100 has 228 KB of shared memory per
 #: SM; shared-window addresses of a CTA are offsets into it), so its bits 18 and up are known 0.
@@ -106,6 +111,28 @@ class Value:
     @property
     def full(self) -> bool:
         return self.bits.mask & mask_of(self.width) == mask_of(self.width)
+
+
+@dataclass(frozen=True, slots=True)
+class Immediate:
+    """An integer immediate a solve read that ptxas does not take as written (E48).
+
+    Attributes:
+        line: the statement's line.
+        opcode: its opcode (``mov.b32``).
+        text: the literal (as written when ptxas rejects it, else in hex: ``0x999912345678``).
+        width: the bits of the operand it is written for.
+        word: the low ``width`` bits ptxas keeps (what the solve read), or None when ptxas rejects
+            the statement.
+        why: for a rejected one, ptxas's reason (``"Constant overflow"``...); else empty.
+    """
+
+    line: int
+    opcode: str
+    text: str
+    width: int
+    word: int | None
+    why: str = ""
 
 
 def _value(bits: KnownBits, width: int, rng: tuple[int, int] | None, why: frozenset[str] | set[str],
@@ -283,6 +310,8 @@ class Function:
     _next_scope: int = 1
     _names: dict[str, str] = field(default_factory=dict)  # a declared name in scope -> its key
     _ranges: list[tuple[str, int, str]] = field(default_factory=list)  # name<count> in scope: prefix, count, suffix
+    #: after :meth:`solve`: the immediates it read that ptxas cuts or rejects (E48), by line
+    immediates: list[Immediate] = field(default_factory=list)
 
     # -- building ----------------------------------------------------------------------------
 
@@ -395,8 +424,12 @@ class Function:
     # -- solving -----------------------------------------------------------------------------
 
     def solve(self, uses: Sequence[tuple[int, Operand, int]]) -> list[Value]:
-        """The value of each ``(instruction index, operand, width)`` at that instruction."""
-        return _Solver(self).run(uses)
+        """The value of each ``(instruction index, operand, width)`` at that instruction; the
+        immediates read on the way that ptxas cuts or rejects are left in :attr:`immediates`."""
+        solver = _Solver(self)
+        values = solver.run(uses)
+        self.immediates = sorted(solver.immediates.values(), key=lambda m: (m.line, m.text, m.width))
+        return values
 
 
 class Recorder:
@@ -465,6 +498,7 @@ class _Solver:
         self.fn = fn
         self.instrs = fn.instrs
         self.shared = fn.shared
+        self.immediates: dict[tuple[int, str, int], Immediate] = {}
         n = len(self.instrs)
         # blocks: leaders at 0, at labels, after control flow
         leaders = {0, n}
@@ -789,8 +823,8 @@ class _Solver:
         if kind == "imm":
             n = op[1]
             assert isinstance(n, int)
-            if not -(1 << (width - 1)) <= n < 1 << width:
-                return _unknown(width, f"the immediate {hex(n)} does not fit {width} bits")
+            if not -(1 << (width - 1)) <= n < 1 << width:  # E48: ptxas keeps the low bits
+                self.wide(i, n, width)
             return _const(n, width)
         if kind == "reg":
             return self.reg(i, str(op[1]), width)
@@ -814,7 +848,22 @@ class _Solver:
                                   R.add(sym.range, R.const(off, width), width), sym.why)
                 return sym
             return _unknown(width, f"address of {name}")
+        if kind == "other" and parse_int(str(op[1])) is not None:  # E48: a literal ptxas rejects
+            self.rejected(i, str(op[1]), width, "Constant overflow")
+            return _unknown(width, f"ptxas rejects the immediate {op[1]} (Constant overflow)")
         return _unknown(width, "operand " + _show(op))
+
+    def wide(self, i: int, n: int, width: int) -> None:
+        """Note that instruction ``i`` reads the literal ``n`` into ``width`` bits: ptxas keeps its
+        low bits (E48)."""
+        text = hex(n)
+        self.immediates.setdefault((i, text, width), Immediate(self.instrs[i].line, self.instrs[i].opcode, text,
+                                                               width, n & mask_of(width)))
+
+    def rejected(self, i: int, text: str, width: int, why: str) -> None:
+        """Note that ptxas rejects instruction ``i`` for its immediate ``text`` (E48)."""
+        self.immediates.setdefault((i, text, width), Immediate(self.instrs[i].line, self.instrs[i].opcode, text,
+                                                               width, None, why))
 
     def _eval(self, i: int, j: int) -> Value | None:
         ins = self.instrs[i]
@@ -912,10 +961,27 @@ def _transfer(s: _Solver, i: int, ins: Instr, index: int) -> Value | None:
             return _unknown(w or width, "missing operand")
         return s.operand(i, srcs[k], w or width)
 
-    def const(k: int) -> int | None:
+    def const(k: int, w: int = 32) -> int | None:
+        """Operand ``k`` when it is an immediate, as the ``w``-bit word ptxas reads (E48)."""
         if k < len(srcs) and srcs[k][0] == "imm":
             n = srcs[k][1]
-            return n if isinstance(n, int) else None
+            if not isinstance(n, int):
+                return None
+            if not -(1 << (w - 1)) <= n < 1 << w:
+                s.wide(i, n, w)
+            return n & mask_of(w)
+        return None
+
+    def field_bits(k: int) -> int | None:
+        """``bfe``/``bfi``'s position or length (operand ``k``) when an immediate ptxas takes:
+        0..255 (it rejects any other, E48), else None (after noting the rejection)."""
+        if k < len(srcs) and srcs[k][0] == "imm":
+            n = srcs[k][1]
+            if isinstance(n, int) and 0 <= n <= 255:
+                return n
+            what = "position" if k == len(srcs) - 2 else "length"
+            s.rejected(i, hex(n) if isinstance(n, int) else str(n), 32,
+                       f"{base}'s {what} (argument {k + 1}) is outside 0..255")
         return None
 
     def leaf(why: str, w: int = width, rng: tuple[int, int] | None = None) -> Value:
@@ -1023,27 +1089,28 @@ def _transfer(s: _Solver, i: int, ins: Instr, index: int) -> Value | None:
                 return None
             return leaf("shift by a run-time amount") if base == "shl" else \
                 _value(KnownBits(0, 0), width, (0, a.range[1]) if types[0][0] != "s" else None, a.why | {"shift by a run-time amount"})
-        n &= 0xFFFFFFFF
         signed = types[0][0] == "s" if types else False
         if base == "shl":
             return _value(kb_shl(a.bits, n, width), width, R.shl(a.range, n, width), a.why)
         return _value(kb_shr(a.bits, n, width, signed), width, R.shr(a.range, n, width, signed), a.why)
     if base == "bfe":
-        a, pos, ln = op(0), const(1), const(2)
+        a, pos, ln = op(0), field_bits(1), field_bits(2)
         if a is None:
             return None
         if pos is None or ln is None:
-            return leaf("bit field at a run-time position")
+            return leaf("bit field at a run-time position" if _imm_or_none(srcs, 1, 2) else
+                        "a bit field position or length ptxas rejects")
         signed = types[0][0] == "s"
-        rng = None if signed else R.bfe(a.range, pos & 0xFF, ln & 0xFF, width)
-        return _value(kb_bfe(a.bits, pos & 0xFF, ln & 0xFF, width, signed), width, rng, a.why)
+        rng = None if signed else R.bfe(a.range, pos, ln, width)
+        return _value(kb_bfe(a.bits, pos, ln, width, signed), width, rng, a.why)
     if base == "bfi":
-        a, b, pos, ln = op(0), op(1), const(2), const(3)
+        a, b, pos, ln = op(0), op(1), field_bits(2), field_bits(3)
         if a is None or b is None:
             return None
         if pos is None or ln is None:
-            return leaf("bit field at a run-time position")
-        return _value(kb_bfi(a.bits, b.bits, pos & 0xFF, ln & 0xFF, width), width, None, a.why | b.why)
+            return leaf("bit field at a run-time position" if _imm_or_none(srcs, 2, 3) else
+                        "a bit field position or length ptxas rejects")
+        return _value(kb_bfi(a.bits, b.bits, pos, ln, width), width, None, a.why | b.why)
     if base in ("mul", "mad"):
         wide = ".wide" in opcode
         hi = ".hi" in opcode
@@ -1090,6 +1157,12 @@ def _transfer(s: _Solver, i: int, ins: Instr, index: int) -> Value | None:
     if base == "cvta":
         return leaf("address conversion (cvta)")
     return leaf(f"set by {base}")
+
+
+def _imm_or_none(srcs: Sequence[Operand], *ks: int) -> bool:
+    """True unless one of operands ``ks`` is an immediate outside 0..255 (what ptxas rejects as
+    ``bfe``/``bfi``'s position or length)."""
+    return not any(k < len(srcs) and srcs[k][0] == "imm" and not 0 <= srcs[k][1] <= 255 for k in ks)
 
 
 def _signed_minmax(a: Value | None, b: Value | None, base: str, width: int) -> Value | None:
@@ -1184,7 +1257,10 @@ def _urem_idiom(s: _Solver, i: int, ins: Instr, width: int) -> tuple[int, int] |
     if not mul.opcode.startswith("mul.lo.") or len(mul.srcs) != 2:
         return None
     q, d = mul.srcs if mul.srcs[1][0] == "imm" else mul.srcs[::-1]
-    if d[0] != "imm" or not isinstance(d[1], int) or d[1] <= 0:
+    if d[0] != "imm" or not isinstance(d[1], int):
+        return None
+    divisor = d[1] & mask_of(width)  # the word ptxas reads (E48)
+    if divisor == 0:
         return None
     k_q = _single_local_def(s, k_mul, q)
     if k_q is None:
@@ -1192,7 +1268,7 @@ def _urem_idiom(s: _Solver, i: int, ins: Instr, width: int) -> tuple[int, int] |
     shift = 0
     div = s.instrs[k_q]
     if div.opcode == f"shr.u{width}" and len(div.srcs) == 2 and div.srcs[1][0] == "imm":
-        shift = div.srcs[1][1]
+        shift = div.srcs[1][1] & 0xFFFFFFFF
         k_q = _single_local_def(s, k_q, div.srcs[0])
         if k_q is None:
             return None
@@ -1206,6 +1282,6 @@ def _urem_idiom(s: _Solver, i: int, ins: Instr, width: int) -> tuple[int, int] |
     if any(x[1] in s.instrs[j].dests for j in range(k_q, i)):
         return None
     m, k = magic[1] & mask_of(width), width + shift
-    if not (1 << k) <= m * d[1] <= (1 << k) + (1 << shift):
+    if not (1 << k) <= m * divisor <= (1 << k) + (1 << shift):
         return None
-    return (0, d[1] - 1)
+    return (0, divisor - 1)

@@ -34,8 +34,10 @@ class FileScan:
     Attributes:
         name: the path as given (``<stdin>`` for ``-``).
         error: why the file could not be read (its OS error), else None.
-        not_ptx: why it is not PTX (:func:`~descgen.ptx.scan.not_ptx`), else None. Empty and
-            binary files are not scanned; text without ``.version`` is (a fragment).
+        not_ptx: why it is not PTX to scan (:func:`~descgen.ptx.scan.not_ptx`: empty, binary, or
+            neither ``.version`` nor an instruction to check), else None. Such a file is not
+            scanned: no chunks. Text without ``.version`` that holds a tcgen05 or wgmma
+            instruction is scanned (a fragment).
         chunks: its :class:`~descgen.ptx.scan.ScanChunk` s, in file order: made as they are read
             (one process) or all at once (a worker).
         arch, arch_from, version: as :class:`~descgen.ptx.scan.ScanStream`'s, once ``chunks``
@@ -47,6 +49,17 @@ class FileScan:
     not_ptx: str | None = None
     chunks: Iterable[ScanChunk] = ()
     _stream: Any = None
+
+    @property
+    def status(self) -> str:
+        """``"scanned"``, ``"not-ptx"`` (:attr:`not_ptx` says why) or ``"unreadable"``
+        (:attr:`error` says why): the one word ``descgen scan`` reports a path with."""
+        return "unreadable" if self.error is not None else "not-ptx" if self.not_ptx is not None else "scanned"
+
+    @property
+    def reason(self) -> str | None:
+        """Why the path was not scanned (None when it was)."""
+        return self.error if self.error is not None else self.not_ptx
 
     @property
     def arch(self) -> str | None:
@@ -90,20 +103,30 @@ def _scan_path(path: str, arch: Arch | None, whole: bool) -> FileScan:
     name = "<stdin>" if path == "-" else path
     try:
         if path == "-":
-            text = sys.stdin.read()
+            text = _read_stdin()
         else:
             with open(path, encoding="utf-8", errors="replace") as fh:
                 text = fh.read()
     except OSError as e:
         return FileScan(name, error=str(e.strerror or e))
     why = not_ptx(text)
-    if why and why != "no .version directive":
+    if why:
         return FileScan(name, not_ptx=why)
     stream = scan_stream(text, filename=name, arch=arch)
     if not whole:
-        return FileScan(name, None, why, stream, stream)
+        return FileScan(name, None, None, stream, stream)
     chunks = list(stream)
-    return FileScan(name, None, why, chunks, _Ended(stream.arch, stream.arch_from, stream.version))
+    return FileScan(name, None, None, chunks, _Ended(stream.arch, stream.arch_from, stream.version))
+
+
+def _read_stdin() -> str:
+    """Standard input as a file is read (UTF-8, undecodable bytes replaced, universal newlines),
+    whatever the locale made of ``sys.stdin``: random bytes are "binary" on both."""
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is None:
+        return sys.stdin.read()
+    data: bytes = buffer.read()
+    return data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _work(task: tuple[str, Arch | None]) -> FileScan:

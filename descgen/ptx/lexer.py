@@ -5,7 +5,8 @@
   dropped, strings kept whole (PTX ISA §4: a statement ends at ``;``; §11 line directives end at
   the newline).
 - :func:`split_operands`: top-level comma-separated operands; :func:`first_operand`, the first.
-- :func:`parse_int`: a PTX integer literal (§4.5.1).
+- :func:`parse_int`: a PTX integer literal (§4.5.1); :func:`ptxas_int`: the 64-bit word ptxas reads
+  for it, and :func:`ptxas_overflows`: whether ptxas rejects it (E48).
 - :func:`parse_operand`: one operand as a small tree (:data:`Operand`): an immediate, a register
   name, a vector ``{a, _, b}`` (``_`` is PTX's sink, §9.7.1: "a bit bucket"), a ``|``-pair of
   destinations (``%r|%p``), an address ``[...]``, a symbol with an offset, or other text.
@@ -18,7 +19,8 @@ import functools
 import re
 from typing import Any, Iterable, Iterator
 
-__all__ = ["events", "Lexer", "split_operands", "first_operand", "parse_int", "parse_operand", "Operand", "IDENT"]
+__all__ = ["events", "Lexer", "split_operands", "first_operand", "parse_int", "ptxas_int", "ptxas_overflows",
+           "parse_operand", "Operand", "IDENT"]
 
 _LEX = re.compile(r'[;{}"]|//|/\*')
 _LABEL = re.compile(r"\s*([A-Za-z_$%][\w$]*)\s*:(?!:)")
@@ -187,11 +189,14 @@ def first_operand(rest: str) -> str:
 
 
 _INT = re.compile(r"(-)?(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)[uU]?")
+_SIGN_BIT = 1 << 63
+_WORD = (1 << 64) - 1
 
 
 def parse_int(text: str) -> int | None:
     """A PTX integer literal (``0x1F``, ``0b101``, ``017`` octal, ``42``, ``42U``, ``-1``) as a
-    Python int, or None if ``text`` is not one (PTX ISA §4.5.1 integer constants)."""
+    Python int, exactly as written (any size), or None if ``text`` is not one (PTX ISA §4.5.1
+    integer constants). What ptxas makes of it: :func:`ptxas_int`."""
     m = _INT.fullmatch(text.strip())
     if not m:
         return None
@@ -207,10 +212,46 @@ def parse_int(text: str) -> int | None:
     return -v if m.group(1) else v
 
 
-#: An operand: ``("imm", int)``, ``("name", text)`` (a register, symbol or label as written,
-#: ``%tid.x`` included), ``("sink",)`` (``_``), ``("vec", (Operand, ...))``, ``("pair",
+def ptxas_overflows(text: str) -> bool:
+    """Whether ptxas 13.0 stops at the integer literal ``text`` with "Constant overflow" (E48):
+    it reads the digits into a 64-bit total that wraps, and a digit read while the total is
+    2**63 or more overflows (``0x7fffffffffffffff0`` is read, wrapped; ``0x80000000000000000``
+    overflows). A literal below 2**63 never does. False for what is not a literal."""
+    m = _INT.fullmatch(text.strip())
+    if not m:
+        return False
+    digits = m.group(2)
+    if digits[:2].lower() in ("0x", "0b"):
+        radix, digits = (16 if digits[1] in "xX" else 2), digits[2:]
+    else:
+        radix = 8 if digits[0] == "0" else 10
+    if int(digits, radix) < _SIGN_BIT:
+        return False
+    total = 0
+    for d in digits:
+        if total >= _SIGN_BIT:
+            return True
+        total = (total * radix + int(d, 16)) & _WORD
+    return False
+
+
+def ptxas_int(text: str) -> int | None:
+    """The 64-bit word ptxas 13.0 reads for the integer literal ``text`` (E48): the literal
+    modulo 2**64, a minus sign negating it modulo 2**64 (``-1`` is ``0xffffffffffffffff``,
+    ``0x1999912345678abcd`` is ``0x999912345678abcd``); None when ``text`` is no literal or ptxas
+    rejects it (:func:`ptxas_overflows`). An operand of ``w`` bits then takes the word's low ``w``
+    bits, whatever the instruction's type (``tests/corpus/wide_immediates.json``)."""
+    n = parse_int(text)
+    if n is None or ptxas_overflows(text):
+        return None
+    return n & _WORD
+
+
+#: An operand: ``("imm", int)`` (the literal as written, of any size: an operand of ``w`` bits
+#: takes its low ``w`` bits, as ptxas does, E48), ``("name", text)`` (a register, symbol or label
+#: as written, ``%tid.x`` included), ``("sink",)`` (``_``), ``("vec", (Operand, ...))``, ``("pair",
 #: (Operand, Operand))`` (``a|b``), ``("sym", name, offset)`` (``name+8``), ``("addr", text)``
-#: (``[...]``), ``("other", text)`` (float literals, anything else).
+#: (``[...]``), ``("other", text)`` (float literals, an integer literal ptxas rejects, anything else).
 Operand = tuple[Any, ...]
 
 IDENT = re.compile(r"[%$]?[A-Za-z_$][\w$]*(?:\.[xyzw])?")
@@ -236,7 +277,9 @@ def parse_operand(text: str) -> Operand:
         return ("sink",)
     if c.isdigit() or c == "-":
         n = parse_int(t)
-        return ("imm", n) if n is not None else ("other", t)
+        if n is None or ptxas_overflows(t):  # a literal ptxas rejects is no value (E48)
+            return ("other", t)
+        return ("imm", n)
     if IDENT.fullmatch(t):
         return ("name", t)
     m = _SYM_OFF.fullmatch(t)

@@ -37,7 +37,9 @@ dataflow, and the whole instruction goes to :func:`descgen.check_wgmma`. A ``wgm
 Decisions (docs/spec-errata.md): E33 (immediates), E34 (the ``.target`` directive), E35 (the
 scale vector size when ``.scale_vectorsize`` is omitted), E36 (partly known words), E38 (known
 bits over the whole function; how run-time bits are reported), E39 (a base offset without
-swizzle is a note), E40 (the ``.version`` each feature needs; ``.ws`` first).
+swizzle is a note), E40 (the ``.version`` each feature needs; ``.ws`` first), E48 (an immediate
+wider than its operand is read as ptxas reads it, its low bits, with ``PTX-IMMEDIATE-TRUNCATED``;
+one ptxas rejects is ``PTX-MALFORMED``).
 """
 
 from __future__ import annotations
@@ -85,6 +87,7 @@ SCAN_CODES = (
     "PTX-SCALE-INPUT-D",
     "PTX-CTA-GROUP-MIXED",
     "PTX-CP-SHAPE",
+    "PTX-IMMEDIATE-TRUNCATED",
 )
 
 #: PTX's names for the descriptor operands (the instruction pages' syntax), by descgen role.
@@ -464,12 +467,15 @@ def severity_word(severity: str) -> str:
 # Scanning (E38).
 
 
-def _fits(value: int, width: int) -> int | None:
-    """A literal as a ``width``-bit word: negative values wrap (two's complement); None if too wide."""
-    if value < 0:
-        value += 1 << width
-        return value if value >= 1 << (width - 1) else None
-    return value if value < 1 << width else None
+def _fits(value: int, width: int) -> bool:
+    """Whether a literal is a ``width``-bit word as written: unsigned, or negative in two's
+    complement. ptxas keeps the low ``width`` bits of one that is not (E48)."""
+    return -(1 << (width - 1)) <= value < 1 << width
+
+
+def _signed_range(width: int) -> str:
+    """``-0x80000000..0xffffffff``: the literals a ``width``-bit operand takes as written."""
+    return f"{-(1 << (width - 1)):#x}..{(1 << width) - 1:#x}"
 
 
 _REG_DECL = re.compile(r"([A-Za-z_$%][\w$]*)\s*(?:<\s*(\d+)\s*>)?")
@@ -1075,13 +1081,12 @@ class _Scan:
         """(known bits, origin, origin line, why unknown) of one descriptor operand; ``v`` its
         value from the dataflow (None for an immediate)."""
         width = WIDTHS[role]
-        if op[0] == "imm":
+        if op[0] == "imm":  # E48: as ptxas reads it, the low bits of a wider literal
             n = op[1]
             assert isinstance(n, int)
-            word = _fits(n, width)
-            if word is None:
-                return KnownBits(0, 0), None, None, f"the immediate {text} does not fit {width} bits"
-            return KnownBits(word, (1 << width) - 1), "immediate", None, None
+            return KnownBits(n & ((1 << width) - 1), (1 << width) - 1), "immediate", None, None
+        if op[0] == "other" and parse_int(text) is not None:
+            return KnownBits(0, 0), None, None, f"ptxas rejects the immediate {text} (Constant overflow)"
         if op[0] != "reg" or v is None:
             return KnownBits(0, 0), None, None, "not a register or an integer immediate"
         bits = kb_ext(v.bits, v.width, width) if v.width >= width else KnownBits(v.bits.value, v.bits.mask)
@@ -1099,8 +1104,24 @@ class _Scan:
             vals = iter(self.fn.solve(uses))
             for p in pending:
                 self._check(p, {role: next(vals) for role, _, op in p.ops if op[0] == "reg"})
+            for m in self.fn.immediates:
+                self._immediate(m.line, m.opcode, m.text, m.width, m.word, m.why, None)
         self.fn = Function(self.shared) if self.direct else Recorder(self.shared)
         self.body_depth = None
+
+    def _immediate(self, line: int, subject: str, text: str, width: int, word: int | None, why: str,
+                   role: str | None) -> None:
+        """E48: an immediate that ptxas cuts to its operand's low ``width`` bits
+        (``PTX-IMMEDIATE-TRUNCATED``, a warning: the scan reads the cut word) or rejects
+        (``PTX-MALFORMED``: ``word`` is None)."""
+        if word is None:
+            allowed = "0..255" if "outside 0..255" in why else "a literal ptxas can read (its digits within 64 bits)"
+            self.rule("PTX-MALFORMED", line, f"{subject} {text}", role or "immediate", text, allowed,
+                      f"ptxas rejects the immediate {text}: {why}", role)
+            return
+        self.rule("PTX-IMMEDIATE-TRUNCATED", line, f"{subject} {text}", role or "immediate", text, _signed_range(width),
+                  f"wider than its {width}-bit operand: ptxas keeps the low {width} bits, {hex_word(word, width)}, "
+                  "and the scan reads that", role)
 
     def _check(self, p: _Pending, vals: Mapping[str, Value]) -> None:
         line, q = p.line, p.q
@@ -1135,11 +1156,11 @@ class _Scan:
                                    (oline if origin != "immediate" else line) if full else oline,
                                    None if full else (why or "run-time value"), kb, unknown, rng))
         by = {o.role: o for o in ops}
-        for o in ops:
-            if not o.resolved and parse_int(o.text) is not None:  # an immediate wider than the operand
-                self.rule("PTX-MALFORMED", line, f"{o.name} {o.text}", o.role, o.text,
-                          f"an immediate of at most {o.width} bits",
-                          f"the immediate {o.text} does not fit the {o.width}-bit {o.role} operand: ptxas rejects it", o.role)
+        for (role, t, op), o in zip(p.ops, ops):
+            if op[0] == "imm" and not _fits(op[1], o.width):  # E48: ptxas keeps the low bits
+                self._immediate(line, o.name, t, o.width, o.value, "", o.role)
+            elif not o.resolved and parse_int(o.text) is not None:  # past ptxas's 64-bit reading
+                self._immediate(line, o.name, t, o.width, None, "Constant overflow", o.role)
             elif not o.resolved:
                 self.rule("PTX-OPERAND-UNRESOLVED", line, f"{o.name} {o.text}", o.role, o.text, "", o.why_text(), o.role)
         for f in report.findings:
@@ -1334,15 +1355,31 @@ def scan_file(path: str, *, arch: Arch | None = None) -> ScanResult:
         return scan_ptx(fh.read(), filename=path, arch=arch)
 
 
+#: Characters no PTX text holds: control characters other than blanks, what UTF-8 decoding
+#: replaced (U+FFFD) or escaped (lone surrogates), DEL.
+_UNPRINTABLE = re.compile("[\x00-\x08\x0e-\x1f\x7f\ufffd\udc80-\udcff]")
+#: not_ptx reads this much of the text for its share of unprintable characters.
+_SNIFF = 1 << 16
+
+
 def not_ptx(text: str) -> str | None:
-    """Why ``text`` is not a PTX module (``"the file is empty"``, ``"the file is binary"``, ``"no
-    .version directive"``: every PTX module opens with ``.version``, PTX ISA §11.1), or None."""
-    if not text.strip():
+    """Why ``text`` is not PTX to scan, or None (the one test for files, standard input and every
+    caller, so that each is reported alike):
+
+    - ``"the file is empty"``: nothing but blanks;
+    - ``"the file is binary"``: a NUL byte, or more than 1 in 100 of its first 64 KiB characters
+      unprintable (control characters other than blanks, bytes that are not UTF-8);
+    - ``"no .version directive and no tcgen05 or wgmma instruction"``: every PTX module opens with
+      ``.version`` (PTX ISA §11.1); text without it is still scanned as a fragment when it holds
+      an instruction the scan checks (``printf '...tcgen05.mma...' | descgen scan -``).
+    """
+    if not text.strip(" \t\n\r\f\v"):  # blanks only (str.strip would take \x1c-\x1f for blanks too)
         return "the file is empty"
-    if "\x00" in text or "\ufffd" in text:
+    head = text[:_SNIFF]
+    if "\x00" in text or len(_UNPRINTABLE.findall(head)) * 100 > len(head):
         return "the file is binary"
-    if re.search(r"^\s*\.version\b", text, flags=re.M) is None:
-        return "no .version directive"
+    if re.search(r"^\s*\.version\b", text, flags=re.M) is None and "tcgen05" not in text and "wgmma" not in text:
+        return "no .version directive and no tcgen05 or wgmma instruction"
     return None
 
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Concatenate real PTX files into one large PTX module for benchmarks (not committed).
 
-    python tests/corpus/make_triton.py --big /work/corpus-big/triton
-    python tests/corpus/make_big.py /work/corpus-big/triton -o /work/corpus-big/triton_all.ptx
+    python tests/corpus/make_triton.py --big bench/data/triton
+    python tests/corpus/make_big.py bench/data/triton -o bench/data/triton_all.ptx
 
 The output has one header (.version/.target/.address_size of the first file;
 every input must have the same .target and .address_size, and the highest

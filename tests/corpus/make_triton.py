@@ -406,7 +406,7 @@ def compile_variant(var, ptx_version=None):
     if ptx_version is not None:
         opts["ptx_version"] = ptx_version
     k = triton.compile(src, target=TARGET, options=opts)
-    return k.asm["ptx"]
+    return trim.portable_paths(k.asm["ptx"])  # .file paths without this machine's directories
 
 
 def ptxas_check(path):

@@ -89,7 +89,7 @@ def variants():
 def compile_variant(var):
     src = mt.ASTSource(var["fn"], var["sig"], var["constexprs"])
     opts = dict(var["options"], ptx_version=PTX_VERSION)
-    return mt.triton.compile(src, target=TARGET, options=opts).asm["ptx"]
+    return trim.portable_paths(mt.triton.compile(src, target=TARGET, options=opts).asm["ptx"])
 
 
 def ptxas_check(path):

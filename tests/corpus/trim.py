@@ -28,6 +28,64 @@ DEFAULT_LIMIT = 300 * 1024
 
 _LINE_DIRECTIVES = (".version", ".target", ".address_size", ".file")
 _IDENT = re.compile(r"[A-Za-z_$%][A-Za-z0-9_$]*")
+#: A ``.file N "PATH"`` directive (nvcc adds ``, timestamp, size`` after the path).
+_FILE = re.compile(r'^([ \t]*\.file[ \t]+\d+[ \t]+")([^"]*)(")', re.M)
+
+
+def portable_paths(text):
+    """The text with each ``.file`` directive's absolute path made the same on every machine
+    (no path of the machine that compiled it in the repository): a path under ``tests/corpus/``
+    from ``tests/`` on, one in a ``site-packages`` from ``site-packages/`` on, any other its file
+    name. Line numbers and everything else are unchanged."""
+    def fix(m):
+        path = m.group(2).replace("\\", "/")
+        if not (path.startswith("/") or re.match(r"[A-Za-z]:/", path)):
+            return m.group(0)
+        for marker in ("/tests/corpus/", "/site-packages/"):
+            k = path.rfind(marker)
+            if k >= 0:
+                return m.group(1) + path[k + 1:] + m.group(3)
+        return m.group(1) + path.rsplit("/", 1)[-1] + m.group(3)
+    return _comp_dir(_FILE.sub(fix, text))
+
+
+_B8 = re.compile(r"\.b8 (\d+)")
+
+
+def _comp_dir(text):
+    """DWARF's ``DW_AT_comp_dir`` (the compiling directory, as ``.b8`` bytes one per line) made
+    relative at the same length, so that no offset or line moves: ``/ab/c/tests/corpus`` ->
+    ``./././tests/corpus`` (``./`` repeated, a trailing ``/`` for an odd count)."""
+    if "DW_AT_comp_dir" not in text:
+        return text
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if not (line.startswith(".b8 ") and "// DW_AT_comp_dir" in line):
+            continue
+        values = []
+        for j in range(i, len(lines)):
+            m = _B8.match(lines[j])
+            if m is None:
+                break
+            values.append(int(m.group(1)))
+            if values[-1] == 0:
+                break
+        path = bytes(values[:-1]).decode("latin-1")
+        if not path.startswith("/"):
+            continue
+        k = path.rfind("/tests/")
+        tail = path[k + 1:] if k >= 0 else path.rsplit("/", 1)[-1]
+        pad = len(path) - len(tail)
+        new = ("./" * (pad // 2) + tail + "/" * (pad % 2)).encode("latin-1")
+        for k, byte in enumerate(new):
+            old = lines[i + k]
+            m = _B8.match(old)
+            assert m is not None
+            rest = old[m.end():]
+            if rest.strip():  # keep a comment in its column
+                rest = " " * max(1, len(m.group(0)) + len(rest) - len(rest.lstrip()) - len(f".b8 {byte}")) + rest.lstrip()
+            lines[i + k] = f".b8 {byte}{rest}"
+    return "\n".join(lines)
 
 
 def split_top_level(text):

@@ -5,8 +5,9 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: run.sh OUTDIR}
 mkdir -p "$out"
-nvcc -std=c++17 -O2 -gencode=arch=compute_90a,code=sm_90a "$here/probe.cu" -o /tmp/wgmma_probe
+bin=$(mktemp -d)/wgmma_probe   # a temporary directory, never a fixed path
+nvcc -std=c++17 -O2 -gencode=arch=compute_90a,code=sm_90a "$here/probe.cu" -o "$bin"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$out/gpu.txt"
 nvcc --version | tail -2 >> "$out/gpu.txt"
-/tmp/wgmma_probe "$here/jobs.txt" "$out/maps.txt"
+"$bin" "$here/jobs.txt" "$out/maps.txt"
 gzip -9 -f "$out/maps.txt"
