@@ -56,6 +56,8 @@ def port(out: Output, word: int, to: str) -> None:
     """
     out.input = {"word": f"{word:#018x}", "to": to}
     ported = descgen.port_smem(word, to=to)  # type: ignore[arg-type]  # (a target: ArchType checked it)
+    if ported.note and not out.json:
+        click.echo(f"note: {ported.note}", err=True)
     if out.code:
         out.write_code(ported.target)
     elif out.json:

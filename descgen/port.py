@@ -22,6 +22,7 @@ from .catalog import usage_error
 from .engine import Decoded, check_word, plan
 from .errors import EncodeError, Finding, WordError
 from .facts import smem_family_target, smem_target, smem_targets
+from .idesc import consistent_kinds
 from .loader import SMEM_LAYOUTS, Field, layout
 from .smem import encode_smem, validate_smem
 from .types import SmemArch
@@ -68,6 +69,9 @@ class Ported:
             the caller named.
         changes: the fields that change, or that mean the same with other bits (the swizzle).
         findings: the target word's warnings and notes (errors raise instead).
+        note: why nothing was ported, when the word is already a valid descriptor of the target
+            family and not one of the other (``source`` is then ``target``, ``changes`` empty);
+            ``""`` otherwise.
     """
 
     word: int
@@ -77,6 +81,7 @@ class Ported:
     to_arch: str
     changes: tuple[PortChange, ...]
     findings: tuple[Finding, ...]
+    note: str = ""
 
     @property
     def hex(self) -> str:
@@ -91,7 +96,7 @@ class Ported:
         return {"word": self.hex, "from": {"arch": self.from_arch, "descriptor": self.source.descriptor, "word": self.source.hex},
                 "to": {"arch": self.to_arch, "descriptor": self.target.descriptor, "word": self.hex},
                 "flipped": f"{self.flipped:#018x}", "changes": [c.as_dict() for c in self.changes],
-                "findings": [f.as_dict() for f in self.findings]}
+                "findings": [f.as_dict() for f in self.findings], **({"note": self.note} if self.note else {})}
 
 
 #: Per family: its validator and its encoder.
@@ -107,14 +112,17 @@ def port_smem(word: int, *, to: SmemArch) -> Ported:
     values and bits; the swizzle keeps its mode (and its bits: the codes differ, errata E44);
     tcgen05's constant bits 46-48 are set or dropped.
 
+    A word that is already a valid descriptor of the target family, and not one of the source
+    family (bit 46 set, to a tcgen05 target), is returned unchanged, with ``.note`` saying so.
+
     Returns:
         A :class:`Ported`: ``.word``, ``.changes`` (what changed and why), both decodings.
 
     Raises:
         UsageError: ``to`` is not a target (``PORT-TARGET``).
-        WordError: ``word`` is not an unsigned 64-bit integer, or not a valid descriptor of the
-            source family (``PORT-WORD``: e.g. bit 46 set in a word to port to sm_100a, which is
-            a tcgen05 word already).
+        WordError: ``word`` is not an unsigned 64-bit integer, or it is an instruction descriptor
+            (a 32-bit word consistent with an MMA kind), or a valid descriptor of neither family
+            (``PORT-WORD``).
         EncodeError: the source uses a mode the target family lacks (``PORT-MODE``: tcgen05's
             128B with 32-byte atomicity, or its absolute-address LBO mode, to sm_90a).
     """
@@ -126,10 +134,23 @@ def port_smem(word: int, *, to: SmemArch) -> Ported:
     check_word(word, 64, layout(source_layout).word)
     validate, _ = _FAMILY[source_layout]
     from_arch = smem_family_target(source_layout)
+    if not word >> 32:
+        kinds = consistent_kinds(word)
+        if kinds:
+            raise usage_error("PORT-WORD", "word", word, "a 64-bit shared memory descriptor", f"{word:#010x} is an "
+                              f"instruction descriptor (consistent with {', '.join('.kind::' + k for k in kinds)}), not a "
+                              "shared memory descriptor", where="port", error=WordError)
     report = validate(word)
     source = report.decoded[layout(source_layout).word]
     errors = [f for f in report.findings if f.severity == "error"]
     if errors:
+        there = _FAMILY[target_layout][0](word)
+        if there.ok:  # already the target family's word: nothing to port
+            target = there.decoded[layout(target_layout).word]
+            family = layout(target_layout).family
+            return Ported(word, target, target, smem_family_target(target_layout), to_arch, (), there.findings,
+                          f"{word:#018x} is already a {family} ({smem_family_target(target_layout)}) descriptor "
+                          f"(as {layout(source_layout).family}: {errors[0].code}): nothing to port")
         first = errors[0]
         raise usage_error("PORT-WORD", first.field, word if first.field == "word" else first.value, "a valid word of the "
                           f"{layout(source_layout).family} family", f"read as {layout(source_layout).family} ({from_arch}), "

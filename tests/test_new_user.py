@@ -163,3 +163,26 @@ def test_rule_text_is_never_read_as_rich_markup() -> None:
     """CONTEXT-ARCH's rule says "(one of [targets])": on a terminal it is text, not a markup tag."""
     table = run("explain", "CONTEXT-ARCH", "--table", "--no-pager").stdout
     assert "(one of [targets])" in table
+
+
+# --------------------------------------------------------------------------------------------
+# port: a word already in the target family, and an idesc.
+
+
+def test_port_of_a_word_already_in_the_target_family_changes_nothing() -> None:
+    result = run("port", "0x4000404000010040", "--to", "sm_100a")
+    assert result.stdout.splitlines()[:4] == ["word=0x4000404000010040", "from=sm_100a smem 0x4000404000010040",
+                                              "to=sm_100a smem 0x4000404000010040", "flipped=0x0000000000000000"]
+    assert result.stderr.startswith("note: 0x4000404000010040 is already a tcgen05 (sm_100a) descriptor")
+    import descgen
+
+    ported = descgen.port_smem(0x4000404000010040, to="sm_100a")
+    assert ported.word == 0x4000404000010040 and ported.changes == () and "nothing to port" in ported.note
+    assert run("port", "0x4000004000010040", "--to", "sm_90a").stdout.splitlines()[0] == "word=0x4000004000010040"
+
+
+def test_port_refuses_an_instruction_descriptor() -> None:
+    refused = run("port", "0x08400010", "--to", "sm_90a", code=2)
+    assert refused.stdout == "" and "0x08400010 is an instruction descriptor (consistent with .kind::f16" in refused.stderr
+    assert "PORT-WORD" in refused.stderr
+    assert "PORT-WORD" in run("port", "0xffffffffffffffff", "--to", "sm_100a", code=2).stderr  # neither family's
