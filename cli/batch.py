@@ -46,13 +46,17 @@ Requests (keys are the API's keyword arguments; their help is the API's docstrin
       + pattern_start atom_order kind arch; LBO, SBO and base offset are derived
   {"op": "encode", "descriptor": "zcm", "skip_span": 1, "use_span": 13}
       encode_zcm: + start_count first_span (lists of 4) nonzero_mask column_shift m n ws
+  {"op": "encode", "descriptor": "taddr", "lane": 32, "column": 0}
+      encode_taddr: + warp alloc_columns alloc_base ("wgmma_smem": encode_wgmma_smem)
   {"op": "decode", "word": "0x08400010", "kind": "f16"}
-      "descriptor" idesc|smem|zcm and "kind" as descgen decode --as/--kind: a kind means
-      idesc; an idesc without a kind, or a word below 2**32 without a descriptor, is
-      decoded under every kind; a wider word without one as both smem and zcm; + context
-      (idesc: cta_group ws sp scale_vec a_tmem arch; smem: arch pattern_start; zcm: m n ws)
+      "descriptor" idesc|smem|zcm|taddr|wgmma_smem and "kind" as descgen decode --as/--kind:
+      a kind means idesc; an idesc without a kind, or a word below 2**32 without a
+      descriptor, is decoded under every kind (and as a tensor memory address where it is
+      a valid one); a wider word without one as smem, wgmma_smem and zcm; + context
+      (idesc: cta_group ws sp scale_vec a_tmem arch; smem: arch pattern_start; zcm: m n ws;
+      taddr: warp alloc_columns alloc_base)
   {"op": "validate", "word": ..., "kind": "f16", "cta_group": 1, ...}
-      as descgen validate: an idesc needs "kind", a smem/zcm word needs "descriptor"
+      as descgen validate: an idesc needs "kind", any other word "descriptor"
   {"op": "check", "idesc": ..., "kind": ..., "a_desc": ..., "b_desc": ..., "zcm": ...}
       keys of descgen.check_mma: + a_tmem cta_group ws sp scale_vec arch
       a_pattern_start b_pattern_start

@@ -207,11 +207,17 @@ def _decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: i
 
     from descgen.identify import identify  # loaded by the commands that read bare words (start-up)
 
-    found = identify(word, descriptor=None if chosen == "smem+zcm" else chosen, kind=kind, **ctx)
+    found = identify(word, descriptor=as_ if kind is None else chosen, kind=kind, **ctx)
     by_name = {r.name: r for r in found.readings}
     runtime = None
     if chosen == "idesc":
         first = found.best
+        if first.descriptor == "taddr":  # no kind reads it, and it is a valid tensor memory address
+            if not out.json:
+                echo(f"note: {word_as(word, 'taddr')} read as a tensor memory address (lane, column): no .kind reads "
+                     "it as an instruction descriptor without an error (--as idesc shows them)", err=True)
+            out.input["as"] = "taddr"
+            return _show_one(out, first.report, "taddr", verbose)
         runtime = first.runtime.as_dict() if first.runtime else None
         if kind is not None:
             return _show_one(out, first.report, "idesc", verbose, runtime=runtime)

@@ -78,12 +78,13 @@ from .emitters import emit
 from .engine import Decoded, Word, hex_bits, hex_word
 from .errors import DescgenError
 from .facts import idesc_defaults
-from .identify import identify
+from .identify import DESCRIPTORS as IDENTIFIED, identify
 from .idesc import encode_idesc, validate_idesc
 from .instruction import check_mma
 from .loader import KINDS
 from .numbers import parse_uint
 from .smem import encode_smem, validate_smem
+from .taddr import encode_taddr, validate_taddr
 from .tiles import smem_for_tile
 from .wgmma_smem import encode_wgmma_smem, validate_wgmma_smem
 from .zcm import encode_zcm, mask_info, validate_zcm, zcm_mask
@@ -92,8 +93,9 @@ __all__ = ["OPS", "DESCRIPTORS", "BatchStats", "ResponseCache", "handle", "run",
 
 #: The operations a request can ask for.
 OPS = ("encode", "decode", "validate", "check")
-#: The descriptor words (``descriptor`` key of encode/decode/validate).
-DESCRIPTORS = ("idesc", "smem", "zcm", "wgmma_smem")
+#: The descriptor words (``descriptor`` key of encode/decode/validate): every word descgen reads
+#: (:data:`descgen.identify.DESCRIPTORS`, ``descgen decode --as``).
+DESCRIPTORS: tuple[str, ...] = IDENTIFIED
 
 _SMEM_TILE_ONLY = ("mn", "k", "dtype", "major", "atom_order", "kind")
 
@@ -132,9 +134,8 @@ def _shapes() -> dict[tuple[str, str | None], _Shape]:
         return _SHAPES
 
     head = ("op", "id", "descriptor")
-    ctx = {name: _params(fn, ("word", "kind", "more"))[0] for name, fn in
-           (("idesc", validate_idesc), ("smem", validate_smem), ("zcm", validate_zcm), ("wgmma_smem", validate_wgmma_smem))}
-    for desc, fn in (("idesc", encode_idesc), ("smem", encode_smem), ("zcm", encode_zcm), ("wgmma_smem", encode_wgmma_smem)):
+    ctx = {name: _params(fn, ("word", "kind", "more"))[0] for name, fn in _VALIDATE.items()}
+    for desc, fn in _ENCODE.items():
         keys, required = _params(fn)
         _SHAPES["encode", desc] = _Shape(head + keys, ("descriptor",) + required)
     keys, required = _params(smem_for_tile)  # (its arch: sm_90a makes a wgmma word; a tcgen05 target checks the word)
@@ -315,15 +316,18 @@ def _word_descriptor(req: Mapping[str, Any], op: str) -> str | None:
     return "idesc"
 
 
+#: Per descriptor: its validator and its encoder.
+_VALIDATE: dict[str, Callable[..., Any]] = {"idesc": validate_idesc, "smem": validate_smem, "zcm": validate_zcm,
+                                            "taddr": validate_taddr, "wgmma_smem": validate_wgmma_smem}
+_ENCODE: dict[str, Callable[..., Any]] = {"idesc": encode_idesc, "smem": encode_smem, "zcm": encode_zcm,
+                                          "taddr": encode_taddr, "wgmma_smem": encode_wgmma_smem}
+
+
 def _validated(what: str, word: int, kind: Any = None, **ctx: Any) -> Any:
     """``validate_<what>(word, [kind], **ctx)``."""
     if what == "idesc":
         return validate_idesc(word, kind, **ctx)
-    if what == "smem":
-        return validate_smem(word, **ctx)
-    if what == "wgmma_smem":
-        return validate_wgmma_smem(word, **ctx)
-    return validate_zcm(word, **ctx)
+    return _VALIDATE[what](word, **ctx)
 
 
 #: A JSON value's class as a one-letter code: keys hold no type object, so the garbage collector
@@ -399,6 +403,11 @@ def _encode(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
             word = encode_smem(**args)
             ctx = {"arch": args.get("arch"), "pattern_start": args.get("pattern_start")}
         return _encoded(word, 64, lambda: _validated(desc, word, **ctx), desc, {} if full else None)
+    if desc == "taddr":
+        args = _args(req, shapes["encode", "taddr"], "encode taddr")
+        word = encode_taddr(**args)
+        ctx = {k: args[k] for k in ("warp", "alloc_columns", "alloc_base") if k in args}
+        return _encoded(word, 32, lambda: validate_taddr(word, **ctx), "taddr", {} if full else None)
     args = _args(req, shapes["encode", "zcm"], "encode zcm")
     word = encode_zcm(**args)
     m, n = args.get("m"), args.get("n")
@@ -421,6 +430,7 @@ def _decode(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
     shapes = _shapes()
     desc = _word_descriptor(req, "decode")
     word = _word(req, "word")
+    bare = desc is None  # no descriptor and no kind: a word below 2**32 may be a tensor memory address too
     if desc == "idesc" and "kind" not in req:
         desc = "idesc*"
     elif desc is None:
@@ -446,9 +456,10 @@ def _decode(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
     # several readings, as descgen decode reads a bare word (identify): every kind below 2**32;
     # smem and zcm above, with CUTLASS's runtime idesc when the low half is 0 (its first
     # consistent kind, as "idesc", and "runtime" naming them all)
-    found = identify(word, descriptor="idesc" if desc == "idesc*" else None, **ctx)
+    found = identify(word, descriptor="idesc" if desc == "idesc*" and not bare else None, **ctx)
     by_name = {r.name: r for r in found.readings}
     names = list(KINDS) if desc == "idesc*" else ["smem", "wgmma_smem", "zcm"]
+    names += ["taddr"] if desc == "idesc*" and "taddr" in by_name else []  # (only where it is a valid one)
     runtime = [r for r in found.readings if r.runtime is not None and r.ok]
     results = {name: by_name[name] for name in names}
     if runtime and desc != "idesc*":
@@ -480,7 +491,8 @@ def _validate(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]
     if desc is None:
         word = _word(req, "word")
         wide = word is not None and word >= 1 << 32
-        raise _usage("BATCH-DESCRIPTOR", "descriptor", None, "idesc (with kind), smem, zcm",
+        raise _usage("BATCH-DESCRIPTOR", "descriptor", None, ", ".join(d if d != "idesc" else "idesc (with kind)"
+                                                                         for d in DESCRIPTORS),
                      "a word wider than 32 bits is a shared memory or zero-column mask descriptor: add \"descriptor\": \"smem\" or \"zcm\""
                      if wide else "an instruction descriptor needs \"kind\": its rules depend on the MMA kind (add \"kind\", "
                      "or \"descriptor\": \"smem\" or \"zcm\")")

@@ -6,7 +6,9 @@ command does (``descgen decode``, ``descgen validate``, ``descgen batch``, :func
 - a kind given: an instruction descriptor under that kind; a 64-bit word is CUTLASS's runtime
   form, whose upper 32 bits are the instruction descriptor (errata E31);
 - a descriptor given: that one (an instruction descriptor without a kind: under every kind);
-- nothing given: a word below 2**32 is an instruction descriptor, tried under every kind; a wider
+- nothing given: a word below 2**32 is an instruction descriptor, tried under every kind, and a
+  tensor memory address (§9.7.16.1.1) where it is a valid one (the two never both are: an
+  idesc's M sets bits 24-28, a tensor memory address's lane is below 128, bits 16-22); a wider
   word is tried as a shared memory descriptor of both families (tcgen05's, Table 40, and Hopper
   wgmma's, §9.7.15.5.1.2.2) and as a zero-column mask descriptor, and, when its low half is 0, as
   CUTLASS's runtime instruction descriptor too (errata E31, E32). :attr:`Identified.why` says
@@ -183,7 +185,11 @@ def identify(word: int, *, descriptor: Descriptor | None = None, kind: Kind | No
     if descriptor == "idesc" or (descriptor is None and word < 1 << 32):
         runtime = idesc_from_runtime(word) if word >> 32 else None
         kinds = (kind,) if kind is not None else KINDS
-        return Identified(word, _rank(idesc_readings(runtime.idesc if runtime else word, kinds, runtime)), asked)
+        readings = idesc_readings(runtime.idesc if runtime else word, kinds, runtime)
+        if descriptor is None:
+            taddr = Reading("taddr", None, validate_taddr(word, **given("taddr")))
+            readings += [taddr] if taddr.ok else []
+        return Identified(word, _rank(readings), asked)
     if descriptor is not None:
         return Identified(word, (Reading(descriptor, None, _VALIDATORS[descriptor](word, **given(descriptor))),), asked)
     readings = [Reading(d, None, _VALIDATORS[d](word, **given(d))) for d in ("smem", "wgmma_smem", "zcm")]

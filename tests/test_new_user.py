@@ -186,3 +186,34 @@ def test_port_refuses_an_instruction_descriptor() -> None:
     assert refused.stdout == "" and "0x08400010 is an instruction descriptor (consistent with .kind::f16" in refused.stderr
     assert "PORT-WORD" in refused.stderr
     assert "PORT-WORD" in run("port", "0xffffffffffffffff", "--to", "sm_100a", code=2).stderr  # neither family's
+
+
+# --------------------------------------------------------------------------------------------
+# Tensor memory addresses: tried by decode, taken by batch.
+
+
+def test_decode_tries_a_tensor_memory_address() -> None:
+    piped = run("decode", "0x00600100")
+    assert piped.stdout.splitlines()[:6] == ["descriptor=taddr", "layout=taddr", "word=0x00600100", "ok=true",
+                                             "column=256", "lane=96"]
+    assert piped.stderr.startswith("note: 0x00600100 read as a tensor memory address")
+    assert run("decode", "0x00600100", "--short").stdout == "0x00600100  taddr: column 256, lane 96; no findings\n"
+    assert json.loads(run("decode", "0x00600100", "--json").stdout)["input"]["as"] == "taddr"
+    # an instruction descriptor is never one (its M sets bits 24-28): 0x08400010 reads as before
+    assert run("decode", "0x08400010").stdout.splitlines()[:2] == ["word=0x08400010", "consistent=f16,f8f6f4"]
+    assert "consistent=" in run("decode", "0x00600100", "--as", "idesc", code=1).stdout
+
+
+def test_batch_takes_tensor_memory_addresses() -> None:
+    lines = ['{"op": "encode", "descriptor": "taddr", "lane": 32, "column": 0}',
+             '{"op": "decode", "descriptor": "taddr", "word": "0x00600100"}',
+             '{"op": "validate", "descriptor": "taddr", "word": "0x00200000", "warp": 0}',
+             '{"op": "decode", "word": "0x00600100"}',
+             '{"op": "decode", "descriptor": "matrix", "word": 1}']
+    encoded, decoded, validated, bare, unknown = (json.loads(x) for x in run("batch", input="\n".join(lines)).stdout.splitlines())
+    assert encoded["ok"] and encoded["word"] == "0x00200000"
+    assert decoded["fields"] == {"column": 256, "lane": 96}
+    assert not validated["ok"] and [f["code"] for f in validated["findings"]] == ["TADDR-WARP-LANES"]
+    assert bare["consistent"] == ["taddr"]
+    assert unknown["error"]["findings"][0]["allowed"] == "idesc, smem, zcm, taddr, wgmma_smem"
+    assert all(d in unknown["error"]["findings"][0]["rule"] for d in ("taddr", "wgmma_smem"))
