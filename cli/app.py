@@ -301,7 +301,7 @@ def idesc() -> None:
 @click.option("--atom-order", type=LazyChoice("atom_orders"), help="With --tile: which neighbour follows an "
               "atom in memory: mn_first (default; CuTe tile_to_shape Step<_1,_2>) or k_first.")
 @click.option("--kind", type=KindType(), help="With --tile: MMA kind; needed for e2m1.")
-@context_options("arch")
+@context_options("arch", wgmma=True)
 @output_options(code=True)
 @_body(encoders.smem)
 def smem() -> None:
@@ -334,7 +334,7 @@ def zcm() -> None:
               help="Descriptor type (taddr: a tensor memory address). Default: idesc below 2**32, else smem and zcm.")
 @click.option("--kind", type=KindType(), help="MMA kind for an idesc (implies --as idesc). Default: every kind.")
 @_mn_options
-@context_options("cta_group", "ws", "sp", "scale_vec", "a_tmem", "arch", "pattern_start", "warp", "alloc_columns", "alloc_base")
+@context_options("cta_group", "ws", "sp", "scale_vec", "a_tmem", "arch", "pattern_start", "warp", "alloc_columns", "alloc_base", wgmma=True)
 @click.option("-v", "--verbose", is_flag=True, help="Also list the rules not checked because their context was not given.")
 @click.option("--all", "show_all", is_flag=True, help="When several readings are consistent: show each in full (the table "
                                                       "shows one line per reading, then the best in full).")

@@ -38,8 +38,9 @@ def option_name(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def _option(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """The option of context name ``name``: its spelling, type and help from its ``[[context]]`` entry."""
+def _option(name: str, wgmma: bool) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The option of context name ``name``: its spelling, type and help from its ``[[context]]``
+    entry (``wgmma``: ``--arch`` also takes sm_90a, for a command that reads Hopper's word)."""
     import click
 
     from .params import UINT, ArchType, LazyChoice, ScaleVecType
@@ -48,8 +49,8 @@ def _option(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     dest, flag = f"ctx_{name}", option_name(name)
     text = entry.help
     if entry.value == "arch":
-        text = (f"{text[:-1]}: {', '.join(constraints().targets)} (sm_101a/f = sm_110a/f); sm_90a reads a shared memory "
-                "descriptor as Hopper's wgmma one.")
+        text = (f"{text[:-1]}: {', '.join(constraints().targets)} (sm_101a/f = sm_110a/f)"
+                + ("; sm_90a reads a shared memory descriptor as Hopper's wgmma one." if wgmma else "."))
     text += " Default: not given."
     if entry.value == "flag":
         return click.option(f"{flag}/--no-{flag[2:]}", dest, default=None, help=text)
@@ -57,15 +58,17 @@ def _option(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         "cta_group": LazyChoice(("1", "2"), cast=int),
         "warp": LazyChoice("warps", cast=int),
         "scale_vec": ScaleVecType(),
-        "arch": ArchType(wgmma=True),
+        "arch": ArchType(wgmma=wgmma),
     }
     if entry.value in types:
         return click.option(flag, dest, type=types[entry.value], help=text)
     return click.option(flag, dest, type=UINT, metavar=entry.metavar or "INT", help=text)
 
 
-def context_options(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Add the context options ``names`` (default: all of :data:`CONTEXT_ORDER`) to a command.
+def context_options(*names: str, wgmma: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Add the context options ``names`` (default: all of :data:`CONTEXT_ORDER`) to a command;
+    ``wgmma``: its ``--arch`` also takes sm_90a (a command that reads Hopper's shared memory
+    descriptor: smem, decode, validate), else only the tcgen05 targets.
 
     The command receives them as one keyword argument, ``context``: ``{name: value}`` for every
     name, None when the option was not given. Values are normalized (``--scale-vec
@@ -85,7 +88,7 @@ def context_options(*names: str) -> Callable[[Callable[..., Any]], Callable[...,
         wrapper.descgen_layer = ("context", names)  # type: ignore[attr-defined]  # read by the fast path's table
 
         for name in reversed(names):
-            wrapper = _option(name)(wrapper)
+            wrapper = _option(name, wgmma)(wrapper)
         return wrapper
 
     return decorate

@@ -158,6 +158,8 @@ def _decode_short(word: int, as_: str | None, kind: str | None, context: dict[st
 
     if kind is not None:
         as_ = "idesc"
+    if wgmma_arch(context) and as_ in (None, "wgmma_smem"):  # --arch sm_90a: Hopper's word, as the full decode reads it
+        as_, context = "wgmma_smem", {**context, "arch": None}
     found = identify(word, descriptor=as_, kind=kind,
                      **{k: v for k, v in context.items() if v is not None and k in APPLIES.get(as_ or "idesc", APPLIES["idesc"])})
     best = found.best

@@ -38,7 +38,7 @@ COMMANDS: dict[str, dict[str, Any]] = {
             ('flag', 'ctx_sp', ('--sp',), ('--no-sp',), None),
             ('option', 'ctx_scale_vec', ('--scale-vec',), False, None, ('scalevec',)),
             ('flag', 'ctx_a_tmem', ('--a-tmem',), ('--no-a-tmem',), None),
-            ('option', 'ctx_arch', ('--arch',), False, None, ('arch', True)),
+            ('option', 'ctx_arch', ('--arch',), False, None, ('arch', False)),
             ('flag', 'as_json', ('--json',), (), False),
             ('flag', 'table', ('--table',), (), False),
             ('flag', 'plain', ('--plain',), (), False),

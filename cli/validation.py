@@ -48,7 +48,7 @@ def _finish(report: descgen.Report, exit_zero: bool) -> None:
               help="Descriptor type (taddr: a tensor memory address). Default: chosen as descgen decode chooses "
                    "(a note on stderr says which reading was validated).")
 @click.option("--kind", type=KindType(), help="MMA kind of an instruction descriptor (implies --as idesc).")
-@context_options()
+@context_options(wgmma=True)
 @verbose_options
 @output_options
 def validate(out: Output, word: int, as_: str | None, kind: str | None, context: dict[str, Any], verbose: bool,

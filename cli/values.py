@@ -302,7 +302,14 @@ class Arch(Reader):
 
         found = smem_target(str(value))
         if found is None or not (self.wgmma or found[0] == "smem_desc"):
-            raise ValueError(f"{value!r} is not a target descgen knows; one of {', '.join(self.targets())}")
+            known = ", ".join(self.targets())
+            bare = str(value).strip().lower()
+            if f"{bare}a" in self.targets() or f"{bare}f" in self.targets():  # sm_110: no tcgen05 (E49)
+                raise ValueError(f"{value!r} has no tcgen05: ptxas refuses tcgen05.mma on .target {bare}; its "
+                                 f"architecture-specific target is {bare}a and its family target {bare}f (E49); one of {known}")
+            if found is not None:  # sm_90a where only tcgen05 words are read
+                raise ValueError(f"{value!r} is Hopper's target (wgmma): this command reads tcgen05 words; one of {known}")
+            raise ValueError(f"{value!r} is not a target descgen knows; one of {known}")
         return found[1]
 
 

@@ -217,3 +217,25 @@ def test_batch_takes_tensor_memory_addresses() -> None:
     assert bare["consistent"] == ["taddr"]
     assert unknown["error"]["findings"][0]["allowed"] == "idesc, smem, zcm, taddr, wgmma_smem"
     assert all(d in unknown["error"]["findings"][0]["rule"] for d in ("taddr", "wgmma_smem"))
+
+
+# --------------------------------------------------------------------------------------------
+# Targets (E49).
+
+
+def test_e49_a_bare_target_has_no_tcgen05() -> None:
+    for args in (("idesc", "--kind", "f16", "--m", "128", "--n", "256"),
+                 ("smem", "--start-address", "0x400", "--lbo", "16", "--sbo", "1024", "--swizzle", "128B")):
+        refused = run(*args, "--arch", "sm_110", code=2).stderr
+        assert "'sm_110' has no tcgen05" in refused and "sm_110a" in refused and "sm_110f" in refused
+        assert run(*args, "--arch", "sm_110a").exit_code == 0 and run(*args, "--arch", "sm_110f").exit_code == 0
+
+
+def test_e49_a_tcgen05_command_refuses_sm_90a_at_parse_time() -> None:
+    refused = run("idesc", "--kind", "f16", "--m", "128", "--n", "256", "--arch", "sm_90a", code=2).stderr
+    assert "'sm_90a' is Hopper's target (wgmma)" in refused
+    assert refused.rstrip().endswith("one of sm_100a, sm_100f, sm_103a, sm_103f, sm_110a, sm_110f")
+    assert run("smem", "--start-address", "0x400", "--lbo", "16", "--sbo", "1024", "--swizzle", "128B",
+               "--arch", "sm_90a").stdout == "0x4000004000010040\n"
+    short = run("decode", "0x4000004000010040", "--arch", "sm_90a", "--short").stdout
+    assert short.startswith("0x4000004000010040  wgmma_smem: start 0x400")
