@@ -308,7 +308,7 @@ class Arch(Reader):
                 raise ValueError(f"{value!r} has no tcgen05: ptxas refuses tcgen05.mma on .target {bare}; its "
                                  f"architecture-specific target is {bare}a and its family target {bare}f (E49); one of {known}")
             if found is not None:  # sm_90a where only tcgen05 words are read
-                raise ValueError(f"{value!r} is Hopper's target (wgmma): this command reads tcgen05 words; one of {known}")
+                raise ValueError(f"{value!r} is Hopper's target (wgmma); --arch here takes a tcgen05 target: one of {known}")
             raise ValueError(f"{value!r} is not a target descgen knows; one of {known}")
         return found[1]
 

@@ -112,9 +112,13 @@ def test_e32_ties_rank_smem_and_zcm_before_the_runtime_form():
     assert descgen.diff(word, other, descriptor="idesc").changed[0].name == "n"
 
 
-def test_e32_taddr_is_never_auto_detected():
+def test_e32_taddr_only_where_no_kind_reads_the_word():
     doc = run_json("decode", "0x00200000", code=None)
-    assert "results" in doc and set(doc["results"]) == set(descgen.KINDS)
+    assert doc["input"]["as"] == "taddr" and doc["result"]["descriptor"] == "taddr"
+    assert {f["name"]: f["value"] for f in doc["result"]["fields"]} == {"column": 0, "lane": 32}
+    assert set(run_json("decode", "0x08400010")["results"]) == set(descgen.KINDS)  # an idesc: never an address
+    invalid = run_json("decode", "0x00900000", code=None)  # lane 144: no address, so the kinds' errors
+    assert set(invalid["results"]) == set(descgen.KINDS)
 
 
 # --------------------------------------------------------------------------------------------

@@ -233,7 +233,7 @@ def test_e49_a_bare_target_has_no_tcgen05() -> None:
 
 def test_e49_a_tcgen05_command_refuses_sm_90a_at_parse_time() -> None:
     refused = run("idesc", "--kind", "f16", "--m", "128", "--n", "256", "--arch", "sm_90a", code=2).stderr
-    assert "'sm_90a' is Hopper's target (wgmma)" in refused
+    assert "'sm_90a' is Hopper's target (wgmma); --arch here takes a tcgen05 target" in refused
     assert refused.rstrip().endswith("one of sm_100a, sm_100f, sm_103a, sm_103f, sm_110a, sm_110f")
     assert run("smem", "--start-address", "0x400", "--lbo", "16", "--sbo", "1024", "--swizzle", "128B",
                "--arch", "sm_90a").stdout == "0x4000004000010040\n"

@@ -578,7 +578,7 @@ def test_cli_usage_errors_exit_2():
     r = invoke("scan", "/nonexistent/k.ptx")
     assert r.exit_code == 2 and "cannot read /nonexistent/k.ptx: No such file or directory" in r.stderr
     r = invoke("scan", "-", "--arch", "sm_90a", input="")
-    assert r.exit_code == 2 and "not a target descgen knows" in r.stderr
+    assert r.exit_code == 2 and "'sm_90a' is Hopper's target (wgmma); --arch here takes a tcgen05 target" in r.stderr
     r = invoke("scan")
     assert r.exit_code == 2 and "Missing argument" in r.stderr
 
