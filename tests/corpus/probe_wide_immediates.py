@@ -32,11 +32,14 @@ import re
 import shutil
 import struct
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from analyze import split_operands  # noqa: E402  (the corpus scripts' one operand splitter)
 OUT = HERE / "wide_immediates.json"
 
 TEMPLATE = """.version 8.7
@@ -167,21 +170,6 @@ def _half(text: str) -> int | None:
     return int(struct.unpack("<H", struct.pack("<e", value))[0])
 
 
-def _operands(text: str) -> list[str]:
-    out, depth, cur = [], 0, ""
-    for ch in text:
-        depth += ch in "[{(" and 1 or 0
-        depth -= ch in "]})" and 1 or 0
-        if ch == "," and depth == 0:
-            out.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        out.append(cur.strip())
-    return out
-
-
 def evaluate(sass: list[str]) -> dict[str, Any]:
     """The constants a kernel stores (``store+OFFSET``: bits, as hex) and the descriptors its
     tensor core instructions read (``idesc``, ``a_desc``, ``b_desc``, ``s_desc``), where the SASS
@@ -216,7 +204,7 @@ def evaluate(sass: list[str]) -> dict[str, Any]:
         if predicated:
             ins = ins.split(None, 1)[1]
         op, _, rest = ins.partition(" ")
-        args = _operands(rest)
+        args = split_operands(rest)
         base = op.split(".")[0]
         dest = args[0] if args and _REG.fullmatch(args[0]) else None
         value: int | None = None
