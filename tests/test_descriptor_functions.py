@@ -468,7 +468,7 @@ def test_fields_ptx_interpreted_and_assembles(tmp_path) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Include guards, and the standard each form says it needs (issue 28, item 5).
+# Include guards, and the standard each form says it needs.
 
 
 def guard_forms() -> dict[str, object]:

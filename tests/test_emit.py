@@ -193,7 +193,7 @@ def test_cpp_header_compiles_with_the_right_types_and_values(std, tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------
-# Include guards, and the standard each C and C++ form says it needs (issue 28, item 5).
+# Include guards, and the standard each C and C++ form says it needs.
 
 
 def _halves(words: dict[str, int]) -> str:

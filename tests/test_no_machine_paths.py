@@ -1,4 +1,4 @@
-"""No file of the repository names a path of one machine (issue 28, item 17).
+"""No file of the repository names a path of one machine.
 
 A benchmark whose default input is ``/some/dir/of/mine.ptx``, a comment citing a file outside the
 repository by its absolute path, a ``.file`` directive with the compiling machine's directories:
