@@ -17,6 +17,8 @@ from typing import Any, Iterable, Iterator, TextIO
 
 import click
 
+from descgen.workers import PARALLEL_BYTES
+
 from .output import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_RULE
 from .workers import collect_less, parse_jobs
 
@@ -25,8 +27,6 @@ __all__ = ["batch"]
 #: Lines per chunk: answered together (alike requests grouped: descgen.batch.run's chunk), handed
 #: to a worker process (stdin with --jobs) and written at once.
 CHUNK = 4096
-#: With --jobs auto, a regular input file of at least this many bytes is split over the cores.
-PARALLEL_BYTES = 1 << 20
 
 HELP = """Answer JSON-lines requests: one JSON object per line in FILE (default: stdin), one
 JSON line per request out (to stdout or -o FILE), in input order. A bad line is an answer

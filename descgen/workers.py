@@ -8,10 +8,13 @@ from __future__ import annotations
 import os
 import signal
 
-__all__ = ["cores", "ignore_interrupt", "can_fork", "MAX_AUTO_JOBS"]
+__all__ = ["cores", "ignore_interrupt", "can_fork", "MAX_AUTO_JOBS", "PARALLEL_BYTES"]
 
 #: ``--jobs auto`` uses at most this many workers.
 MAX_AUTO_JOBS = 8
+#: ``--jobs auto`` spreads its input over the cores from this many bytes on (scan: the files in
+#: all; batch: a regular input file); below it the workers' start costs more than they save.
+PARALLEL_BYTES = 1 << 20
 
 
 def cores() -> int:

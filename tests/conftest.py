@@ -17,7 +17,7 @@ from typing import Any
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-# Keep hypothesis deterministic and bounded: the suite must stay well under a minute on 2 cores.
+# Keep hypothesis deterministic and bounded: the suite runs in about two minutes on 2 cores (CI: well under ten).
 settings.register_profile(
     "descgen",
     deadline=None,

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from descgen.ptx.files import PARALLEL_BYTES, auto_jobs, scan_files
+from descgen.ptx.files import auto_jobs, scan_files
+from descgen.workers import PARALLEL_BYTES
 from descgen.workers import MAX_AUTO_JOBS, can_fork, cores
 
 from conftest import REPO

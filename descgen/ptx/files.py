@@ -16,13 +16,11 @@ from typing import Any, Iterable, Iterator
 
 from ..context import normalize_arch
 from ..types import Arch
-from ..workers import MAX_AUTO_JOBS, can_fork, cores, ignore_interrupt
+from ..workers import MAX_AUTO_JOBS, PARALLEL_BYTES, can_fork, cores, ignore_interrupt
 from .scan import ScanChunk, not_ptx, scan_stream
 
-__all__ = ["FileScan", "scan_files", "auto_jobs", "PARALLEL_BYTES"]
+__all__ = ["FileScan", "scan_files", "auto_jobs"]
 
-#: :func:`auto_jobs` spreads files over the cores from this many bytes in all.
-PARALLEL_BYTES = 1 << 20
 #: Files handed out and not yet given back, per worker.
 _AHEAD = 8
 
