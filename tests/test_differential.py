@@ -80,13 +80,11 @@ def _random_configs(rng: random.Random, count: int):
 def test_differential_large_stream():
     rng = random.Random(20250105)
     seen_kinds = set()
-    count = 0
     for kind, m, n, kw in _random_configs(rng, 30000):
         w = encode_idesc(kind, m, n, **kw)
         assert w == hand.encode_idesc(kind, m, n, **kw), (kind, m, n, kw)
         seen_kinds.add(kind)
-        count += 1
-    assert seen_kinds == set(KINDS) and count == 30000
+    assert seen_kinds == set(KINDS)  # the stream reached every kind
 
 
 def test_differential_every_table39_shape_and_type():
