@@ -103,7 +103,7 @@ InternalError.
 """
 
 
-def _lines(stream: TextIO) -> Iterator[str]:
+def _lines(stream: Iterable[str]) -> Iterator[str]:
     first = True
     for line in stream:
         if first:

@@ -84,12 +84,13 @@ def context_options(*names: str, wgmma: bool = False) -> Callable[[Callable[...,
         @functools.wraps(f)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             return f(*args, context=context_of(names, kwargs), **kwargs)
+        decorated: Callable[..., Any] = wrapper
 
         wrapper.descgen_layer = ("context", names)  # type: ignore[attr-defined]  # read by the fast path's table
 
         for name in reversed(names):
-            wrapper = _option(name, wgmma)(wrapper)
-        return wrapper
+            decorated = _option(name, wgmma)(decorated)
+        return decorated
 
     return decorate
 

@@ -56,7 +56,7 @@ def plain_diff(d: Any, show_all: bool) -> list[str]:
               "Default: the first kind both words are consistent with.")
 @click.option("--all", "show_all", is_flag=True, help="Show the fields that are equal too.")
 @output_options
-def diff(out: Output, a: int, b: int, as_: str | None, kind: str | None, show_all: bool) -> None:
+def diff(out: Output, a: int, b: int, as_: descgen.Descriptor | None, kind: descgen.Kind | None, show_all: bool) -> None:
     """Compare words A and B field by field: for each field that differs, its bits, the raw bits
     and the logical value (with its unit) in each word; then the findings one decode has and the
     other has not.

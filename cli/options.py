@@ -7,7 +7,7 @@ command module imports the application (the layer test checks cli/ has no import
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar, overload
 
 import click
 
@@ -22,6 +22,13 @@ DTYPE = TypeChoice("element_types")
 MAJOR = LazyChoice("majors")
 
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@overload
+def output_options(f: F, *, code: bool = ..., json_help: str | None = ...) -> F: ...
+@overload
+def output_options(f: None = ..., *, code: bool = ..., json_help: str | None = ...) -> Callable[[F], F]: ...
 def output_options(f: Callable[..., Any] | None = None, *, code: bool = False, json_help: str | None = None) -> Any:
     """``--json``, ``--table`` and ``--plain``, and the library-error policy, for one command;
     with ``code=True`` (commands that produce a word) also ``--format`` and ``--name``;

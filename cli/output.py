@@ -197,7 +197,7 @@ class Output:
     Commands fill ``input`` (what was asked, for the JSON envelope) as soon as they know it.
     """
 
-    def __init__(self, command: str, mode: str, fmt: str | None = None, name: str | None = None) -> None:
+    def __init__(self, command: str, mode: str, fmt: descgen.Format | None = None, name: str | None = None) -> None:
         self.command = command
         self.mode = mode
         self.format = fmt
@@ -206,7 +206,7 @@ class Output:
         self.quiet = False  # --quiet: no warnings or notes on stderr in the plain form
 
     @classmethod
-    def resolve(cls, command: str, as_json: bool, table: bool, plain: bool, fmt: str | None = None,
+    def resolve(cls, command: str, as_json: bool, table: bool, plain: bool, fmt: descgen.Format | None = None,
                 name: str | None = None) -> "Output":
         if as_json + table + plain + (fmt is not None) > 1:
             raise usage_error("--json, --table, --plain and --format are mutually exclusive")
@@ -249,6 +249,7 @@ class Output:
 
         argv = click.get_current_context().find_root().meta.get("descgen.argv", [])
         source = shlex.join(["descgen", *argv])
+        assert self.format is not None  # (write_code runs under --format)
         if functions:
             echo(descgen.emit_functions(what, self.format, name=self.name, source=source, notes=notes, **options))
         else:
@@ -283,7 +284,7 @@ class Output:
         findings = getattr(error, "findings", ())
         if self.json:
             self.emit_json(error=error_dict(error, findings))
-        if self.table and findings:
+        if self.table and findings and isinstance(error, descgen.DescgenError):
             from .render import error_block
 
             error_block(error)

@@ -21,7 +21,7 @@ __all__ = ["Value", "UInt", "UIntList", "LazyChoice", "TypeChoice", "KindType", 
 descriptor_names = "descriptors"
 
 
-class Value(click.ParamType):
+class Value(click.ParamType):  # type: ignore[type-arg]  # (generic in newer click stubs only)
     """A click parameter type over a click-free reader of :mod:`descgen.cli.values` (the one
     definition of how a value is read, shared with the fast path): a bad value is a usage error
     (exit 2), a note goes to stderr at once."""
@@ -72,7 +72,8 @@ class LazyChoice(Value):
 
     def __init__(self, choices: str | tuple[str, ...] | Callable[[], Iterable[Any]], cast: Callable[[str], Any] = str,
                  *, as_typed: bool = False) -> None:
-        super().__init__(self._reader(choices, {str: "str", int: "int"}[cast], as_typed))
+        casts: dict[Callable[[str], Any], str] = {str: "str", int: "int"}
+        super().__init__(self._reader(choices, casts[cast], as_typed))
 
     def _reader(self, choices: Any, cast: str, as_typed: bool) -> values.Choice:
         return values.Choice(choices, cast, as_typed=as_typed)

@@ -37,7 +37,7 @@ _ASCII = {"error": "x", "warning": "!", "info": "i", "ok": "ok", "pipe": "|", "c
 
 
 def new_console() -> Console:
-    return Console(highlight=False, file=_STDOUT)
+    return Console(highlight=False, file=_STDOUT)  # type: ignore[arg-type]  # (a text stream in all rich uses)
 
 
 class _Stdout:
@@ -213,13 +213,13 @@ def field_styles(d: descgen.Decoded) -> dict[str, str]:
             worst[f.field] = f.severity
     styles: dict[str, str] = {}
     i = 0
-    for f in reversed(d.fields):  # MSB first, like the diagram
-        if f.name in worst:
-            styles[f.name] = SEVERITY_STYLE[worst[f.name]]
-        elif f.type in ("reserved", "constant"):
-            styles[f.name] = "dim"
+    for field in reversed(d.fields):  # MSB first, like the diagram
+        if field.name in worst:
+            styles[field.name] = SEVERITY_STYLE[worst[field.name]]
+        elif field.type in ("reserved", "constant"):
+            styles[field.name] = "dim"
         else:
-            styles[f.name] = PALETTE[i % len(PALETTE)]
+            styles[field.name] = PALETTE[i % len(PALETTE)]
             i += 1
     return styles
 

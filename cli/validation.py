@@ -51,7 +51,7 @@ def _finish(report: descgen.Report, exit_zero: bool) -> None:
 @context_options(wgmma=True)
 @verbose_options
 @output_options
-def validate(out: Output, word: int, as_: str | None, kind: str | None, context: dict[str, Any], verbose: bool,
+def validate(out: Output, word: int, as_: descgen.Descriptor | None, kind: descgen.Kind | None, context: dict[str, Any], verbose: bool,
              exit_zero: bool) -> None:
     """Validate WORD: every rule of its descriptor type, with the context given.
 
@@ -103,16 +103,18 @@ def validate(out: Output, word: int, as_: str | None, kind: str | None, context:
         raise click.UsageError(f"--kind applies to instruction descriptors, not --as {as_}")
     if kind is None and as_ in (None, "wgmma_smem") and word >> 32 and wgmma_arch(context):
         as_, context = "wgmma_smem", {**context, "arch": None}  # --arch sm_90a: the wgmma shared memory descriptor
-    if as_ is not None or kind is not None:
-        check_applies(context, "idesc" if kind is not None else as_)
+    if kind is not None:
+        check_applies(context, "idesc")
+    elif as_ is not None:
+        check_applies(context, as_)
     ctx = {name: context[name] for name in context if context[name] is not None}
     found = identify(word, descriptor=as_, kind=kind, **ctx)
     reading = found.best
-    as_ = reading.descriptor
-    check_applies(context, as_)
-    out.input = {"word": word_as(word, as_), "as": as_, "kind": reading.kind if kind is None and as_ == "idesc" else kind,
+    read_as = reading.descriptor  # (a descriptor name: identify chose it)
+    check_applies(context, read_as)
+    out.input = {"word": word_as(word, read_as), "as": read_as, "kind": reading.kind if kind is None and read_as == "idesc" else kind,
                  **context}
-    ctx = {name: context[name] for name in APPLIES[as_]}
+    ctx = {name: context[name] for name in APPLIES[read_as]}
     report = reading.report
     runtime = reading.runtime.as_dict() if reading.runtime else None
     chosen = None
@@ -124,15 +126,15 @@ def validate(out: Output, word: int, as_: str | None, kind: str | None, context:
         if not out.json:
             what = f".kind::{reading.kind}" if reading.kind else reading.descriptor
             also = f"; also consistent: {', '.join(others)}" if others else ""
-            click.echo(f"note: {word_as(word, as_)} read as {what} ({chosen['why']}{also}); "
-                       f"give {'--kind' if as_ == 'idesc' else '--as'} to choose", err=True)
+            click.echo(f"note: {word_as(word, read_as)} read as {what} ({chosen['why']}{also}); "
+                       f"give {'--kind' if read_as == 'idesc' else '--as'} to choose", err=True)
     if runtime is not None and not out.json:
         click.echo(f"note: {runtime['word']} {runtime['note']}", err=True)
     if out.json:
         out.emit_json(result=report.as_dict(), **({"runtime": runtime} if runtime else {}),
                       **({"identified": chosen} if chosen else {}))
     elif out.table:
-        renderer().validated(report, as_, ctx, verbose=verbose)
+        renderer().validated(report, read_as, ctx, verbose=verbose)
     else:
         out.lines(plain_finding(f) for f in report.findings)
         if verbose:
@@ -160,7 +162,7 @@ _ELSEWHERE = {"pattern_start": "per operand: --a-pattern-start / --b-pattern-sta
 @context_options(*APPLIES["mma"])
 @verbose_options
 @output_options
-def check(out: Output, idesc_word: int, kind: str, a_word: int | None, b_word: int, zcm_word: int | None,
+def check(out: Output, idesc_word: int, kind: descgen.Kind, a_word: int | None, b_word: int, zcm_word: int | None,
           a_pattern_start: int | None, b_pattern_start: int | None, context: dict[str, Any], verbose: bool,
           exit_zero: bool) -> None:
     """Check one tcgen05.mma instruction as a whole: each word's own rules plus the rules that

@@ -97,8 +97,9 @@ def test_mypy_finds_the_installed_descgen_from_a_users_directory(tmp_path: Path)
 
 
 def test_the_library_itself_passes_mypy_strict(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Not only what a user script sees: every module of descgen/ is strict-clean (pyproject's
-    [tool.mypy] maps out descgen.cli and descgen.tables, which live in cli/ and tables/)."""
+    """Not only what a user script sees: every module of descgen/ and of the command line (cli/,
+    linked as descgen.cli) is strict-clean, but for the CLI modules pyproject's [tool.mypy] still
+    lists."""
     if not HAVE_MYPY:
         pytest.skip("mypy is not installed: pip install -e '.[test]' installs it")
     cache = tmp_path_factory.getbasetemp() / "mypy_cache"
