@@ -37,8 +37,9 @@ def row_bytes(lay: descgen.SmemLayout) -> int:
 @click.option("--arch", type=ArchType(wgmma=True), help="sm_90a: WORD is a Hopper wgmma descriptor (§9.7.15.5.1.2.2); a tcgen05 "
                                               "target, or none: a tcgen05 one (Table 40).")
 @output_options
-def layout(out: Output, word: int, dtype: str, major: str, tile: tuple[int, int], kind: str | None,
-           buffer_start: int | None, buffer_size: int | None, arch: str | None) -> None:
+def layout(out: Output, word: int, dtype: descgen.ElementType, major: descgen.Major, tile: tuple[int, int],
+           kind: descgen.Kind | None, buffer_start: int | None, buffer_size: int | None,
+           arch: descgen.SmemArch | None) -> None:
     """Draw the shared-memory address of every element WORD makes the tensor core read.
 
     Element (i, j) is i along MN (rows of A, columns of B) and j along K. Each 16-byte chunk
@@ -63,8 +64,7 @@ def layout(out: Output, word: int, dtype: str, major: str, tile: tuple[int, int]
     buffer = (buffer_start, buffer_size) if buffer_start is not None and buffer_size is not None else None
     out.input = {"word": hex_word(word, 64), "dtype": dtype, "major": major, "tile": list(tile), "kind": kind,
                  "buffer": list(buffer) if buffer else None, **({"arch": arch} if arch else {})}
-    lay = descgen.smem_layout(word, dtype=dtype, major=major, mn=tile[0], k=tile[1], kind=kind, buffer=buffer,
-                              **({"arch": arch} if arch else {}))
+    lay = descgen.smem_layout(word, dtype=dtype, major=major, mn=tile[0], k=tile[1], kind=kind, buffer=buffer, arch=arch)
     if out.json:
         out.emit_json(result=lay.as_dict())
     elif out.table:
@@ -164,14 +164,14 @@ def show_layout(lay: descgen.SmemLayout) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from .render import PALETTE, findings_view, glyphs, new_console
+    from .render import PALETTE, findings_text, glyphs, new_console
 
     console = new_console()
     head = Text()
     head.append(f"layout  {lay.hex}  ", style="bold")
     head.append(_summary(lay), style="dim")
     console.print(head)
-    console.print(findings_view(lay, glyphs(console)))  # type: ignore[arg-type] - duck-typed: .findings
+    console.print(findings_text(lay.findings, glyphs(console)))
     clash = {f.code for f in lay.findings} & {"LAYOUT-OVERLAP"}
     atoms_mn = -(-lay.mn // lay.atom.mn)
     t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
