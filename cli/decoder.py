@@ -37,7 +37,8 @@ from .values import WORD
 __all__ = ["decode"]
 
 
-def decode(out: Output, words: tuple[str, ...], as_: str | None, kind: str | None, mask_m: int | None, mask_n: int | None,
+def decode(out: Output, words: tuple[str, ...], as_: descgen.Descriptor | None, kind: descgen.Kind | None,
+           mask_m: int | None, mask_n: int | None,
            context: dict[str, Any], verbose: bool, show_all: bool, short: bool) -> int:
     """Decode each WORD and check it against the PTX tables.
 
@@ -148,7 +149,8 @@ def _words(given: tuple[str, ...]) -> tuple[list[int], int]:
     return words, bad
 
 
-def _decode_short(word: int, as_: str | None, kind: str | None, context: dict[str, Any], as_json: bool) -> int:
+def _decode_short(word: int, as_: descgen.Descriptor | None, kind: descgen.Kind | None, context: dict[str, Any],
+                  as_json: bool) -> int:
     """``--short``: one line, ``WORD  READING(S)  key fields; findings``: the consistent readings
     (several: the best one's fields, the others named) or, with none, the best one and its errors.
     With ``--json``, the same as one compact JSON object per line (JSON lines): the envelope's
@@ -182,7 +184,8 @@ def _decode_short(word: int, as_: str | None, kind: str | None, context: dict[st
     return EXIT_OK if best.ok else EXIT_RULE
 
 
-def _decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: int | None, mask_n: int | None,
+def _decode(out: Output, word: int, as_: descgen.Descriptor | None, kind: descgen.Kind | None, mask_m: int | None,
+            mask_n: int | None,
             context: dict[str, Any], verbose: bool, show_all: bool) -> int:
     """One word of ``descgen decode``; its exit status."""
     check_mn(mask_m, mask_n)
@@ -197,11 +200,9 @@ def _decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: i
         as_, context = "wgmma_smem", {**context, "arch": None}
     if mask_m is not None and as_ in ("idesc", "smem", "taddr", "wgmma_smem"):
         raise usage_error(f"--m/--n select the zero-column mask; they do not apply to --as {as_}")
-    chosen = as_
-    if chosen is None:
-        chosen = "idesc" if word < 1 << 32 else "smem+zcm"
-        if chosen == "idesc" and mask_m is not None:
-            raise usage_error("a word below 2**32 decodes as an idesc; add --as zcm to see its mask")
+    chosen: str = as_ or ("idesc" if word < 1 << 32 else "smem+zcm")  # what is shown
+    if as_ is None and chosen == "idesc" and mask_m is not None:
+        raise usage_error("a word below 2**32 decodes as an idesc; add --as zcm to see its mask")
     hint = "; a word below 2**32 decodes as an idesc, add --as smem or --as zcm" if as_ is None and chosen == "idesc" else ""
     check_applies(context, ("smem", "zcm") if chosen == "smem+zcm" else chosen, hint=hint)
     out.input["word"] = word_as(word, chosen)
@@ -209,7 +210,7 @@ def _decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: i
 
     from descgen.identify import identify  # loaded by the commands that read bare words (start-up)
 
-    found = identify(word, descriptor=as_ if kind is None else chosen, kind=kind, **ctx)
+    found = identify(word, descriptor=as_ if kind is None else "idesc", kind=kind, **ctx)
     by_name = {r.name: r for r in found.readings}
     runtime = None
     if chosen == "idesc":
@@ -223,7 +224,7 @@ def _decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: i
         runtime = first.runtime.as_dict() if first.runtime else None
         if kind is not None:
             return _show_one(out, first.report, "idesc", verbose, runtime=runtime)
-        reports = {k: by_name[k].report for k in descgen.KINDS}
+        reports: dict[str, descgen.Report] = {k: by_name[k].report for k in descgen.KINDS}
         return _show_many(out, word, "kind", reports, "idesc", verbose, full_when_none=False, runtime=runtime,
                           show_all=show_all)
     if chosen in ("smem", "taddr", "wgmma_smem"):
@@ -234,7 +235,7 @@ def _decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: i
     # smem+zcm: every 64-bit reading, and CUTLASS's runtime instruction descriptor where the word
     # is one, consistent with these kinds (E31)
     reports = {"smem": by_name["smem"].report, "wgmma_smem": by_name["wgmma_smem"].report, "zcm": by_name["zcm"].report}
-    kinds = [r.kind for r in found.readings if r.descriptor == "idesc"]
+    kinds = [r.kind for r in found.readings if r.descriptor == "idesc" and r.kind is not None]
     if kinds:
         first_idesc = by_name[kinds[0]]
         reports["idesc"] = first_idesc.report
@@ -246,7 +247,7 @@ def _decode(out: Output, word: int, as_: str | None, kind: str | None, mask_m: i
 
 def _mask(word: int, m: int | None, n: int | None, report: descgen.Report) -> dict[str, Any] | None:
     """The mask for --m/--n, or None when M itself breaks a rule (the finding says so)."""
-    if m is None or any(f.code == "ZCM-M" for f in report.findings):
+    if m is None or n is None or any(f.code == "ZCM-M" for f in report.findings):  # (check_mn: both or neither)
         return None
     return mask_info(word, m, n)  # N that does not split into the sub-masks: usage error
 
