@@ -36,7 +36,7 @@ def _functions(out: Output, functions: bool) -> None:
         raise usage_error("--functions writes source code: give --format c, cpp, ptx or python")
 
 
-def idesc(out: Output, kind: str, m: int, n: int, atype: str | None, btype: str | None, dtype: str | None,
+def idesc(out: Output, kind: descgen.Kind, m: int, n: int, atype: str | None, btype: str | None, dtype: str | None,
           a_major: str | None, b_major: str | None, negate_a: bool, negate_b: bool, saturate: bool, sparse: bool,
           sparsity_selector: int, max_shift: int | None, scale_type: str | None, a_sf_id: int, b_sf_id: int,
           k: int | None, functions: bool, context: dict[str, Any]) -> None:
@@ -91,12 +91,12 @@ def zcm(out: Output, skip_span: int, use_span: int, start_count: tuple[int, ...]
     """
     check_mn(mask_m, mask_n)
     _functions(out, functions)
-    args = dict(start_count=start_count, first_span=first_span, nonzero_mask=nonzero_mask,
-                skip_span=skip_span, use_span=use_span, column_shift=column_shift)
+    args: dict[str, Any] = dict(start_count=start_count, first_span=first_span, nonzero_mask=nonzero_mask,
+                                skip_span=skip_span, use_span=use_span, column_shift=column_shift)
     ctx = {"m": mask_m, "n": mask_n, "ws": context["ws"]}
     out.input = {**args, "start_count": list(start_count), "first_span": list(first_span), **ctx}
     word = descgen.encode_zcm(**args, **ctx)  # M breaks a rule: exit 1
-    mask = mask_info(word, mask_m, mask_n) if mask_m is not None else None  # N does not split: exit 2
+    mask = mask_info(word, mask_m, mask_n) if mask_m is not None and mask_n is not None else None  # N does not split: exit 2
     if not (out.json or out.table or out.code):
         out.word(word, 64)
         return
@@ -111,7 +111,7 @@ def zcm(out: Output, skip_span: int, use_span: int, start_count: tuple[int, ...]
         renderer().encoded(d, mask=mask)
 
 
-def smem(out: Output, start_address: int | None, stage_bytes: int | None, swizzle: str, lbo: int | None,
+def smem(out: Output, start_address: int | None, stage_bytes: int | None, swizzle: descgen.Swizzle, lbo: int | None,
          sbo: int | None, base_offset: int | None, lbo_mode: str | None, tile: tuple[int, int] | None,
          context: dict[str, Any], **tile_args: Any) -> None:
     """Encode a 64-bit shared memory matrix descriptor (PTX §9.7.16.4.1, Tables 40-41).
@@ -149,8 +149,8 @@ def smem(out: Output, start_address: int | None, stage_bytes: int | None, swizzl
         if missing:
             raise usage_error(f"missing {' and '.join(missing)}: give --lbo and --sbo, or --tile MNxK with "
                                    "--dtype and --major to compute them")
-        args = dict(start_address=start_address or 0, lbo=lbo, sbo=sbo, swizzle=swizzle, base_offset=base_offset or 0,
-                    lbo_mode=lbo_mode or "relative")
+        args: dict[str, Any] = dict(start_address=start_address or 0, lbo=lbo, sbo=sbo, swizzle=swizzle,
+                                    base_offset=base_offset or 0, lbo_mode=lbo_mode or "relative")
         out.input = {**args, **context, "start_address": start_address}
         if wgmma:
             args.pop("lbo_mode")
