@@ -384,7 +384,7 @@ class Machine:
             else:
                 out = v(0)
         elif base == "cvt" and len(ts) >= 2 and not any(t[0] == "f" for t in ts) and ".sat" not in op:
-            (dt, dw), (st, sw) = ts[0], ts[1]
+            (_, dw), (st, sw) = ts[0], ts[1]
             x = v(0, sw)
             out = (sx(x, sw) if st == "s" else x) & ((1 << dw) - 1)
             w = dw

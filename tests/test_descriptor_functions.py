@@ -512,7 +512,7 @@ def test_each_function_form_is_guarded_and_needs_the_standard_it_states(tmp_path
         text = emit_functions(thing, lang, name=name)
         lines = text.splitlines()
         macro = lines[1].split()[1]
-        assert lines[1:3] == [f"#ifndef {macro}", f"#define {macro}"] and lines[-1].startswith(f"#endif ")
+        assert lines[1:3] == [f"#ifndef {macro}", f"#define {macro}"] and lines[-1].startswith("#endif ")
         assert macro.startswith(f"DESCGEN_{name.upper()}_") and macro.endswith(f"_{ext.upper()}")
         std, _ = stated(text)
         stateds[name] = std

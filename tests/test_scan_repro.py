@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from descgen.engine import KnownBits
 from descgen.ptx.scan import scan_file
 
 from conftest import REPO

@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import ast
 import concurrent.futures as cf
-import os
 import shutil
 import sys
 import tempfile
@@ -244,7 +243,7 @@ def main():
     ap.add_argument("--limit", type=int, default=trim.DEFAULT_LIMIT, help="trim files over this many bytes")
     args = ap.parse_args()
 
-    import tilelang
+    import tilelang  # noqa: F401  (fails early, naming the package, when it is missing)
     from tilelang import env
     tl_src = Path(env.TILELANG_TEMPLATE_PATH).resolve()
     tl_cutlass = Path(env.CUTLASS_INCLUDE_DIR).resolve()
