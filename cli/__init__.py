@@ -27,8 +27,8 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     A fast-path command (one word encoded, drawn and done) runs with the cyclic garbage collector
     off, and every command freezes what it built before it exits, so that the interpreter's final
-    collections skip it: together about 15% of a terminal command's start-up (issue 19,
-    ``python bench/bench.py --startup``). Long commands (``scan``, ``batch``) collect as they
+    collections skip it: together about 15% of a terminal command's start-up
+    (``python bench/bench.py --startup``). Long commands (``scan``, ``batch``) collect as they
     always did (:func:`descgen.cli.workers.collect_less`)."""
     import gc
 

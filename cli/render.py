@@ -258,7 +258,7 @@ def _columns(rows: list[list[Text]], right: tuple[bool, ...], gap: str) -> tuple
     ``right`` says), ``gap`` between columns; and the columns' width.
 
     The tables a word's terminal view draws are laid out here, in rich text, rather than by
-    rich's ``Table``: they are on the start-up path of every terminal command (issue 19), and
+    rich's ``Table``: they are on the start-up path of every terminal command, and
     measuring and rendering a rich table costs several times what these lines cost, and
     importing ``rich.table`` as much again."""
     widths = [max(row[i].cell_len for row in rows) for i in range(len(right))]

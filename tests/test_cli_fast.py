@@ -206,7 +206,7 @@ def test_decode_of_standard_input_is_clicks() -> None:
 
 def _loaded_at_exit(argv: list[str]) -> dict[str, object]:
     """What the console script's process holds when it exits: the modules of interest, and
-    whether it froze its objects out of the final collections' sight (issue 19)."""
+    whether it froze its objects out of the final collections' sight."""
     code = ("import atexit, gc, json, sys\n"
             "atexit.register(lambda: sys.__stderr__.write('\\nAT-EXIT=' + json.dumps({"
             "'rich.table': 'rich.table' in sys.modules, 'rich.console': 'rich.console' in sys.modules, "

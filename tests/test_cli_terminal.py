@@ -1,4 +1,4 @@
-"""Issue 13: the terminal a kernel engineer lives in. Pasted integers, 80 columns, short first
+"""The terminal a kernel engineer lives in. Pasted integers, 80 columns, short first
 answers and pagers, one spelling rule for CLI and API, one finding block, LICENSE (test_packaging)."""
 
 from __future__ import annotations

@@ -213,3 +213,23 @@ def test_readme_standards_table_is_what_the_outputs_state() -> None:
     assert named == got == [["c99", "c++11"], ["c++11"], ["c99"], ["c++14", "c++11"], ["c++17"]]
     assert "descgen header\n" in "".join(blocks("sh")) or any(line.split("  #")[0].strip() == "descgen header"
                                                               for b in blocks("sh") for line in b.splitlines())
+
+
+def test_no_file_cites_an_issue_number() -> None:
+    """The issue tracker is not part of the repository: a comment, docstring or page says what it
+    means ("the first-hour fixes", "fail closed") instead of citing "issue NN", which no reader of
+    the repository can open."""
+    import subprocess
+
+    files = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                           capture_output=True, text=True)
+    if files.returncode != 0:
+        pytest.skip("not a git checkout")
+    cited = re.compile(r"\b" + "iss" + r"ues? \d+\b", re.I)  # (in pieces: this file names none)
+    found = []
+    for name in files.stdout.split():
+        path = ROOT / name
+        if path.suffix in (".py", ".md", ".toml", ".sh", ".hpp", ".cu", ".ptx", "") and path.is_file():
+            text = path.read_text(encoding="utf-8", errors="replace")
+            found += [f"{name}:{text.count(chr(10), 0, m.start()) + 1}" for m in cited.finditer(text)]
+    assert not found, found

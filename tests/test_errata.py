@@ -305,7 +305,7 @@ def test_e7_context_rule_needs_the_scale_vector_size():
         d = decode_idesc(w, kind)
         assert d.ok and not d.findings
         assert validate_idesc(w, kind, scale_vec="block32").ok
-        # without it the rule is checked against every size (issue 19: checked or not checked, never both)
+        # without it the rule is checked against every size (checked or not checked, never both)
         assert "IDESC-A-SF-ID-SCALE-VEC" not in {n.code for n in validate_idesc(w, kind).not_checked}
         assert validate_idesc(w, kind).ok
         # at K = 64 no scale vector size allows 1 or 3: an error with or without the context

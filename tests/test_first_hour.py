@@ -1,4 +1,4 @@
-"""Issue 19: what a kernel engineer trips over in the first hour. Each test goes through click's
+"""What a kernel engineer trips over in the first hour. Each test goes through click's
 runner or a subprocess, as a user would."""
 
 from __future__ import annotations
@@ -273,7 +273,7 @@ def test_decode_takes_a_debugger_dump_of_three_words() -> None:
 def test_one_line_is_asked_for_never_the_default() -> None:
     """A bare word with one consistent reading is still decoded in full: on a terminal (--table)
     every field with its unit and source, piped the key=value lines scripts read; --short is the
-    one line (the decision of issue 19 item 9, README "Command line")."""
+    one line (README "Command line")."""
     word = "0x4000404000010040"
     short = run("decode", word, "--short").stdout
     assert short.count("\n") == 1 and short.startswith(f"{word}  smem: start 0x400, LBO 16")

@@ -825,7 +825,7 @@ def test_import_is_light_and_tables_load_lazily():
 
 
 def test_tile_api_reads_names_case_insensitively_as_the_encoders_do():
-    """One spelling rule (issue 13): dtype, major, swizzle and atom order in any case give the
+    """One spelling rule: dtype, major, swizzle and atom order in any case give the
     same descriptor, layout and atom as the tables' spelling, and results carry the tables' spelling."""
     canon = descgen.smem_for_tile(mn=128, k=64, dtype="bf16", major="k", swizzle="128B", start_address=0x400)
     loose = descgen.smem_for_tile(mn=128, k=64, dtype="BF16", major="K", swizzle="128b", start_address=0x400,

@@ -102,7 +102,7 @@ FIXED = ("swizzle", "sbo", "version", "base_offset", "lbo_mode")
 
 
 def test_fields_a_compiler_fixes_are_known_in_every_compilers_output(results):
-    """E42, issue 18: swizzle, SBO, version, base offset and LBO mode known in at least 95% of the
+    """E42: swizzle, SBO, version, base offset and LBO mode known in at least 95% of the
     shared memory descriptor operands (each compiler at least 90%), LBO in at least 90%."""
     per: dict[str, Counter[str]] = {c: Counter() for c in COMPILERS if c not in SM90}
     for path in FILES:
@@ -151,7 +151,7 @@ def test_compile_time_fields_are_known(path, results):
     ("triton/matmul_fp16_128x128x64_w4_s3.ptx", 1942, "1073758272", str(0xE0004040), "SMEM-SWIZZLE-CODE"),
     ("cutlass/cute_tutorial_01_mma_sm100.ptx", 9446, "4611756662049538048", str(0xE000404000010000), "SMEM-SWIZZLE-CODE"),
     ("triton/scaled_tma_nvfp4_e2m1_128x256x256_w4_s4.ptx", 338, "540680", str(540680 | 0xE0000000), "SMEM-SWIZZLE-CODE"),
-    # issue 18's compilers: bit 46 cleared, a wrong swizzle code, an illegal M, a Table 52 violation
+    # the other compilers: bit 46 cleared, a wrong swizzle code, an illegal M, a Table 52 violation
     ("cutedsl/dense_gemm_f16_256x128_2cta.ptx", 259, "4611756662049538048", "4611686293305360384", "SMEM-VERSION-CONST"),
     ("deepgemm/dg_sm100_bf16_gemm_nt_2cta.ptx", 782, "1073758272", "1610629184", "SMEM-SWIZZLE-CODE"),
     ("tilelang/tl_gemm_tcgen5mma_bf16_128x128x128.ptx", 347, "136316048", "102761616", "IDESC-M-RANGE"),
@@ -159,7 +159,7 @@ def test_compile_time_fields_are_known(path, results):
      "MMA-SWIZZLE-TABLE52"),
     ("fa4/fwd_f16_d64_gqa.ptx", 773, "0x40004040", "0xE0004040", "SMEM-SWIZZLE-CODE"),
     ("thunderkittens/tk_bf16_b200_gemm.ptx", 1515, "4611756662049538048", "16140971708118007808", "SMEM-SWIZZLE-CODE"),
-    # issue 21, wgmma (sm_90a): a tcgen05 word's version bit 46 (0x4000404000000000) in B's
+    # wgmma (sm_90a): a tcgen05 word's version bit 46 (0x4000404000000000) in B's
     # descriptor; tcgen05's 128B-with-32B-atom swizzle code (1 in bits 61-63: bit 61, reserved on
     # Hopper) in A's
     ("triton_sm90/matmul_fp16_128x128x64_w4_s3_sm90.ptx", 245, "4611686293305294848", str(0x4000404000000000),
@@ -199,7 +199,7 @@ def test_slice_k_scans_clean_and_its_sbo_planted_off_the_row_warns(file, line):
 
 
 # ---------------------------------------------------------------------------------------------
-# Hopper (sm_90a): wgmma.mma_async checked as a whole (issue 21).
+# Hopper (sm_90a): wgmma.mma_async checked as a whole.
 
 #: sm_90a files: file -> (instructions, operands fully known, partly known, unknown).
 SHARES_SM90 = {

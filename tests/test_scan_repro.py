@@ -1,4 +1,4 @@
-"""The reproductions of issue 18 (tests/ptx/repro/, hand-written, each assembled by ptxas 13.0 for
+"""The scanner's reproductions (tests/ptx/repro/, hand-written, each assembled by ptxas 13.0 for
 sm_100a): each scans to the true value of every descriptor operand, or to the bits every run
 agrees on (E42). tests/test_scan_soundness.py runs them concretely too."""
 

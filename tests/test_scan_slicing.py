@@ -1,4 +1,4 @@
-"""The scanner's sliced reader (descgen.ptx.slicer, issue 18's throughput) against reading every
+"""The scanner's sliced reader (descgen.ptx.slicer, for throughput) against reading every
 statement: on every corpus file and reproduction the same findings and, for every descriptor
 operand, every bit the full reading knows, with the same value, and a range inside its range (the
 sliced reading may know more: a barrier-wait block between a ``setp`` and its ``selp`` no longer

@@ -1,4 +1,4 @@
-"""Table 39 walked against every context, failing closed (issue 11).
+"""Table 39 walked against every context, failing closed.
 
 Every kind x cta_group (1, 2, not given) x .ws (yes, no, not given) x sparsity x K (the kind's
 own and 96) x every M and N the field domain allows: a combination some Table 39 row lists
@@ -93,7 +93,7 @@ def test_table39_walk_every_context_fails_closed(kind):
 
 
 # ---------------------------------------------------------------------------------------------
-# One test per hole of issue 11.
+# One test per hole found in the rules before they failed closed.
 
 
 @pytest.mark.parametrize("kind", MXF4_KINDS)

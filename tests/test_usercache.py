@@ -1,4 +1,4 @@
-"""The per-user cache of compiled code (descgen.usercache.compiled, issue 19's start-up): a record's
+"""The per-user cache of compiled code (descgen.usercache.compiled, for start-up): a record's
 ``__init__`` and a plan's pack/unpack functions are compiled by the first process and read back by
 the next, keyed by their source text, so a stale entry cannot be served."""
 

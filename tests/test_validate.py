@@ -209,7 +209,7 @@ def legal_space(kind: str) -> Iterator[tuple[int, int, dict[str, Any], dict[str,
                         yield m, n, kw, c
 
 
-#: Members of the legal space per kind (the closing note of issue 3 reports these).
+#: Members of the legal space per kind (the validation figures quote these).
 LEGAL_COUNTS = {"tf32": 9792, "f16": 48960, "f8f6f4": 88032, "i8": 5120, "mxf8f6f4": 602112, "mxf4": 5632,
                 "mxf4nvf4": 8448}  # mxf4 kinds: E41 adds a one-CTA K = 96 row (16 N values)
 

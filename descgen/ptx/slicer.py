@@ -1,5 +1,5 @@
 """A function's lines to the statements its descriptor operands can depend on: the scanner's fast
-reader (issue 18: scan throughput).
+reader (scan throughput: bench/bench_scan.py).
 
 Most statements of a kernel with a ``tcgen05.mma`` or ``wgmma.mma_async`` (its epilogue, its
 loads and math, its barrier waits) never reach a descriptor operand. :func:`slice_function` finds
