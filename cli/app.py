@@ -331,7 +331,8 @@ def zcm() -> None:
 @cli.command(short_help="Decode and check descriptor words.")
 @click.argument("words", nargs=-1, required=True, metavar="WORD...")
 @click.option("--as", "as_", type=LazyChoice(descriptor_names),
-              help="Descriptor type (taddr: a tensor memory address). Default: idesc below 2**32, else smem and zcm.")
+              help="Descriptor type (taddr: a tensor memory address). Default: idesc below 2**32 (taddr where no "
+                   "kind reads the word and it is a valid one), else smem, wgmma_smem and zcm.")
 @click.option("--kind", type=KindType(), help="MMA kind for an idesc (implies --as idesc). Default: every kind.")
 @_mn_options
 @context_options("cta_group", "ws", "sp", "scale_vec", "a_tmem", "arch", "pattern_start", "warp", "alloc_columns", "alloc_base", wgmma=True)

@@ -52,7 +52,8 @@ Requests (keys are the API's keyword arguments; their help is the API's docstrin
       "descriptor" idesc|smem|zcm|taddr|wgmma_smem and "kind" as descgen decode --as/--kind:
       a kind means idesc; an idesc without a kind, or a word below 2**32 without a
       descriptor, is decoded under every kind (and as a tensor memory address where it is
-      a valid one); a wider word without one as smem, wgmma_smem and zcm; + context
+      a valid one; with warp, alloc_columns or alloc_base as one only); a wider word without
+      one as smem, wgmma_smem and zcm; + context
       (idesc: cta_group ws sp scale_vec a_tmem arch; smem: arch pattern_start; zcm: m n ws;
       taddr: warp alloc_columns alloc_base)
   {"op": "validate", "word": ..., "kind": "f16", "cta_group": 1, ...}

@@ -15,7 +15,7 @@ from typing import Any
 
 import descgen
 
-from .context import APPLIES, check_applies
+from .context import APPLIES, check_applies, option_name
 from .encoders import check_mn, renderer, wgmma_arch
 from .output import (
     ENVELOPE_VERSION,
@@ -60,7 +60,9 @@ def decode(out: Output, words: tuple[str, ...], as_: descgen.Descriptor | None, 
       --as wgmma_smem       Hopper's wgmma (sm_90a) shared memory descriptor (also: --arch sm_90a)
       --as taddr            a tensor memory address (lane, column; --warp,
                             --alloc-columns, --alloc-base add their rules)
-      (no --as)             a word below 2**32 is an idesc; a wider word is decoded as
+      (no --as)             a word below 2**32 is an idesc, or a tensor memory address where
+                            no kind reads it and it is a valid one (--warp, --alloc-columns,
+                            --alloc-base: read as one); a wider word is decoded as
                             smem, wgmma_smem and zcm and the consistent ones are shown, fewest
                             findings first, with why it is one shared memory family's or the
                             other's (families=)
@@ -162,8 +164,10 @@ def _decode_short(word: int, as_: descgen.Descriptor | None, kind: descgen.Kind 
         as_ = "idesc"
     if wgmma_arch(context) and as_ in (None, "wgmma_smem"):  # --arch sm_90a: Hopper's word, as the full decode reads it
         as_, context = "wgmma_smem", {**context, "arch": None}
+    # each reading's context (a bare word: those of every reading tried; the rest does not apply to it)
+    applies = ((as_,) if as_ is not None else ("idesc", "taddr") if word < 1 << 32 else ("smem", "wgmma_smem", "zcm"))
     found = identify(word, descriptor=as_, kind=kind,
-                     **{k: v for k, v in context.items() if v is not None and k in APPLIES.get(as_ or "idesc", APPLIES["idesc"])})
+                     **{k: v for k, v in context.items() if v is not None and any(k in APPLIES[a] for a in applies)})
     best = found.best
     names = [r.name for r in found.consistent] or [best.name]
     d = best.decoded
@@ -203,8 +207,20 @@ def _decode(out: Output, word: int, as_: descgen.Descriptor | None, kind: descge
     chosen: str = as_ or ("idesc" if word < 1 << 32 else "smem+zcm")  # what is shown
     if as_ is None and chosen == "idesc" and mask_m is not None:
         raise usage_error("a word below 2**32 decodes as an idesc; add --as zcm to see its mask")
-    hint = "; a word below 2**32 decodes as an idesc, add --as smem or --as zcm" if as_ is None and chosen == "idesc" else ""
-    check_applies(context, ("smem", "zcm") if chosen == "smem+zcm" else chosen, hint=hint)
+    bare32 = as_ is None and chosen == "idesc"  # an idesc under every kind, or a tensor memory address
+    hint = ""
+    if bare32:  # the descriptors whose rules take what was given
+        extra = [n for n, v in context.items() if v is not None and n not in APPLIES["idesc"] + APPLIES["taddr"]]
+        fits = [d for d in ("smem", "wgmma_smem", "zcm") if any(n in APPLIES[d] for n in extra)] or ["smem", "zcm"]
+        hint = f"; a word below 2**32 decodes as an idesc or a tensor memory address, add {' or '.join('--as ' + d for d in fits)}"
+    check_applies(context, ("smem", "zcm") if chosen == "smem+zcm" else ("idesc", "taddr") if bare32 else chosen, hint=hint)
+    if bare32:
+        only = {w: [n for n in APPLIES[w] if context.get(n) is not None and n not in APPLIES[o]]
+                for w, o in (("idesc", "taddr"), ("taddr", "idesc"))}
+        if only["idesc"] and only["taddr"]:
+            raise usage_error(f"{', '.join(map(option_name, only['idesc']))} is an instruction descriptor's context and "
+                              f"{', '.join(map(option_name, only['taddr']))} a tensor memory address's: no reading of the "
+                              "word takes both; add --as idesc or --as taddr")
     out.input["word"] = word_as(word, chosen)
     ctx = {**context, "m": mask_m, "n": mask_n}
 
@@ -215,10 +231,13 @@ def _decode(out: Output, word: int, as_: descgen.Descriptor | None, kind: descge
     runtime = None
     if chosen == "idesc":
         first = found.best
-        if first.descriptor == "taddr":  # no kind reads it, and it is a valid tensor memory address
+        if first.descriptor == "taddr":  # no kind reads it and it is a valid tensor memory address, or its context says so
             if not out.json:
-                echo(f"note: {word_as(word, 'taddr')} read as a tensor memory address (lane, column): no .kind reads "
-                     "it as an instruction descriptor without an error (--as idesc shows them)", err=True)
+                why = ("no .kind reads it as an instruction descriptor without an error" if len(found.readings) > 1 else
+                       "its context (" + ", ".join(option_name(n) for n in APPLIES["taddr"] if context.get(n) is not None)
+                       + ") is a tensor memory address's")
+                echo(f"note: {word_as(word, 'taddr')} read as a tensor memory address (lane, column): {why} "
+                     "(--as idesc shows the kinds)", err=True)
             out.input["as"] = "taddr"
             return _show_one(out, first.report, "taddr", verbose)
         runtime = first.runtime.as_dict() if first.runtime else None

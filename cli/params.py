@@ -133,12 +133,13 @@ class ScaleVecType(LazyChoice):
 
 class ArchType(Value):
     """A target (:class:`descgen.cli.values.Arch`): ``sm_100a`` ...; with ``wgmma=True`` also
-    ``sm_90a``, which selects the Hopper wgmma shared memory descriptor where a command reads one."""
+    ``sm_90a``, which selects the Hopper wgmma shared memory descriptor where a command reads one;
+    with ``bare=True`` also a target without tcgen05 (``sm_110``: a program's ``.target``, E49)."""
 
     reader: values.Arch
 
-    def __init__(self, wgmma: bool = False) -> None:
-        super().__init__(values.Arch(wgmma))
+    def __init__(self, wgmma: bool = False, bare: bool = False) -> None:
+        super().__init__(values.Arch(wgmma, bare))
 
     def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:  # click 8.1 has no ctx
         return "TARGET"

@@ -42,9 +42,11 @@ def port(out: Output, word: int, to: str) -> None:
 
     The start address, LBO, SBO and base offset keep their bits; the swizzle keeps its mode and
     its bits (its code differs: wgmma 1 = 128B in bits 62-63, tcgen05 2 = 128B in bits 61-63);
-    tcgen05's fixed bits 46-48 (0b001) are set or dropped. A mode the other family lacks
-    (tcgen05's 128B_base32B, its absolute LBO mode) is an error, as is a WORD that is not a
-    valid descriptor of the family it is ported from. See docs/spec-errata.md E44.
+    tcgen05's fixed bits 46-48 (0b001) are set or dropped. A WORD already in TARGET's family
+    comes back unchanged with a note (exit 0). A word below 2**32 (an instruction descriptor, a
+    tensor memory address) is refused (exit 2), and so are a WORD valid in neither family and a
+    mode the other family lacks (tcgen05's 128B_base32B, its absolute LBO mode) (exit 1). See
+    docs/spec-errata.md E44.
 
     \b
     Piped output (--plain): word=, from=, to=, flipped=, then

@@ -280,33 +280,46 @@ class Arch(Reader):
     """A target: ``sm_100a`` ... (``normalize_arch``; ``sm_101a``/``sm_101f`` are read as
     ``sm_110a``/``sm_110f``); with ``wgmma=True`` also ``sm_90a``, which selects the Hopper wgmma
     shared memory descriptor where a command reads one (``smem``, ``decode``, ``validate``,
-    ``layout``, ``port``; an idesc rule given it says tcgen05 needs a Blackwell target). The known
-    targets come from the tables on first use."""
+    ``layout``, ``port``; an idesc rule given it says tcgen05 needs a Blackwell target); with
+    ``bare=True`` (``scan``, where the target is a program's ``.target``) also a bare target such
+    as ``sm_110``, which has no tcgen05 (:func:`descgen.context.bare_target`, E49). A target
+    refused is named with why (no tcgen05; Hopper's) and the targets the command takes. The
+    known targets come from the tables on first use."""
 
     name = "target"
 
-    def __init__(self, wgmma: bool = False) -> None:
+    def __init__(self, wgmma: bool = False, bare: bool = False) -> None:
         self.wgmma = wgmma
+        self.bare = bare
 
     def describe(self) -> tuple[Any, ...]:
-        return ("arch", self.wgmma)
+        return ("arch", self.wgmma, *((True,) if self.bare else ()))
 
     def targets(self) -> tuple[str, ...]:
         from descgen.catalog import constraints
         from descgen.facts import smem_targets
 
-        return smem_targets() if self.wgmma else constraints().targets
+        own = smem_targets() if self.wgmma else constraints().targets
+        return (*own, *dict.fromkeys(t[:-1] for t in constraints().targets)) if self.bare else own
 
     def convert(self, value: Any, param: str | None, note: Note) -> str:
+        from descgen.context import bare_target
         from descgen.facts import smem_target
 
         found = smem_target(str(value))
         if found is None or not (self.wgmma or found[0] == "smem_desc"):
-            known = ", ".join(self.targets())
+            from descgen.catalog import constraints
+
+            with_tcgen05 = [t for t in self.targets() if t in constraints().targets or smem_target(t) is not None]
+            without = [t for t in self.targets() if t not in with_tcgen05]
+            known = ", ".join(with_tcgen05) + (f", or a bare {', '.join(without)} (no tcgen05, E49)" if without else "")
             bare = str(value).strip().lower()
-            if f"{bare}a" in self.targets() or f"{bare}f" in self.targets():  # sm_110: no tcgen05 (E49)
+            own = bare_target(bare)  # sm_110: no tcgen05 (E49)
+            if own and self.bare:
+                return bare
+            if own:
                 raise ValueError(f"{value!r} has no tcgen05: ptxas refuses tcgen05.mma on .target {bare}; its "
-                                 f"architecture-specific target is {bare}a and its family target {bare}f (E49); one of {known}")
+                                 f"architecture-specific and family targets are {' and '.join(own)} (E49); one of {known}")
             if found is not None:  # sm_90a where only tcgen05 words are read
                 raise ValueError(f"{value!r} is Hopper's target (wgmma); --arch here takes a tcgen05 target: one of {known}")
             raise ValueError(f"{value!r} is not a target descgen knows; one of {known}")

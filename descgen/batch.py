@@ -81,7 +81,7 @@ from .facts import idesc_defaults
 from .identify import DESCRIPTORS as IDENTIFIED, identify
 from .idesc import encode_idesc, validate_idesc
 from .instruction import check_mma
-from .loader import KINDS
+from .loader import KINDS, layouts
 from .numbers import parse_uint
 from .smem import encode_smem, validate_smem
 from .taddr import encode_taddr, validate_taddr
@@ -144,8 +144,11 @@ def _shapes() -> dict[tuple[str, str | None], _Shape]:
         for desc in DESCRIPTORS:
             _SHAPES[op, desc] = _Shape(head + ("word",) + (("kind",) if desc == "idesc" else ()) + ctx[desc],
                                        ("word",) + (("kind",) if desc == "idesc" and op == "validate" else ()), ("word",))
-    # decode without a descriptor: a word below 2**32 under every kind; a wider one as smem and zcm
+    # decode of an idesc without a kind: under every kind; without a descriptor: a word below 2**32
+    # under every kind and as a tensor memory address, a wider one as smem, wgmma_smem and zcm
     _SHAPES["decode", "idesc*"] = _Shape(head + ("word",) + ctx["idesc"], ("word",), ("word",))
+    _SHAPES["decode", "word32"] = _Shape(head + ("word",) + tuple(dict.fromkeys(ctx["idesc"] + ctx["taddr"])), ("word",),
+                                         ("word",))
     _SHAPES["decode", "smem+zcm"] = _Shape(head + ("word",) + tuple(dict.fromkeys(ctx["smem"] + ctx["zcm"])), ("word",), ("word",))
     keys, required = _params(check_mma)
     _SHAPES["check", None] = _Shape(("op", "id") + keys, required, ("idesc", "a_desc", "b_desc", "zcm"))
@@ -155,7 +158,8 @@ def _shapes() -> dict[tuple[str, str | None], _Shape]:
 def request_keys() -> dict[str, dict[str, list[str]]]:
     """The keys each op (and descriptor) takes and requires: ``{"encode idesc": {"keys": [...],
     "required": [...]}, ...}`` (the schema ``descgen batch --help`` documents)."""
-    names = {("encode", "smem_tile"): "encode smem (tile form)", ("decode", "idesc*"): "decode (word below 2**32, no descriptor)",
+    names = {("encode", "smem_tile"): "encode smem (tile form)", ("decode", "idesc*"): "decode idesc (no kind)",
+             ("decode", "word32"): "decode (word below 2**32, no descriptor)",
              ("decode", "smem+zcm"): "decode (wider word, no descriptor)", ("check", None): "check"}
     return {names.get(k, f"{k[0]} {k[1]}"): {"keys": list(s.keys), "required": list(s.required)} for k, s in _shapes().items()}
 
@@ -301,7 +305,19 @@ def _descriptor(req: Mapping[str, Any], op: str) -> str | None:
     desc = req.get("descriptor")
     if desc is None or desc in DESCRIPTORS:
         return desc
-    raise _usage("BATCH-DESCRIPTOR", "descriptor", desc, ", ".join(DESCRIPTORS), f"{op}: no such descriptor")
+    raise _usage("BATCH-DESCRIPTOR", "descriptor", desc, ", ".join(DESCRIPTORS), f"{op}: no such descriptor {desc!r}")
+
+
+def _fitting(wide: bool) -> tuple[str, ...]:
+    """The descriptors (:data:`DESCRIPTORS`) whose words are wider than 32 bits (``wide``), or not."""
+    widths = {lay.word: lay.width for lay in layouts()}
+    return tuple(d for d in DESCRIPTORS if (widths[d] > 32) == wide)
+
+
+def _named(descriptors: tuple[str, ...]) -> str:
+    """``"descriptor": "smem", "wgmma_smem" or "zcm"``."""
+    quoted = [f'"{d}"' for d in descriptors]
+    return '"descriptor": ' + (", ".join(quoted[:-1]) + " or " + quoted[-1] if len(quoted) > 1 else quoted[0])
 
 
 def _word_descriptor(req: Mapping[str, Any], op: str) -> str | None:
@@ -430,21 +446,26 @@ def _decode(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
     shapes = _shapes()
     desc = _word_descriptor(req, "decode")
     word = _word(req, "word")
-    bare = desc is None  # no descriptor and no kind: a word below 2**32 may be a tensor memory address too
     if desc == "idesc" and "kind" not in req:
         desc = "idesc*"
     elif desc is None:
         if word is None:
             raise _usage("BATCH-KEY-MISSING", "word", None, "an unsigned integer", "decode needs 'word'")
-        desc = "idesc*" if word < 1 << 32 else "smem+zcm"
-        if desc == "idesc*":
+        desc = "word32" if word < 1 << 32 else "smem+zcm"
+        if desc == "word32":
             for key in req:
-                if key not in shapes["decode", "idesc*"].keys and key in shapes["decode", "smem+zcm"].keys:
-                    raise _usage("BATCH-KEY", key, req[key], shapes["decode", "idesc*"].allowed(),
-                                 f"{key!r} does not apply to an instruction descriptor; a word below 2**32 decodes as an "
-                                 "idesc: add \"descriptor\": \"smem\" or \"zcm\"")
+                if key not in shapes["decode", "word32"].keys and key in shapes["decode", "smem+zcm"].keys:
+                    raise _usage("BATCH-KEY", key, req[key], shapes["decode", "word32"].allowed(),
+                                 f"{key!r} does not apply to an instruction descriptor or a tensor memory address; a word "
+                                 f"below 2**32 decodes as one: add {_named(tuple(d for d in _fitting(True) if key in shapes['decode', d].keys))}")
+            own = {d: [k for k in shapes["decode", d].keys if k in req and k not in shapes["decode", o].keys]
+                   for d, o in (("idesc", "taddr"), ("taddr", "idesc"))}
+            if own["idesc"] and own["taddr"]:
+                raise _usage("BATCH-KEY", own["taddr"][0], req[own["taddr"][0]], shapes["decode", "word32"].allowed(),
+                             f"{', '.join(own['idesc'])} is an instruction descriptor's context and {', '.join(own['taddr'])} a "
+                             "tensor memory address's: no reading of the word takes both; add \"descriptor\"")
     shape = shapes["decode", desc]
-    ctx = _args(req, shape, "decode" if desc in ("idesc*", "smem+zcm") else f"decode {desc}",
+    ctx = _args(req, shape, "decode" if desc in ("idesc*", "word32", "smem+zcm") else f"decode {desc}",
                 ("op", "id", "descriptor", "word", "kind"))
     assert word is not None  # "word" is a required key of every decode shape
     if desc in DESCRIPTORS:
@@ -453,23 +474,24 @@ def _decode(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]:
         mask = _decode_mask(word, ctx, report, full) if desc == "zcm" else None
         parts = {"result": _DecodeResult(d, report)} if full else _brief_decoded(d)
         return d.ok, {**parts, **({"mask": mask} if mask else {}), "_source": lambda: report}
-    # several readings, as descgen decode reads a bare word (identify): every kind below 2**32;
-    # smem and zcm above, with CUTLASS's runtime idesc when the low half is 0 (its first
+    # several readings, as descgen decode reads a bare word (identify): every kind below 2**32,
+    # and a tensor memory address where it is a valid one (or its context says so); smem,
+    # wgmma_smem and zcm above, with CUTLASS's runtime idesc when the low half is 0 (its first
     # consistent kind, as "idesc", and "runtime" naming them all)
-    found = identify(word, descriptor="idesc" if desc == "idesc*" and not bare else None, **ctx)
+    found = identify(word, descriptor="idesc" if desc == "idesc*" else None, **ctx)
     by_name = {r.name: r for r in found.readings}
-    names = list(KINDS) if desc == "idesc*" else ["smem", "wgmma_smem", "zcm"]
-    names += ["taddr"] if desc == "idesc*" and "taddr" in by_name else []  # (only where it is a valid one)
+    names = [*KINDS, "taddr"] if desc == "word32" else list(KINDS) if desc == "idesc*" else ["smem", "wgmma_smem", "zcm"]
     runtime = [r for r in found.readings if r.runtime is not None and r.ok]
-    results = {name: by_name[name] for name in names}
-    if runtime and desc != "idesc*":
+    results = {name: by_name[name] for name in names if name in by_name}
+    if runtime and desc == "smem+zcm":
         results["idesc"] = runtime[0]
-    consistent = sorted((name for name, r in results.items() if r.ok), key=lambda name: len(results[name].findings))
+    rank = {id(r): i for i, r in enumerate(found.readings)}  # identify's order: best first
+    consistent = sorted((name for name, r in results.items() if r.ok), key=lambda name: rank[id(results[name])])
     answer: dict[str, Any] = {"consistent": consistent, "results": {
         name: _DecodeResult(r.decoded, r.report) if full else _brief_decoded(r.decoded) for name, r in results.items()}}
     if found.best.runtime is not None:
         answer["runtime"] = {**found.best.runtime.as_dict(), "kinds": [r.kind for r in runtime]}
-    if desc != "idesc*":
+    if desc == "smem+zcm":
         mask = _decode_mask(word, ctx, by_name["zcm"].report, full)
         if mask:
             answer["mask"] = mask
@@ -493,9 +515,9 @@ def _validate(req: Mapping[str, Any], full: bool) -> tuple[bool, dict[str, Any]]
         wide = word is not None and word >= 1 << 32
         raise _usage("BATCH-DESCRIPTOR", "descriptor", None, ", ".join(d if d != "idesc" else "idesc (with kind)"
                                                                          for d in DESCRIPTORS),
-                     "a word wider than 32 bits is a shared memory or zero-column mask descriptor: add \"descriptor\": \"smem\" or \"zcm\""
-                     if wide else "an instruction descriptor needs \"kind\": its rules depend on the MMA kind (add \"kind\", "
-                     "or \"descriptor\": \"smem\" or \"zcm\")")
+                     f"validate reads one descriptor; a word wider than 32 bits: add {_named(_fitting(True))}" if wide else
+                     "validate reads one descriptor; an instruction descriptor needs \"kind\" (its rules depend on the MMA "
+                     f"kind): add \"kind\", or {_named(tuple(d for d in _fitting(False) if d != 'idesc'))}")
     shape = shapes["validate", desc]
     ctx = _args(req, shape, f"validate {desc}", ("op", "id", "descriptor", "word", "kind"))
     word = _word(req, "word")

@@ -16,7 +16,7 @@ from .errors import Finding, UsageError
 from .loader import layout, shapes
 from .types import Arch, ScaleVec
 
-__all__ = ["context", "context_source", "normalize_arch", "normalize_scale_vec",
+__all__ = ["bare_target", "context", "context_source", "normalize_arch", "normalize_scale_vec",
            "normalize_warp", "no_context", "words_context"]
 
 
@@ -79,7 +79,8 @@ def normalize_arch(value: Any) -> Arch | None:
     """``"sm_100a"`` (also ``"sm_101a"``, renamed ``sm_110a``) -> the canonical target name.
 
     Raises:
-        UsageError: a target descgen does not know.
+        UsageError: a target descgen does not know, or one without tcgen05: a bare target
+            (``sm_110``: its message names ``sm_110a`` and ``sm_110f``, E49) or Hopper's ``sm_90a``.
     """
     if value is None:
         return None
@@ -89,8 +90,24 @@ def normalize_arch(value: Any) -> Arch | None:
         name = c.aliases.get(name, name)
         if name in c.targets:
             return name
+    own = bare_target(value)
+    why = (f": {str(value).strip().lower()} has no tcgen05 (ptxas refuses tcgen05 on that .target); its architecture-"
+           f"specific and family targets are {' and '.join(own)} (E49)" if own else "")
     raise _usage("arch", value, ", ".join(c.targets) + " (sm_101a/f = sm_110a/f)",
-                 "tcgen05 needs an arch- or family-specific Blackwell target")
+                 "tcgen05 needs an arch- or family-specific Blackwell target" + why)
+
+
+def bare_target(value: Any) -> tuple[str, ...]:
+    """A target without its ``a``/``f`` suffix whose suffixed targets have tcgen05 (``"sm_110"`` ->
+    ``("sm_110a", "sm_110f")``, ``"sm_101"`` -> the same, by the renaming): what ptxas calls a
+    target and refuses every tcgen05 instruction on (E49). Empty for anything else."""
+    if not isinstance(value, str):
+        return ()
+    name = value.strip().lower()
+    if not name.startswith("sm_") or not name[3:].isdigit():
+        return ()
+    c = constraints()
+    return tuple(t for t in (c.aliases.get(name + s, name + s) for s in "af") if t in c.targets)
 
 
 def normalize_warp(value: Any) -> int | None:

@@ -8,14 +8,18 @@ command does (``descgen decode``, ``descgen validate``, ``descgen batch``, :func
 - a descriptor given: that one (an instruction descriptor without a kind: under every kind);
 - nothing given: a word below 2**32 is an instruction descriptor, tried under every kind, and a
   tensor memory address (§9.7.16.1.1) where it is a valid one (the two never both are: an
-  idesc's M sets bits 24-28, a tensor memory address's lane is below 128, bits 16-22); a wider
+  idesc's M sets bits 24-28, a tensor memory address's lane is below 128, bits 16-22; were
+  they, the consistent kinds would still come first). Context that only one of the two takes
+  chooses it: ``warp``/``alloc_columns``/``alloc_base`` a tensor memory address (valid or not),
+  an idesc's context (``cta_group``, ``arch``...) the instruction descriptor; a wider
   word is tried as a shared memory descriptor of both families (tcgen05's, Table 40, and Hopper
   wgmma's, §9.7.15.5.1.2.2) and as a zero-column mask descriptor, and, when its low half is 0, as
   CUTLASS's runtime instruction descriptor too (errata E31, E32). :attr:`Identified.why` says
   which shared memory family the word's bits point to, and whether it is valid in both (E44).
 
 Every reading is validated with the context that applies to its word; the readings come back best
-first: no error finding first, then the fewest findings, then the order tried (PTX's kind order;
+first: no error finding first, then (a bare 32-bit word) the kinds before the tensor memory
+address, then the fewest findings, then the order tried (PTX's kind order;
 smem before wgmma_smem before zcm before the runtime form). A Hopper word (bit 46 clear) reads as
 wgmma with no finding and as tcgen05 with the version warning: wgmma first. A word that is a zero-column mask descriptor also
 passes as a shared memory descriptor with a warning on the fixed bits 46-48, so it ranks second.
@@ -141,7 +145,9 @@ class Identified:
 
 
 def _rank(readings: list[Reading]) -> tuple[Reading, ...]:
-    return tuple(sorted(readings, key=lambda r: (not r.ok, len(r.findings))))
+    """Best first: no error finding, then (of a bare 32-bit word) every instruction descriptor
+    before the tensor memory address, then the fewest findings, then the order tried."""
+    return tuple(sorted(readings, key=lambda r: (not r.ok, r.descriptor == "taddr", len(r.findings))))
 
 
 def identify(word: int, *, descriptor: Descriptor | None = None, kind: Kind | None = None, **context: Any) -> Identified:
@@ -185,10 +191,19 @@ def identify(word: int, *, descriptor: Descriptor | None = None, kind: Kind | No
     if descriptor == "idesc" or (descriptor is None and word < 1 << 32):
         runtime = idesc_from_runtime(word) if word >> 32 else None
         kinds = (kind,) if kind is not None else KINDS
-        readings = idesc_readings(runtime.idesc if runtime else word, kinds, runtime)
-        if descriptor is None:
+        if descriptor is not None:
+            return Identified(word, _rank(idesc_readings(runtime.idesc if runtime else word, kinds, runtime)), asked)
+        # a bare 32-bit word: an idesc under every kind and a tensor memory address, unless the
+        # context names what only one of them takes (--warp: a tensor memory address; --cta-group:
+        # an instruction descriptor); no reading taking every name given, each takes its own
+        named = {name for name, value in context.items() if value is not None}
+        as_idesc, as_taddr = named <= set(words_context("idesc")), named <= set(words_context("taddr"))
+        if not (as_idesc or as_taddr):
+            as_idesc = as_taddr = True
+        readings = idesc_readings(word, kinds, None) if as_idesc else []
+        if as_taddr:
             taddr = Reading("taddr", None, validate_taddr(word, **given("taddr")))
-            readings += [taddr] if taddr.ok else []
+            readings += [taddr] if taddr.ok or not as_idesc else []  # (beside the kinds: only a valid one)
         return Identified(word, _rank(readings), asked)
     if descriptor is not None:
         return Identified(word, (Reading(descriptor, None, _VALIDATORS[descriptor](word, **given(descriptor))),), asked)

@@ -22,7 +22,7 @@ from .catalog import usage_error
 from .engine import Decoded, check_word, plan
 from .errors import EncodeError, Finding, WordError
 from .facts import smem_family_target, smem_target, smem_targets
-from .idesc import consistent_kinds
+from .identify import Identified, identify
 from .loader import SMEM_LAYOUTS, Field, layout
 from .smem import encode_smem, validate_smem
 from .types import SmemArch
@@ -69,9 +69,9 @@ class Ported:
             the caller named.
         changes: the fields that change, or that mean the same with other bits (the swizzle).
         findings: the target word's warnings and notes (errors raise instead).
-        note: why nothing was ported, when the word is already a valid descriptor of the target
-            family and not one of the other (``source`` is then ``target``, ``changes`` empty);
-            ``""`` otherwise.
+        note: why nothing was ported, when the word is already the target family's (the family
+            :func:`descgen.identify` reads it as: ``source`` is then ``target``, ``changes``
+            empty); ``""`` otherwise.
     """
 
     word: int
@@ -112,19 +112,23 @@ def port_smem(word: int, *, to: SmemArch) -> Ported:
     values and bits; the swizzle keeps its mode (and its bits: the codes differ, errata E44);
     tcgen05's constant bits 46-48 are set or dropped.
 
-    A word that is already a valid descriptor of the target family, and not one of the source
-    family (bit 46 set, to a tcgen05 target), is returned unchanged, with ``.note`` saying so.
+    Which family a word is in is what :func:`descgen.identify` says (E44): the family that reads it
+    without an error, and with fewer findings where both do (a Hopper word, bit 46 clear, is
+    wgmma's: as tcgen05 it has the version warning). A word already in the target family is
+    returned unchanged, with ``.note`` saying so.
 
     Returns:
         A :class:`Ported`: ``.word``, ``.changes`` (what changed and why), both decodings.
 
     Raises:
         UsageError: ``to`` is not a target (``PORT-TARGET``).
-        WordError: ``word`` is not an unsigned 64-bit integer, or it is an instruction descriptor
-            (a 32-bit word consistent with an MMA kind), or a valid descriptor of neither family
-            (``PORT-WORD``).
-        EncodeError: the source uses a mode the target family lacks (``PORT-MODE``: tcgen05's
-            128B with 32-byte atomicity, or its absolute-address LBO mode, to sm_90a).
+        WordError: ``word`` is not an unsigned 64-bit integer, or it is below 2**32: an
+            instruction descriptor, a tensor memory address or another 32-bit word, never a shared
+            memory descriptor (``PORT-WORD``, naming what descgen reads it as).
+        EncodeError: ``word`` breaks a rule of both families (``PORT-WORD-INVALID``, naming each
+            family's first error and any other reading of the word); the source uses a mode the
+            target family lacks (``PORT-MODE``: tcgen05's 128B with 32-byte atomicity, or its
+            absolute-address LBO mode, to sm_90a).
     """
     found = smem_target(to)
     if found is None:
@@ -132,29 +136,26 @@ def port_smem(word: int, *, to: SmemArch) -> Ported:
     target_layout, to_arch = found
     source_layout = next(name for name in SMEM_LAYOUTS if name != target_layout)
     check_word(word, 64, layout(source_layout).word)
-    validate, _ = _FAMILY[source_layout]
-    from_arch = smem_family_target(source_layout)
+    every = identify(word)
     if not word >> 32:
-        kinds = consistent_kinds(word)
-        if kinds:
-            raise usage_error("PORT-WORD", "word", word, "a 64-bit shared memory descriptor", f"{word:#010x} is an "
-                              f"instruction descriptor (consistent with {', '.join('.kind::' + k for k in kinds)}), not a "
-                              "shared memory descriptor", where="port", error=WordError)
-    report = validate(word)
-    source = report.decoded[layout(source_layout).word]
-    errors = [f for f in report.findings if f.severity == "error"]
-    if errors:
-        there = _FAMILY[target_layout][0](word)
-        if there.ok:  # already the target family's word: nothing to port
-            target = there.decoded[layout(target_layout).word]
-            family = layout(target_layout).family
-            return Ported(word, target, target, smem_family_target(target_layout), to_arch, (), there.findings,
-                          f"{word:#018x} is already a {family} ({smem_family_target(target_layout)}) descriptor "
-                          f"(as {layout(source_layout).family}: {errors[0].code}): nothing to port")
-        first = errors[0]
-        raise usage_error("PORT-WORD", first.field, word if first.field == "word" else first.value, "a valid word of the "
-                          f"{layout(source_layout).family} family", f"read as {layout(source_layout).family} ({from_arch}), "
-                          f"{first.code}: {first.rule}", where="port", error=WordError)
+        raise usage_error("PORT-WORD", "word", word, "a 64-bit shared memory descriptor", f"{word:#010x} is {_what(every)}",
+                          where="port", error=WordError)
+    by_layout = {r.decoded.layout: r for r in every.readings if r.decoded.layout in SMEM_LAYOUTS}
+    family = next(r for r in every.readings if r.decoded.layout in SMEM_LAYOUTS)  # identify's order (E44)
+    if not family.ok:
+        other = [r for r in every.consistent if r.decoded.layout not in SMEM_LAYOUTS]
+        errors = "; ".join(f"as {_family(name)}, {r.report.errors[0].code}" for name, r in by_layout.items())
+        raise usage_error("PORT-WORD-INVALID", "word", word, "a valid tcgen05 or wgmma shared memory descriptor",
+                          f"{word:#018x} is neither: {errors}" + (f"; it reads as {_what(every)}" if other else "")
+                          + f" (descgen decode {word:#018x})", where="port", error=EncodeError)
+    if family.decoded.layout == target_layout:  # already the target family's word: nothing to port
+        there, here = family, by_layout[source_layout]
+        flaw = next((f for f in here.findings if f.severity != "info"), None)
+        return Ported(word, there.decoded, there.decoded, smem_family_target(target_layout), to_arch, (), there.findings,
+                      f"{word:#018x} is already a {_family(target_layout)} descriptor"
+                      + (f" (as {_family(source_layout)}: {flaw.code})" if flaw else "") + ": nothing to port")
+    source = family.decoded
+    from_arch = smem_family_target(source_layout)
     values, changes = _carry(source, source_layout, target_layout)
     encode = _FAMILY[target_layout][1]
     new = encode(**values)
@@ -163,6 +164,35 @@ def port_smem(word: int, *, to: SmemArch) -> Ported:
     order = {f.name: i for i, f in enumerate(layout(target_layout).fields)}
     changes.sort(key=lambda c: order.get(c.field, -1))
     return Ported(int(new), source, target, from_arch, to_arch, tuple(changes), tuple(getattr(new, "findings", ())))
+
+
+def _family(layout_name: str) -> str:
+    """``tcgen05 (sm_100a)``, ``wgmma (sm_90a)``: a shared memory descriptor family and its target."""
+    return f"{layout(layout_name).family} ({smem_family_target(layout_name)})"
+
+
+def _what(found: Identified) -> str:
+    """What :func:`descgen.identify` reads a word as, in words: its best consistent reading that is
+    no shared memory descriptor (an instruction descriptor and its kinds, CUTLASS's runtime form, a
+    tensor memory address, a zero-column mask descriptor), else what no reading fits."""
+    consistent = [r for r in found.consistent if r.decoded.layout not in SMEM_LAYOUTS]
+    if not consistent:
+        if found.word >> 32:
+            return "no descriptor descgen reads"
+        return ("a 32-bit word that no .kind reads as an instruction descriptor without an error and that is no "
+                "valid tensor memory address")
+    best = consistent[0]
+    if best.descriptor == "idesc":
+        kinds = ", ".join(".kind::" + str(r.kind) for r in consistent if r.descriptor == "idesc")
+        if best.runtime is not None:
+            return f"CUTLASS's 64-bit runtime instruction descriptor (its upper half {best.runtime.idesc:#010x} is " \
+                   f"consistent with {kinds}; errata E31)"
+        return f"an instruction descriptor (consistent with {kinds})"
+    if best.descriptor == "taddr":
+        v = best.decoded.values()
+        return f"a tensor memory address (lane {v['lane']}, column {v['column']}; §9.7.16.1.1)"
+    title = layout(best.decoded.layout).title
+    return f"a {title[:1].lower()}{title[1:]} ({best.descriptor})"
 
 
 def _carry(source: Decoded, source_layout: str, target_layout: str) -> tuple[dict[str, Any], list[PortChange]]:

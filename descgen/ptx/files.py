@@ -14,7 +14,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
 
-from ..context import normalize_arch
+from ..context import bare_target, normalize_arch
 from ..types import Arch
 from ..workers import MAX_AUTO_JOBS, PARALLEL_BYTES, can_fork, cores, ignore_interrupt
 from .scan import ScanChunk, not_ptx, scan_stream
@@ -148,11 +148,12 @@ def scan_files(paths: Iterable[str], *, arch: Arch | None = None, jobs: int = 1)
         made as they are read: memory bounded by the largest function).
 
     Raises:
-        UsageError: ``arch`` is not a target descgen knows (``CONTEXT-ARCH``), before any file is
+        UsageError: ``arch`` is not a target descgen knows, nor a bare one (``CONTEXT-ARCH``), before any file is
             read. An error in a worker is raised here as it was raised there.
     """
     paths = list(paths)
-    normalize_arch(arch)  # a target descgen does not know: UsageError here, before any file is read
+    if not bare_target(arch):  # (sm_110: a .target without tcgen05, E49, reported per file)
+        normalize_arch(arch)  # a target descgen does not know: UsageError here, before any file is read
     if jobs <= 1 or "-" in paths or not can_fork():
         for path in paths:
             yield _scan_path(path, arch, False)

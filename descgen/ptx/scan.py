@@ -54,7 +54,7 @@ from ..engine import KnownBits, hex_word
 from ..errors import DescgenError, Finding, HasFindings
 from ..loader import KINDS
 from ..catalog import catalog, constraints
-from ..context import normalize_arch
+from ..context import bare_target, normalize_arch
 from ..engine import show_value
 from ..identify import key_fields
 from ..instruction import check_mma, check_wgmma
@@ -592,10 +592,12 @@ class _Scan:
         self.rules = catalog()
         self.findings: list[ScanFinding] = []
         self.instructions: list[ScanInstruction] = []
-        self.arch = normalize_arch(arch)
-        self.arch_from = "option" if self.arch else None
+        bare = bare_target(arch)  # --arch sm_110: a target without tcgen05, read as its .target would be (E49)
+        self.arch = None if bare else normalize_arch(arch)
+        self.arch_from = "option" if self.arch or bare else None
         self.target: tuple[int, str] | None = None
-        self.no_tcgen05: str | None = None  # a .target known to lack tcgen05 (sm_90a, sm_100, sm_120a)
+        # a .target known to lack tcgen05 (sm_90a, sm_100, sm_120a), or such an --arch
+        self.no_tcgen05: str | None = str(arch).strip().lower() if bare else None
         self.target_name: str | None = None  # the .target's target as written (E34), for wgmma
         self.seen_wgmma = False
         self.version: tuple[int, str] | None = None
@@ -761,11 +763,11 @@ class _Scan:
             return
         self.seen_instruction = True
         if self.no_tcgen05 is not None:
-            assert self.target is not None
+            where = " (--arch)" if self.arch_from == "option" or self.target is None else f" (line {self.target[0]})"
             self.rule("PTX-TARGET-TCGEN05", line, ".target", "arch", self.no_tcgen05, ", ".join(constraints().targets),
-                      f".target {self.no_tcgen05} (line {self.target[0]}) has no tcgen05: ptxas rejects the instruction "
+                      f".target {self.no_tcgen05}{where} has no tcgen05: ptxas rejects the instruction "
                       "there; tcgen05 needs one of the targets allowed")
-        if self.arch is None and self.target is None:
+        if self.arch is None and self.target is None and self.no_tcgen05 is None:
             self.rule("PTX-TARGET-MISSING", line, "file", "arch", None, ", ".join(constraints().targets),
                       "no .target directive before the first tcgen05 instruction and no --arch; the rules that need the target are not checked")
 
@@ -993,7 +995,7 @@ class _Scan:
         if self.seen_wgmma:
             return
         self.seen_wgmma = True
-        target = self.arch if self.arch_from == "option" else self.target_name
+        target = (self.arch or self.no_tcgen05) if self.arch_from == "option" else self.target_name
         allowed = wgmma_table().targets
         if target is not None and target not in allowed:
             where = f" (line {self.target[0]})" if self.target is not None and self.arch_from != "option" else ""
@@ -1326,7 +1328,9 @@ def scan_ptx(text: str, *, filename: str = "<stdin>", arch: Arch | None = None) 
         text: the PTX source (a whole file or a fragment).
         filename: how findings name the file (``FILE:LINE: ...``).
         arch: the target (``sm_100a``...); overrides the file's ``.target``. None: the file's first
-            ``.target`` (its last ``sm_`` entry, E34), or no target (target rules not checked).
+            ``.target`` (its last ``sm_`` entry, E34), or no target (target rules not checked). A
+            bare target (``sm_110``, E49) is taken as such a ``.target`` is: it has no tcgen05
+            (``PTX-TARGET-TCGEN05`` at the first tcgen05 instruction).
 
     Returns:
         A :class:`ScanResult`: the instructions (qualifiers, operands with their known bits, the
@@ -1335,8 +1339,8 @@ def scan_ptx(text: str, *, filename: str = "<stdin>", arch: Arch | None = None) 
         (``descgen rules --applies ptx``).
 
     Raises:
-        UsageError: ``arch`` is not a target descgen knows (``CONTEXT-ARCH``). Problems in the PTX
-            itself are findings, never exceptions.
+        UsageError: ``arch`` is not a target descgen knows, nor a bare one (``CONTEXT-ARCH``).
+            Problems in the PTX itself are findings, never exceptions.
     """
     stream = scan_stream(text, filename=filename, arch=arch)
     instructions: list[ScanInstruction] = []
