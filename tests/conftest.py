@@ -365,3 +365,21 @@ def load_handwritten():
     sys.modules.setdefault(spec.name, module)
     spec.loader.exec_module(module)
     return module
+
+
+def cli_run(*args: str, code: int | None = 0, input: str | None = None, env: dict[str, str] | None = None) -> Any:
+    """``descgen ARGS`` through click's runner, as a user runs it: stdout and stderr apart, never a
+    traceback, and the exit status ``code`` (None: any)."""
+    from click.testing import CliRunner
+
+    from descgen.cli import cli
+
+    try:  # click < 8.2 mixes stderr into stdout unless told not to
+        runner = CliRunner(mix_stderr=False)  # type: ignore[call-arg]
+    except TypeError:
+        runner = CliRunner()
+    result = runner.invoke(cli, list(args), input=input, env=env)
+    assert "Traceback" not in result.stdout and "Traceback" not in result.stderr, (result.stdout, result.stderr)
+    if code is not None:
+        assert result.exit_code == code, (result.exit_code, result.stdout, result.stderr)
+    return result

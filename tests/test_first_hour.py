@@ -9,24 +9,8 @@ import subprocess
 import sys
 
 import pytest
-from click.testing import CliRunner
 
-from descgen.cli import cli
-
-
-def _runner() -> CliRunner:
-    try:  # click < 8.2 mixes stderr into stdout unless told not to
-        return CliRunner(mix_stderr=False)  # type: ignore[call-arg]
-    except TypeError:
-        return CliRunner()
-
-
-def run(*args: str, code: int | None = 0, env: dict[str, str] | None = None, input: str | None = None):
-    result = _runner().invoke(cli, list(args), env=env, input=input)
-    assert "Traceback" not in result.stdout and "Traceback" not in result.stderr, (result.stdout, result.stderr)
-    if code is not None:
-        assert result.exit_code == code, (result.exit_code, result.stdout, result.stderr)
-    return result
+from conftest import cli_run as run
 
 
 # --------------------------------------------------------------------------------------------

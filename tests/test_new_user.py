@@ -6,24 +6,7 @@ from __future__ import annotations
 
 import json
 
-from click.testing import CliRunner
-
-from descgen.cli import cli
-
-
-def _runner() -> CliRunner:
-    try:  # click < 8.2 mixes stderr into stdout unless told not to
-        return CliRunner(mix_stderr=False)  # type: ignore[call-arg]
-    except TypeError:
-        return CliRunner()
-
-
-def run(*args: str, code: int | None = 0, input: str | None = None):
-    result = _runner().invoke(cli, list(args), input=input)
-    assert "Traceback" not in result.stdout and "Traceback" not in result.stderr, (result.stdout, result.stderr)
-    if code is not None:
-        assert result.exit_code == code, (result.exit_code, result.stdout, result.stderr)
-    return result
+from conftest import cli_run as run
 
 
 # --------------------------------------------------------------------------------------------

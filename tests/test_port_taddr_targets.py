@@ -10,34 +10,19 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 import descgen
 from descgen.batch import DESCRIPTORS, handle
 from descgen.catalog import constraints
-from descgen.cli import cli
 from descgen.context import bare_target
 from descgen.identify import Reading, _rank, identify
 from descgen.ptx.scan import scan_ptx
 
+from conftest import cli_run as run
+
 ROOT = Path(__file__).resolve().parents[1]
 HOPPER = 0x4000004000010040  # wgmma (sm_90a): bit 46 clear
 BLACKWELL = 0x4000404000010040  # tcgen05 (sm_100a): the same word with bit 46 set
-
-
-def _runner() -> CliRunner:
-    try:  # click < 8.2 mixes stderr into stdout unless told not to
-        return CliRunner(mix_stderr=False)  # type: ignore[call-arg]
-    except TypeError:
-        return CliRunner()
-
-
-def run(*args: str, code: int | None = 0, input: str | None = None):
-    result = _runner().invoke(cli, list(args), input=input)
-    assert "Traceback" not in result.stdout and "Traceback" not in result.stderr, (result.stdout, result.stderr)
-    if code is not None:
-        assert result.exit_code == code, (result.exit_code, result.stdout, result.stderr)
-    return result
 
 
 def batch(*requests: dict) -> list[dict]:
