@@ -33,6 +33,7 @@ __all__ = [
     "Constraints",
     "Catalog",
     "catalog",
+    "derived",
     "constraints",
     "contexts",
     "usage_table",
@@ -55,7 +56,8 @@ APPLIES = ("idesc", "smem", "zcm", "mma", "taddr", "ptx", "wgmma")
 #: The kinds of context value a ``[[context]]`` entry may declare (``value = ...``).
 CONTEXT_VALUES = ("flag", "uint", "cta_group", "scale_vec", "arch", "warp", "alloc_base")
 _WORDS = ("idesc", "smem", "zcm", "mma", "taddr", "wgmma_smem")
-_RULE_KEYS = {"code", "severity", "applies", "kinds", "fields", "needs", "uses", "rule", "source", "legal", "illegal"}
+_RULE_KEYS = {"code", "severity", "applies", "kinds", "fields", "needs", "uses", "rule", "source", "legal", "illegal",
+              "let", "operands", "check"}
 _USAGE_KEYS = {"code", "applies", "field", "rule", "source"}
 #: What a [[layout]], [[usage]] or [[context]] entry may add: its examples, or why no input produces
 #: its code (descgen.examples; tests/test_codes.py checks every code has one or the other).
@@ -69,7 +71,7 @@ _LAYOUT_APPLIES = ("layout", "smem")
 _KEY_ORDER = ("code", "severity", "applies", "field", "fields", "rule", "source")  # the entries' order
 _CONTEXT_KEYS = {"name", "meaning", "value", "words", "help", "metavar", "source", "legal", "illegal"}
 _TOP_KEYS = {"table", "transpose_b_8bit", "scale_vec", "a_tmem", "absolute_lbo", "zcm",
-             "targets", "requires", "ptx_version", "context", "usage", "layout", "rule"}
+             "targets", "requires", "ptx_version", "context", "usage", "layout", "rule", "derive"}
 
 
 @record
@@ -91,6 +93,8 @@ class Rule:
             is not reported as not checked.
         unreachable: why no input produces the code (a ``[[usage]]`` or ``[[layout]]`` entry
             without examples), else ``""``.
+        declared: the rule's checks as the table writes them (``let``, ``operands``, ``check``:
+            :mod:`descgen.rules.language`), or None (a ``ptx`` rule, or a usage or layout code).
     """
 
     code: str
@@ -105,6 +109,7 @@ class Rule:
     illegal: Mapping[str, Any] | None = None
     kinds: tuple[str, ...] = ()
     unreachable: str = ""
+    declared: Mapping[str, Any] | None = None
 
     def finding(self, field: str, value: Any, allowed: str, detail: str = "") -> Finding:
         """A finding of this rule; ``detail`` says what was found, after the rule sentence."""
@@ -199,6 +204,8 @@ class Catalog(NamedTuple):
     contexts: dict[str, ContextName]
     usage: dict[str, Rule]
     layout: dict[str, Rule]
+    #: ``[derive.<applies>]``: names every rule of the word may use, as expressions.
+    derive: dict[str, dict[str, str]]
 
 
 @functools.cache
@@ -209,6 +216,12 @@ def _data() -> Catalog:
 def catalog() -> dict[str, Rule]:
     """Every ``[[rule]]`` of ``tables/rules.toml``, by code, in file order."""
     return _data().rules
+
+
+def derived() -> dict[str, dict[str, str]]:
+    """``[derive.<applies>]``: per word, the names every rule of it may use (expressions of the rule
+    language, :mod:`descgen.rules.language`)."""
+    return _data().derive
 
 
 def constraints() -> Constraints:
@@ -423,7 +436,11 @@ def parse_rules(data: Mapping[str, Any], path: str) -> Catalog:
                 raise TableError(path, where, f"'{key}' example: a PTX snippet (ptx = \"...\") goes with as = \"ptx\", and only there")
         rules[row["code"]] = Rule(row["code"], row["severity"], row["applies"], tuple(row["fields"]),
                                   tuple(row.get("needs", ())), tuple(row.get("uses", ())), row["rule"], row["source"],
-                                  row["legal"], row["illegal"], tuple(row.get("kinds", ())))
+                                  row["legal"], row["illegal"], tuple(row.get("kinds", ())),
+                                  declared={k: row[k] for k in ("let", "operands", "check") if k in row} or None)
+        if (row["applies"] == "ptx") == ("check" in row):
+            raise TableError(path, where, "a rule of a word or instruction declares its checks ([[rule.check]]); a ptx "
+                                          "rule is the scanner's")
         if any(k not in KINDS for k in rules[row["code"]].kinds):
             raise TableError(path, where, f"unknown kind in {row['kinds']}; known: {', '.join(KINDS)}")
 
@@ -439,5 +456,5 @@ def parse_rules(data: Mapping[str, Any], path: str) -> Catalog:
         aliases=dict(singles["targets"]["aliases"]),
         ptx_versions=ptx_versions,
         requires=requires,
-    ), names, usage, tiles)
+    ), names, usage, tiles, {k: dict(v) for k, v in data.get("derive", {}).items()})
 

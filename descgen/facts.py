@@ -9,7 +9,7 @@ to keep them equal.
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, NamedTuple, overload
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Mapping, NamedTuple, overload
 
 from .catalog import constraints, usage_error
 from .context import normalize_warp
@@ -418,6 +418,16 @@ def lane_warp(lane: int) -> int | None:
     if isinstance(lane, bool) or not isinstance(lane, int) or not 0 <= lane < lanes:
         return None
     return lane // (lanes // warps_per_warpgroup())
+
+
+def describe_ints(values: Iterable[int]) -> str:
+    """``8..256 step 8`` (four or more evenly spaced values), or the values listed; ``none``."""
+    v = sorted(values)
+    if len(v) > 3:
+        step = v[1] - v[0]
+        if all(b - a == step for a, b in zip(v, v[1:])):
+            return f"{v[0]}..{v[-1]} step {step}"
+    return ", ".join(map(str, v)) or "none"
 
 
 def describe_range(r: range) -> str:

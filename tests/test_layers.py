@@ -16,7 +16,7 @@ import pytest
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIB = os.path.join(REPO, "descgen")
 #: Subpackages of descgen/ (their modules are named ``ptx.scan``...).
-SUBPACKAGES = ("ptx", "backends")
+SUBPACKAGES = ("ptx", "backends", "rules")
 MODULES = sorted([name[:-3] for name in os.listdir(LIB) if name.endswith(".py") and name != "__init__.py"] +
                  [f"{sub}.{name[:-3]}" for sub in SUBPACKAGES for name in os.listdir(os.path.join(LIB, sub))
                   if name.endswith(".py") and name != "__init__.py"])
@@ -24,12 +24,12 @@ MODULES = sorted([name[:-3] for name in os.listdir(LIB) if name.endswith(".py") 
 #: The layers, bottom to top, as docs/architecture.md lists them: a module may import only modules
 #: of its own layer or of layers below.
 LAYERS = (
-    ("usercache", "records", "errors", "transforms", "version", "types", "numbers", "errata", "workers"),
+    ("usercache", "records", "errors", "transforms", "version", "types", "numbers", "errata", "workers", "rules.language"),
     ("loader",),
     ("engine",),
     ("catalog", "report"),
     ("context",),
-    ("facts", "wgmma_facts"),
+    ("facts", "wgmma_facts", "rules.tables"),
     ("checks",),
     ("idesc", "smem", "zcm", "taddr", "runtime", "wgmma_smem"),
     ("tiles", "instruction", "identify", "port", "ptx.lexer", "ptx.knownbits", "ptx.ranges", "ptx.dataflow",

@@ -129,7 +129,8 @@ def test_check_mma_decodes_each_word_once_and_runs_each_rule_once(monkeypatch):
         return run
 
     monkeypatch.setattr(engine.Plan, "read", read)
-    monkeypatch.setattr(checks, "_IMPLS", {code: counted(code, fn) for code, fn in checks._IMPLS.items()})
+    real_impl = checks.rule_impl
+    monkeypatch.setattr(checks, "rule_impl", lambda code: counted(code, real_impl(code)))
     checks._plan.cache_clear()  # its plans hold the implementations
     monkeypatch.setattr(checks, "_COMPILED", {})  # (so do the idesc rule memo's, with what they found)
     monkeypatch.setattr(checks, "_MMA_MEMO", {})  # (and the instruction rules' memo)
@@ -250,7 +251,7 @@ def test_idesc_reads_are_what_each_rule_reads():
     from descgen.idesc import decode_fields
 
     rules = [r for r in catalog().values() if r.applies == "idesc" and r.code in checks.implemented()]
-    assert {r.code for r in rules} == set(checks.IDESC_READS)
+    assert {r.code for r in rules} == set(checks.idesc_reads())
     for kind, word, ctx in _random_idesc_cases(3000, 11):
         d = decode_fields(word, kind)
         norm = context(**ctx)
@@ -259,7 +260,7 @@ def test_idesc_reads_are_what_each_rule_reads():
         for rule, fn in runnable:  # the rules the context lets run
             rec = _Recording(facts, set())
             list(fn(rule, rec, constraints()))
-            assert rec.read <= set(checks.IDESC_READS[rule.code]), (rule.code, rec.read - set(checks.IDESC_READS[rule.code]))
+            assert rec.read <= set(checks.idesc_reads()[rule.code]), (rule.code, rec.read - set(checks.idesc_reads()[rule.code]))
 
 
 def _random_mma_cases(n: int, seed: int):
@@ -297,7 +298,7 @@ def test_mma_reads_are_what_the_instruction_rules_read():
             facts = {"idesc": _Recording(idesc_values, of_idesc), role: _Recording(report.decoded[role].values(), of_desc)}
             for rule, fn in runnable:
                 each += fn(rule, facts, constraints())
-            assert of_idesc <= set(checks.MMA_READS[role][0]) and of_desc <= set(checks.MMA_READS[role][1]), (role, of_idesc, of_desc)
+            assert of_idesc <= set(checks.mma_reads()[role][0]) and of_desc <= set(checks.mma_reads()[role][1]), (role, of_idesc, of_desc)
         both = {"idesc": idesc_values, **{role: report.decoded[role].values() for role in operands}}
         assert [f for rule, fn in runnable for f in fn(rule, both, constraints())] == sorted(each, key=lambda f: order[f.code])
 

@@ -210,7 +210,7 @@ def digests(data: bytes, check_every: int = 64) -> array:
     A million API calls take minutes, so the answers are composed from what the API itself is made
     of (:class:`_Composer`): each word's field checks (the engine's per-field decode) and each
     catalog rule's findings, remembered per the facts the library declares the rule reads
-    (``checks.IDESC_READS``, the smem / zcm rule keys, ``checks.MMA_READS``: tests/test_speed_paths.py
+    (``checks.idesc_reads()``, the smem / zcm rule keys, ``checks.mma_reads()``: tests/test_speed_paths.py
     holds the library to them). Every ``check_every``-th record is also answered by the public
     API call itself, and a difference raises: the composition is checked as it goes."""
     ids = {code: i for i, code in enumerate(cpp_header.codes())}
@@ -239,7 +239,7 @@ class _Composer:
         self.ctx: dict[Any, dict[str, Any]] = {}
         self.runnable: dict[tuple[str, int], list[tuple[Any, Any, Any, dict[Any, Any]]]] = {}
         self.rule_memo: dict[tuple[str, str], dict[Any, Any]] = {}
-        self.idesc_rules = [(r.code, r, checks.rule_impl(r.code), tuple(checks.IDESC_READS[r.code]), frozenset(r.needs))
+        self.idesc_rules = [(r.code, r, checks.rule_impl(r.code), tuple(checks.idesc_reads()[r.code]), frozenset(r.needs))
                             for r in catalog().values() if r.applies == "idesc"]
         self.plans = {k: kind_facts(k).plan for k in KINDS}
         self.smem, self.zcm, self.taddr = plan("smem_desc"), plan("zcm_desc"), plan("taddr")
