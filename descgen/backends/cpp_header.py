@@ -13,13 +13,13 @@ for the instruction descriptor (Tables 42-44, one layout per kind), the shared m
   rule that needs no text;
 - the code -> rule sentence table, and ``DESCGEN_CHECK``.
 
-Everything the rules compare against is DATA written here from what the Python engine itself
-reads: the layouts (:mod:`descgen.loader`), Table 39's rows, Table 50, Table 52, Tables 54/55, the
-target requirements, the zero-column mask and tensor memory limits (:mod:`descgen.catalog`,
-:mod:`descgen.facts`). The C++ that reads it (``cpp_header_eval.hpp``, shipped beside this module)
-is a small evaluator: field extraction by bit ranges, set membership, and one short function per
-catalog rule over those tables; tests/test_cpp_header.py drives it against the Python API over a
-million words and contexts.
+Everything the header compares against is DATA written here from what the Python engine itself
+reads: the layouts (:mod:`descgen.loader`), the context names and codes (:mod:`descgen.catalog`),
+and the rules: each catalog rule's checks compiled from its declaration in ``tables/rules.toml``,
+with the tables they read written out (:mod:`descgen.backends.cpp_rules`). The C++ beside it
+(``cpp_header_eval.hpp``, shipped beside this module) is a small evaluator: field extraction by bit
+ranges, table lookups, and the glue of the validators; tests/test_cpp_header.py drives it against
+the Python API over a million words and contexts.
 """
 
 from __future__ import annotations
@@ -27,46 +27,29 @@ from __future__ import annotations
 import inspect
 import re
 from importlib import resources
-from math import gcd
 from typing import Any, Callable, Iterable
 
 from ..codes import field_codes
+from .cpp_rules import HEADER_WORDS, rule_functions, scopes, table_data, tables_of
 from ..catalog import SCALE_VECS, catalog, constraints, contexts
 from ..context import ws_cta_groups
 from ..emitters import CHECK_MACRO
 from ..engine import finding_code
-from ..facts import (alloc_sizes, chunk_elements, kind_facts, mma_k, pattern_boundary, shape_union, submask_counts,
-                     swizzle_period, swizzle_row,
-                     tmem_shape, warps_per_warpgroup)
+from ..facts import (kind_facts)
 from ..idesc import encode_idesc
-from ..loader import IDESC_LAYOUTS, KINDS, Field, atoms, layout, shapes
+from ..loader import IDESC_LAYOUTS, KINDS, Field, layout
 from ..smem import encode_smem
 from ..taddr import encode_taddr
 from ..version import __version__
 from ..zcm import encode_zcm
 
-__all__ = ["header", "codes", "plans", "unreachable_codes", "EVALUATOR_RULES", "FILE_NAME"]
+__all__ = ["header", "codes", "plans", "unreachable_codes", "FILE_NAME"]
 
 #: The file name the header is written as (``descgen header --lang cpp -o``'s default).
 FILE_NAME = "descgen_tcgen05.hpp"
 #: The hand-written evaluator, appended to the generated data (package data beside this module).
 _EVALUATOR = "cpp_header_eval.hpp"
 
-#: The catalog rules the evaluator implements, per word, in the order it runs them: the catalog's
-#: order (checked by :func:`header`: a rule added to or moved in tables/rules.toml fails generation
-#: until the evaluator has it).
-EVALUATOR_RULES: dict[str, tuple[str, ...]] = {
-    "idesc": ("IDESC-TYPES-TABLE39", "IDESC-K-VALUE", "IDESC-M-SHAPE", "IDESC-N-SHAPE", "IDESC-N-TRANSPOSE-8BIT",
-              "IDESC-MAJOR-TYPE-SIZE", "IDESC-A-MAJOR-TMEM", "IDESC-SPARSITY-SELECTOR-DENSE", "IDESC-MAX-SHIFT-WS",
-              "IDESC-SPARSE-SP", "MMA-WS-CTA-GROUP", "MMA-WS-KIND", "IDESC-SCALE-VEC-KIND", "IDESC-SCALE-VEC-K",
-              "IDESC-SCALE-VEC-TYPE", "IDESC-A-SF-ID-SCALE-VEC", "IDESC-B-SF-ID-SCALE-VEC", "IDESC-KIND-ARCH",
-              "IDESC-SPARSE-ARCH", "IDESC-K96-ARCH", "IDESC-SCALE-VEC-ARCH"),
-    "smem": ("SMEM-LBO-MODE-SWIZZLE", "SMEM-LBO-MODE-BASE-OFFSET", "SMEM-LBO-MODE-ARCH", "SMEM-BASE-OFFSET-IGNORED",
-             "SMEM-BASE-OFFSET-BOUNDARY", "SMEM-BASE-OFFSET-TABLE41"),
-    "zcm": ("ZCM-WS", "ZCM-M", "ZCM-COLUMN-SHIFT-M", "ZCM-SUBMASK-UNUSED"),
-    "mma": ("MMA-SWIZZLE-TABLE52", "MMA-LBO-MODE-MAJOR", "MMA-LBO-IGNORED", "MMA-SBO-ATOM"),
-    "taddr": ("TADDR-WARP-LANES", "TADDR-ALLOC-COLUMNS", "TADDR-COLUMN-ALLOC"),
-}
 #: The [[requires]] features the evaluator's target rules read.
 _FEATURES = ("kind_i8", "sparse_mxf4", "k96", "scale_vec_nx", "scale_vec_block", "lbo_absolute")
 #: The words' non-idesc layouts, in the header's plan order (after the idesc kinds).
@@ -163,7 +146,7 @@ def codes() -> list[str]:
         for f in layout(lay).fields:
             out[finding_code(word, f, _CHECK[f.type])] = None
     for rule in catalog().values():
-        if rule.applies in EVALUATOR_RULES:
+        if rule.applies in HEADER_WORDS:
             out[rule.code] = None
     return list(out)
 
@@ -178,14 +161,6 @@ def unreachable_codes() -> list[str]:
             full = len(set(_legal_raw(f, kind))) == 1 << f.width
             out[code] = out.get(code, True) and full
     return [code for code, full in out.items() if full]
-
-
-def _check_rules() -> None:
-    for word, expected in EVALUATOR_RULES.items():
-        have = tuple(r.code for r in catalog().values() if r.applies == word)
-        if have != expected:
-            raise ValueError(f"the C++ evaluator runs the {word} rules {expected}, the catalog has {have}: "
-                             "update descgen/backends/cpp_header_eval.hpp and EVALUATOR_RULES")
 
 
 def _array(ctype: str, name: str, items: list[str], per_line: int = 16) -> str:
@@ -217,76 +192,6 @@ def _default(lay_name: str, kind: str | None, slot: str | None, nid: dict[str, i
     if value is None:
         return "UNSET"
     return str(nid[str(value)]) if f.type == "enum" else str(int(value))
-
-
-#: The idesc fields IDESC-TYPES-TABLE39 reads (Table 39's type columns), in its combinations' order.
-_TYPE_FIELDS = ("atype", "btype", "dtype", "scale_type")
-
-
-def _bit_runs(mask: int) -> list[tuple[int, int]]:
-    """The set bits of ``mask`` as runs ``(lo, width)``, low to high."""
-    out: list[tuple[int, int]] = []
-    lo = 0
-    while mask >> lo:
-        if (mask >> lo) & 1:
-            width = 0
-            while (mask >> (lo + width)) & 1:
-                width += 1
-            out.append((lo, width))
-            lo += width
-        else:
-            lo += 1
-    return out
-
-
-def _types_bad(nid: dict[str, int]) -> str:
-    """IDESC-TYPES-TABLE39 as data: ``types_key(word)`` gathers the raw bits the type fields occupy
-    in any kind's layout; TYPES_BAD holds, per kind and key, whether the rule reports the word: each
-    type decoded (an unknown code or a field the kind lacks: none; no dtype: the kind's implied one)
-    is one of its column's in the kind's Table 39 combinations (else the field checks report it),
-    and the four together are not a combination (``_types`` in descgen/checks.py)."""
-    key_mask = 0
-    for name in IDESC_LAYOUTS:
-        for f in layout(name).fields:
-            if f.name in _TYPE_FIELDS:
-                key_mask |= f.mask << f.lo
-    runs = _bit_runs(key_mask)
-    bits = sum(w for _, w in runs)
-    if bits > 12:
-        raise ValueError(f"the idesc type fields span {bits} bits: TYPES_BAD would have {1 << bits} entries per kind")
-    gather, at = [], 0
-    for lo, width in runs:
-        gather.append(f"((w >> {lo}) & 0x{(1 << width) - 1:x}u) << {at}" if at else f"((w >> {lo}) & 0x{(1 << width) - 1:x}u)")
-        at += width
-    words = max(1, (1 << bits) // 64)
-    table: list[str] = []
-    for _, lay_name, kind in plans()[:len(KINDS)]:  # (the idesc plans, in KINDS' order)
-        assert kind is not None
-        lay = layout(lay_name)
-        combos = kind_facts(kind).combos
-        columns = [{cmb[j] for cmb in combos} for j in range(len(_TYPE_FIELDS))]
-        implied = kind_facts(kind).implied_dtype
-        by_raw = {f.name: (f, {code: str(n) for n, code in f.codes(kind).items()}) for f in lay.fields if f.name in _TYPE_FIELDS}
-        bad = 0
-        for key in range(1 << bits):
-            word, at = 0, 0
-            for lo, width in runs:  # scatter the key back to the word's bits
-                word |= ((key >> at) & ((1 << width) - 1)) << lo
-                at += width
-            given: list[str | None] = []
-            for name in _TYPE_FIELDS:
-                entry = by_raw.get(name)
-                given.append(entry[1].get((word >> entry[0].lo) & entry[0].mask) if entry is not None else None)
-            if given[2] is None:
-                given[2] = implied
-            if all(x in columns[j] for j, x in enumerate(given)) and tuple(given) not in combos:
-                bad |= 1 << key
-        table += [f"0x{(bad >> (64 * i)) & (2**64 - 1):x}ull" for i in range(words)]
-    return ("/** IDESC-TYPES-TABLE39 (Table 39's type combinations; Table 55): types_key(word) gathers the raw bits\n"
-            " *  of the type fields (atype, btype, dtype, scale type of every kind's layout); bit key of\n"
-            " *  TYPES_BAD[kind * TYPES_KEY_WORDS ...]: the kind's types there are each legal, but not together. */\n"
-            f"DESCGEN_HD constexpr std::uint32_t types_key(std::uint32_t w) {{ return {' | '.join(gather)}; }}\n"
-            f"constexpr int TYPES_KEY_WORDS = {words};\n" + _array("std::uint64_t", "TYPES_BAD", table, 4))
 
 
 def _data() -> str:
@@ -349,10 +254,7 @@ def _data() -> str:
     w(_array("const char* const", "CODE_RULE", [_c(f"{rule_of(x).rule} ({rule_of(x).source})") for x in codes_], 1))
     w("/** Each code's severity (0 error, 1 warning, 2 info). */\n")
     w(_array("std::uint8_t", "CODE_SEVERITY", [str(_SEVERITIES[rule_of(x).severity]) for x in codes_]))
-    w("/** The context names any rule of a word needs (ctx_bit masks), per word (word_*). */\n")
-    w("".join(f"constexpr int word_{word} = {i};\n" for i, word in enumerate(EVALUATOR_RULES)))
-    w(_array("std::uint32_t", "RULE_NEEDS_OF", [f"{sum(1 << ctx.index(n) for n in {n for x in rules for n in all_rules[x].needs})}u"
-                                                for rules in EVALUATOR_RULES.values()]))
+    w("/** The context names each code's rule needs (ctx_bit masks; 0: a field's own check). */\n")
     w(_array("std::uint32_t", "RULE_NEEDS",
              [str(sum(1 << ctx.index(n) for n in all_rules[x].needs)) + "u" if x in all_rules else "0u" for x in codes_]))
 
@@ -409,115 +311,13 @@ def _data() -> str:
         w(f"constexpr int count = {len(names_)};\n}}  // namespace {word}_slot\n")
         w(_array("const char* const", f"{word.upper()}_SLOT_STR", [_c(n) for n in names_], 6))
 
-    # -- Table 39, Table 50, Table 52, the types -------------------------------------------------
-    rows = shapes().rows
-    m_unit = gcd(*[m for r in rows for m in r.m])
-    n_unit = gcd(*[n for r in rows for n in r.n])
-    w("/** Table 39 (tables/shapes.toml): one row per kind, .ws, cta_group, sparsity and K; M and N as masks\n"
-      " *  of value / M_UNIT, value / N_UNIT. */\n")
-    w(f"constexpr long long M_UNIT = {m_unit};\nconstexpr long long N_UNIT = {n_unit};\n")
-    w("struct ShapeRow { std::uint8_t kind, cta_group, ws, sparse; std::int16_t k; std::uint64_t m, n; };\n")
-    rows = tuple(sorted(rows, key=lambda r: KINDS.index(r.kind)))  # (stable: Table 39's order within a kind)
-    w(_array("ShapeRow", "SHAPES", [f"{{{KINDS.index(r.kind)}, {r.cta_group}, {int(r.ws)}, {int(r.sparse)}, {r.k}, "
-                                     f"{_mask(m // m_unit for m in r.m)}, {_mask(n // n_unit for n in r.n)}}}" for r in rows], 1))
-    w(f"constexpr int SHAPE_COUNT = {len(rows)};\n")
-    t50 = c.transpose_b_8bit
-    k_unit = gcd(*[r.k for r in rows], *[k for sv in c.scale_vec for k in sv["k"]])  # (ROWS_K's and SV_ROWS_K's)
-    if max([r.k for r in rows] + [k for sv in c.scale_vec for k in sv["k"]]) >= 64 * k_unit:
-        raise ValueError(f"a K of Table 39 or [[scale_vec]] is not below 64 * {k_unit}: ROWS_K cannot index it")
-    if max(r.cta_group for r in rows) >= 4:
-        raise ValueError("a cta_group of Table 39 is not below 4: ROWS_CONTEXT cannot index it")
-    w("/** SHAPES indexed: per value the rows (a mask of SHAPES' indices) whose kind, context (ROWS_CONTEXT:\n"
-      " *  (cta_group + 1) * 3 + (.ws + 1), cta_group -1..3, .ws -1..1; -1: not given, any), sparsity,\n"
-      " *  K / K_UNIT, M / M_UNIT, N / N_UNIT has it, and per N / N_UNIT the rows whose cta_group's Table 50\n"
-      " *  (N for a transposed 8-bit B) has it: walk_shapes' row sets in a few ANDs. */\n")
-    w(f"constexpr long long K_UNIT = {k_unit};\n")
-    w(_array("std::uint64_t", "ROWS_KIND", [_rows(r.kind == k for r in rows) for k in KINDS], 4))
-    w(_array("std::uint64_t", "ROWS_CONTEXT", [_rows((g < 0 or r.cta_group == g) and (ws < 0 or int(r.ws) == ws) for r in rows)
-                                               for g in range(-1, 4) for ws in range(-1, 2)], 3))
-    w(_array("std::uint64_t", "ROWS_SPARSE", [_rows(int(r.sparse) == v for r in rows) for v in range(2)], 4))
-    w(_array("std::uint64_t", "ROWS_K", [_rows(r.k == b * k_unit for r in rows) for b in range(64)], 4))
-    w(_array("std::uint64_t", "ROWS_M", [_rows(b * m_unit in r.m for r in rows) for b in range(64)], 4))
-    w(_array("std::uint64_t", "ROWS_N", [_rows(b * n_unit in r.n for r in rows) for b in range(64)], 4))
-    w(_array("std::uint64_t", "ROWS_T50", [_rows(b * n_unit in t50.get(r.cta_group, ()) for r in rows) for b in range(64)], 4))
-    w(_array("std::uint64_t", "M_UNION", [_mask(m // m_unit for m in shape_union(k, "m")) for k in KINDS], 4))
-    w(_array("std::uint64_t", "N_UNION", [_mask(n // n_unit for n in shape_union(k, "n")) for k in KINDS], 4))
+    # -- what the evaluator computes before the rules (the tables the rules read: cpp_rules) -------------
     w(f"/** The cta_groups tcgen05.mma.ws exists with (Table 39): ws not given is false under another. */\n"
       f"constexpr std::uint32_t WS_CTA_GROUPS = {sum(1 << g for g in ws_cta_groups())}u;\n")
     w("/** The MMA's K per kind: dense, sparse (Table 39). */\n")
     w(_array("std::int16_t", "KS", [str(x) for k in KINDS for x in kind_facts(k).ks]))
     w("/** The dtype each kind implies when its layout has no dtype field (name id, -1: none). */\n")
     w(_array("std::int8_t", "IMPLIED_DTYPE", [str(nid[d]) if (d := kind_facts(k).implied_dtype) else "-1" for k in KINDS]))
-    w(_types_bad(nid))
-    w("/** Element sizes in bits per name id (0: not an element type) (tables/smem_atoms.toml). */\n")
-    w(_array("std::uint8_t", "TYPE_BITS", [str(c.type_bits.get(n, 0)) for n in names]))
-    majors = list(dict.fromkeys(row["major"] for row in c.major_swizzle))
-    w("/** Table 52: the swizzle modes (name-id mask) each major-ness (MAJOR_NAMES, name ids) may use with each\n"
-      " *  element size: SWIZZLES_BY_BITS[major * 64 + bits]. */\n")
-    w(f"constexpr int MAJOR_COUNT = {len(majors)};\n")
-    w(_array("std::int8_t", "MAJOR_NAMES", [str(nid[m]) for m in majors]))
-    by_bits = [[nid[sw] for row in c.major_swizzle if row["major"] == m and b in row["bits"] for sw in row["swizzles"]]
-               for m in majors for b in range(64)]
-    w(_array("std::uint64_t", "SWIZZLES_BY_BITS", [_mask(x) for x in by_bits], 4))
-    mn = majors.index("mn") if "mn" in majors else None
-    w("/** IDESC-MAJOR-TYPE-SIZE: the element types (name-id mask) Table 52 gives no MN-major swizzle mode. */\n")
-    w(f"constexpr std::uint64_t MN_MAJOR_NOT = "
-      f"{_mask(i for i, n in enumerate(names) if c.type_bits.get(n, 0) and (mn is None or not by_bits[mn * 64 + c.type_bits[n]]))};\n")
-
-    # -- Tables 54/55, targets, smem, zcm, taddr --------------------------------------------------
-    w(f"/** The block-scaled kinds (those with [[scale_vec]] rows), as a Kind mask. */\n"
-      f"constexpr std::uint32_t SCALED_KINDS = {sum(1 << KINDS.index(k) for k in {k for r in c.scale_vec for k in r['kinds']})}u;\n")
-    if len(c.scale_vec) > 64:
-        raise ValueError("more than 64 [[scale_vec]] rows: the SV_ROWS_* masks are 64-bit")
-    w("/** Tables 54/55 ([[scale_vec]]) indexed: per kind, scale_vec + 1 (0: not given, any), K / K_UNIT, SF ID and\n"
-      " *  scale type (name id), the rows (a mask of their indices, in tables/rules.toml's order) that have it. */\n")
-    w(f"constexpr int SCALE_VEC_COUNT = {len(SCALE_VECS)};\n")
-    w(_array("std::uint64_t", "SV_ROWS_KIND", [_rows(k in r["kinds"] for r in c.scale_vec) for k in KINDS], 4))
-    w(_array("std::uint64_t", "SV_ROWS_NAME", [_rows(v is None or r["name"] == v for r in c.scale_vec)
-                                               for v in (None, *SCALE_VECS)], 4))  # (per scale_vec + 1: none given, any)
-    w(_array("std::uint64_t", "SV_ROWS_K", [_rows(b * k_unit in r["k"] for r in c.scale_vec) for b in range(64)], 4))
-    if max(i for r in c.scale_vec for i in r["sf_ids"]) >= 32:
-        raise ValueError("an SF ID of [[scale_vec]] is not below 32: SV_ROWS_SF cannot index it")
-    w(_array("std::uint64_t", "SV_ROWS_SF", [_rows(i in r["sf_ids"] for r in c.scale_vec) for i in range(32)], 4))
-    w(_array("std::uint64_t", "SV_ROWS_SCALE_TYPE", [_rows(n in r["scale_types"] for r in c.scale_vec) for n in names], 4))
-    w("/** [[requires]]: the targets (Arch mask) that meet each feature the rules ask about. */\nnamespace require {\n")
-    for feat in _FEATURES:
-        w(f"constexpr std::uint32_t {feat} = {sum(1 << i for i, a in enumerate(c.targets) if c.supports(a, feat))}u;\n")
-    w("}  // namespace require\n")
-    w(f"/** Table 51: A in tensor memory has this major-ness. */\nconstexpr int A_TMEM_MAJOR = {nid[c.a_tmem['a_major']]};\n")
-    a = c.absolute_lbo
-    w("/** sec. 9.7.16.3.1.2.1: the absolute LBO mode's swizzles, major-ness and base offset. */\n"
-      f"constexpr std::uint64_t ABS_LBO_SWIZZLES = {_mask(nid[s] for s in a['swizzles'])};\n"
-      f"constexpr int ABS_LBO_MAJOR = {nid[a['major']]};\nconstexpr long long ABS_LBO_BASE_OFFSET = {a['base_offset']};\n")
-    w("/** Table 41: the pattern boundary in bytes per swizzle name id (0: none / not a mode). */\n")
-    w(_array("std::int16_t", "PATTERN_BOUNDARY", [str(pattern_boundary(n)) for n in names]))
-    w("/** MMA-SBO-ATOM (E47): the swizzle pattern's period and its atom row in bytes per swizzle name id\n"
-      " *  (2**(B+M+S) and 2**(B+M) of its Swizzle<B,M,S>; 0: none / not a mode), the K rows of its MN-major\n"
-      " *  atom (Table 53; 0: no atom), each kind's dense K (Table 39), and the elements one 16-byte chunk\n"
-      " *  holds per kind and element size (sec. 9.7.16.10.4): PER_CHUNK_BY_BITS[kind * 64 + bits], 0: none. */\n")
-    w(_array("std::int16_t", "SWIZZLE_PERIOD", [str(swizzle_period(n)) for n in names]))
-    w(_array("std::int16_t", "SWIZZLE_ROW", [str(swizzle_row(n)) for n in names]))
-    w(_array("std::int8_t", "PER_CHUNK_BY_BITS", [str(chunk_elements(k, b)) for k in KINDS for b in range(64)], 16))
-    mn_atoms = atoms().atoms
-    w(_array("std::int16_t", "MN_ATOM_K_ROWS", [str(mn_atoms[(n, "mn")].k) if (n, "mn") in mn_atoms else "0"
-                                                for n in names]))
-    w(_array("std::int16_t", "KIND_DENSE_K", [str(mma_k(k, False)) for k in KINDS]))
-    z = c.zcm
-    w("/** sec. 9.7.16.4.3: the zero-column mask's M values, column shift limit and sub-masks per M. */\n")
-    w(_array("std::int16_t", "ZCM_MS", [str(m) for m in z["ms"]]))
-    w(f"constexpr int ZCM_M_COUNT = {len(z['ms'])};\n")
-    shifts = sorted((int(m), int(v)) for m, v in z["max_column_shift"].items())
-    w(_array("std::int16_t", "ZCM_SHIFT_LIMIT", [str(x) for pair in shifts for x in pair], 8))
-    w(f"constexpr int ZCM_SHIFT_LIMIT_COUNT = {len(shifts)};\n")
-    subs = sorted(submask_counts().items())
-    w(_array("std::int16_t", "ZCM_SUBMASKS", [str(x) for pair in subs for x in pair], 8))
-    w(f"constexpr int ZCM_SUBMASKS_COUNT = {len(subs)};\n")
-    lanes, tmem_columns = tmem_shape()
-    w("/** sec. 9.7.16.1, 9.7.16.8.1, 9.7.16.7.1: tensor memory's shape, warps per warpgroup, tcgen05.alloc sizes. */\n"
-      f"constexpr long long TMEM_LANES = {lanes};\nconstexpr long long TMEM_COLUMNS = {tmem_columns};\n"
-      f"constexpr long long WARPS = {warps_per_warpgroup()};\n")
-    w(_array("std::int16_t", "ALLOC_SIZES", [str(n) for n in alloc_sizes()]))
-    w(f"constexpr int ALLOC_SIZE_COUNT = {len(alloc_sizes())};\n")
     return "".join(out)
 
 
@@ -553,6 +353,17 @@ def _encoders() -> str:
     return "".join(out)
 
 
+def _rules() -> str:
+    """The tables the rules read and each header word's rule function, generated from the rules'
+    declarations (:mod:`descgen.backends.cpp_rules`)."""
+    nid = {n: i for i, n in enumerate(_names())}
+    scope = scopes(layout_name for _, layout_name, kind in plans() if kind is not None)
+    out = [table_data(tables_of(HEADER_WORDS), nid)]
+    for word in HEADER_WORDS:
+        out.append(rule_functions(word, scope[word], nid, lambda code: f"Code::{_ident(code)}"))
+    return "".join(out)
+
+
 def header() -> str:
     """The whole header, as text (deterministic: the same tables give the same bytes).
 
@@ -561,8 +372,11 @@ def header() -> str:
             table no longer fits the header's representation (a transform that is not a shift
             and an offset, more than 64 names).
     """
-    _check_rules()
     evaluator = resources.files(__package__).joinpath(_EVALUATOR).read_text(encoding="utf-8")
+    before, rules_mark, after = evaluator.partition("// @RULES@\n")
+    if not rules_mark:
+        raise ValueError(f"{_EVALUATOR} has no // @RULES@ line")
+    evaluator = before + _rules() + after
     head, encoders_mark, tail = evaluator.partition("// @ENCODERS@\n")
     if not encoders_mark:
         raise ValueError(f"{_EVALUATOR} has no // @ENCODERS@ line")

@@ -20,7 +20,7 @@ from typing import Any, Callable, NamedTuple
 from ..catalog import SCALE_VECS, constraints
 from ..facts import (alloc_sizes, chunk_elements, describe_ints, kind_facts, mma_k, pattern_boundary, scale_rows, shape_case, shape_rows,
                      shape_union, submask_counts, swizzle_period, swizzle_row, tmem_shape, warps_per_warpgroup)
-from ..loader import KINDS, atoms, layout, shapes
+from ..loader import KINDS, atoms, shapes
 from ..wgmma_facts import WgmmaTypes, wgmma_table, wgmma_types
 
 __all__ = ["Table", "TABLES", "table", "domain", "DOMAINS", "text_functions"]
@@ -55,14 +55,6 @@ def _kinds() -> tuple[Any, ...]:
     return KINDS
 
 
-def _enum(layout_name: str, field: str) -> Callable[[], tuple[Any, ...]]:
-    def members() -> tuple[Any, ...]:
-        f = layout(layout_name).by_name[field]
-        return (None, *dict.fromkeys(str(n) for kind in (KINDS if layout_name.startswith("idesc") else (None,))
-                                     for n in f.codes(kind)))
-    return members
-
-
 def _idesc_enum(field: str) -> Callable[[], tuple[Any, ...]]:
     def members() -> tuple[Any, ...]:
         out: dict[Any, None] = {None: None}
@@ -83,7 +75,8 @@ DOMAINS: dict[str, Callable[[], tuple[Any, ...]]] = {
     "k": lambda: (None, *sorted({r.k for r in shapes().rows} | {k for sv in constraints().scale_vec for k in sv["k"]})),
     "m": lambda: tuple(sorted({m for r in shapes().rows for m in r.m})),
     "n": lambda: tuple(sorted({n for r in shapes().rows for n in r.n})),
-    "type": lambda: (None, *constraints().type_bits),
+    "type": lambda: tuple(dict.fromkeys((*_idesc_enum("atype")(), *_idesc_enum("btype")(), *_idesc_enum("dtype")(),
+                                         *_idesc_enum("scale_type")()[1:], *constraints().type_bits))),
     "major": lambda: (None, "k", "mn"),
     "swizzle": lambda: (None, *atoms().swizzles),
     "smem_layout": lambda: (None, "wgmma_smem_desc"),
@@ -93,6 +86,7 @@ DOMAINS: dict[str, Callable[[], tuple[Any, ...]]] = {
     "arch": lambda: (None, *constraints().targets),
     "zcm_m": lambda: tuple(int(m) for m in submask_counts()),
     "wgmma_type": lambda: (None, *wgmma_types()),
+    "type_column": lambda: (0, 1, 2, 3),
 }
 
 
@@ -119,12 +113,12 @@ def shape_n(kind: str, cta_group: int | None, ws: bool | None, sparse: bool, k: 
 
 
 @table("SHAPE_T50", ("kind", "cta_group", "ws", "bool", "k", "m"), "set:n", "Table 39; Table 50")
-def shape_t50(kind: str, cta_group: int | None, ws: bool | None, sparse: bool, k: int | None, m: int) -> tuple[int, ...]:
+def shape_t50(kind: str, cta_group: int | None, ws: bool | None, sparse: bool, k: int | None, m: int) -> tuple[int, ...] | None:
     """Every N some row of :func:`shape_n`'s with M and N allows for a transposed 8-bit B: in its
-    cta_group's Table 50 row (a cta_group with none allows no N)."""
+    cta_group's Table 50 row (a cta_group with none allows no N); None: none."""
     t50 = constraints().transpose_b_8bit
     rows = [r for r in (shape_case(kind, cta_group, ws, sparse, k) or ()) if m in r.m] if k is not None else []
-    return tuple(sorted({n for r in rows for n in r.n if n in t50.get(r.cta_group, ())}))
+    return tuple(sorted({n for r in rows for n in r.n if n in t50.get(r.cta_group, ())})) or None
 
 
 @table("SHAPE_CONTEXTS", ("kind", "cta_group", "ws"), "bool", "Table 39")
@@ -166,7 +160,7 @@ def type_combos(kind: str, atype: Any, btype: Any, dtype: Any, scale_type: Any) 
     return True if (atype, btype, dtype, scale_type) in kind_facts(kind).combos else None
 
 
-@table("TYPE_COLUMN", ("kind", "int"), "set:type", "Table 39; Table 55")
+@table("TYPE_COLUMN", ("kind", "type_column"), "set:type", "Table 39; Table 55")
 def type_column(kind: str, column: int) -> tuple[Any, ...]:
     """The values column ``column`` (0 atype, 1 btype, 2 dtype, 3 scale type; None where the kind has
     none) takes in the kind's combinations."""
