@@ -35,7 +35,7 @@ LAYERS = (
     ("tiles", "instruction", "identify", "port", "ptx.lexer", "ptx.knownbits", "ptx.ranges", "ptx.dataflow",
      "ptx.slicer"),
     ("ptx.scan", "compare", "emitters", "codes"),
-    ("batch", "examples", "backends.descriptor_functions", "backends.cpp_header", "ptx.files"),
+    ("batch", "examples", "backends.descriptor_functions", "backends.cpp_header", "backends.cpp_rules", "ptx.files"),
     ("__main__",),
 )
 
