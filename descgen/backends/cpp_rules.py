@@ -24,10 +24,10 @@ from ..catalog import SCALE_VECS, catalog, constraints, contexts
 from ..checks import declared
 from ..emitters import comment
 from ..loader import KINDS, layout
-from ..rules.language import TEXT_FUNCTIONS, Check, reads, tables_read
-from ..rules.tables import TABLES, Table, domain
+from ..rules.language import TEXT_FUNCTIONS, Check, tables_read
+from ..rules.tables import OPEN_DOMAINS, TABLES, Table, domain
 
-__all__ = ["HEADER_WORDS", "Scope", "scopes", "rule_functions", "table_data", "tables_of", "facts_of"]
+__all__ = ["HEADER_WORDS", "Scope", "scopes", "condition", "rule_functions", "table_data", "tables_of"]
 
 #: The words whose rules the header checks, and the instruction (``mma``), in the header's order.
 HEADER_WORDS = ("idesc", "smem", "zcm", "mma", "taddr")
@@ -108,6 +108,8 @@ class _TableData(NamedTuple):
 
 
 def _written(t: Table, names: Mapping[str, int]) -> _TableData:
+    if set(t.keys) & OPEN_DOMAINS:
+        raise ValueError(f"table {t.name} is keyed by an open domain: it has no C++ form")
     doms = [domain(d) for d in t.keys]
     keys = tuple(tuple(_code(v, d, names) for v in values) for values, d in zip(doms, t.keys))
     found: list[tuple[int, Any]] = []
@@ -256,6 +258,12 @@ class _ToCpp:
         return f"({a} {ops[type(op)]} {b})"
 
 
+def condition(tree: ast.expr, scope: Scope, names: Mapping[str, int]) -> str:
+    """One expression of the language as a C++ condition (its truth: above 0), ``scope`` reading
+    its facts and ``names`` numbering its enum literals."""
+    return _ToCpp(scope, names).truth(tree)
+
+
 def _field(check: Check) -> str:
     """The field a check names, as text (its template's parts are all constants)."""
     out = []
@@ -314,15 +322,6 @@ def _fact_names(word: str) -> set[str]:
 def tables_of(words: Iterable[str]) -> set[str]:
     """The tables the header's rules of ``words`` read (what decides a finding: not the messages)."""
     return {t for code, rule in catalog().items() if rule.applies in words for t in tables_read(declared(code), messages=False)}
-
-
-def facts_of(word: str) -> frozenset[str]:
-    """The facts the header's rules of ``word`` read (what decides a finding)."""
-    out: set[str] = set()
-    for code, rule in catalog().items():
-        if rule.applies == word:
-            out |= reads(declared(code), messages=False)[0]
-    return frozenset(out)
 
 
 def _field_domain(ftype: str) -> str:

@@ -56,7 +56,7 @@ from typing import Any, Callable, Iterable, Mapping, NamedTuple
 from ..errors import TableError
 
 __all__ = ["Check", "RuleChecks", "parse_expr", "parse_template", "parse_checks", "reads", "tables_read",
-           "python_source", "compile_python", "FUNCTIONS", "TEXT_FUNCTIONS", "OPERAND_NAMES", "OPERAND_PRELUDE",
+           "python_source", "python_expression", "compile_python", "FUNCTIONS", "TEXT_FUNCTIONS", "OPERAND_NAMES", "OPERAND_PRELUDE",
            "LANGUAGE_NODES"]
 
 #: Functions every back end knows (name -> arity).
@@ -326,8 +326,12 @@ class _ToPython(ast.NodeTransformer):
         return ast.Call(ast.Name(name, ast.Load()), args, [])
 
 
-def _py(tree: ast.expr) -> str:
+def python_expression(tree: ast.expr) -> str:
+    """One expression of the language as Python over ``v`` (the facts) and ``T`` (the tables)."""
     return ast.unparse(ast.fix_missing_locations(_ToPython().visit(copy.deepcopy(tree))))
+
+
+_py = python_expression
 
 
 def _template(parts: tuple[tuple[str, ast.expr | None, str], ...]) -> str:

@@ -23,7 +23,7 @@ from ..facts import (alloc_sizes, chunk_elements, describe_ints, kind_facts, mma
 from ..loader import KINDS, atoms, shapes
 from ..wgmma_facts import WgmmaTypes, wgmma_table, wgmma_types
 
-__all__ = ["Table", "TABLES", "table", "domain", "DOMAINS", "text_functions"]
+__all__ = ["Table", "TABLES", "table", "domain", "DOMAINS", "OPEN_DOMAINS", "text_functions"]
 
 
 class Table(NamedTuple):
@@ -43,12 +43,30 @@ TABLES: dict[str, Table] = {}
 
 
 def table(name: str, keys: tuple[str, ...], value: str, source: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register a table (its function remembered per key)."""
+    """Register a table. Its function is remembered per key, and answers None (no entry) for a key
+    with a part outside its domain (:data:`DOMAINS`), as a back end that writes the table out over
+    those domains does; a domain of :data:`OPEN_DOMAINS` takes any value (Python only)."""
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
         cached = functools.cache(fn)
-        TABLES[name] = Table(name, keys, value, source, cached)
-        return cached
+        checked = [i for i, d in enumerate(keys) if d not in OPEN_DOMAINS]
+
+        def lookup(*key: Any) -> Any:
+            try:
+                if any(key[i] not in _members(keys[i]) for i in checked):
+                    return None
+                return cached(*key)
+            except TypeError:  # (an unhashable key part: no entry)
+                return None
+        lookup.__doc__ = fn.__doc__
+        TABLES[name] = Table(name, keys, value, source, lookup)
+        return lookup
     return register
+
+
+@functools.cache
+def _members(name: str) -> frozenset[Any]:
+    """A domain's values as a set. (True == 1 and False == 0: a flag's domain takes 0 and 1 too.)"""
+    return frozenset(domain(name))
 
 
 def _kinds() -> tuple[Any, ...]:
@@ -90,8 +108,16 @@ DOMAINS: dict[str, Callable[[], tuple[Any, ...]]] = {
 }
 
 
+#: Key domains whose values are not enumerated: the tables keyed by them are Python's only (the
+#: wgmma rules: a PTX type name that is no wgmma type still selects its operand's row).
+OPEN_DOMAINS = frozenset({"wgmma_type"})
+
+
 def domain(name: str) -> tuple[Any, ...]:
-    """The values of key domain ``name``."""
+    """The values of key domain ``name``.
+
+    Raises:
+        KeyError: not a domain."""
     return DOMAINS[name]()
 
 
