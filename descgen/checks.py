@@ -16,6 +16,7 @@ that, never passes.
 from __future__ import annotations
 
 import functools
+import itertools
 import operator
 from typing import Any, Callable, Iterable, Mapping
 
@@ -24,6 +25,7 @@ from .context import context, no_context
 from .engine import Word, plan
 from .errors import EncodeError, Finding
 from .facts import kind_facts, mma_k
+from .memo import Memo
 from .report import NotChecked
 from .rules.language import RuleChecks, compile_python, parse_checks, reads
 from .rules.tables import TABLES, text_functions
@@ -150,13 +152,11 @@ def given_names(ctx: Mapping[str, Any]) -> frozenset[str]:
     if hit is None:
         hit = frozenset([name for name, value in ctx.items() if value is not None])
         if key is not None:
-            if len(_GIVEN) >= 1 << 12:
-                _GIVEN.clear()
-            _GIVEN[key] = hit
+            _GIVEN.remember(key, hit)
     return hit
 
 
-_GIVEN: dict[tuple[tuple[str, ...], tuple[Any, ...]], frozenset[str]] = {}
+_GIVEN: Memo[frozenset[str]] = Memo("context names given", 1 << 12)
 
 
 def run_rules(applies: str, facts: _Facts, ctx: Mapping[str, Any],
@@ -211,10 +211,8 @@ def idesc_reads() -> dict[str, tuple[str, ...]]:
     return {code: tuple(sorted(reads(declared(code))[0])) for code, rule in catalog().items() if rule.applies == "idesc"}
 
 
-#: Memo entries kept over every group of rules (each a tuple key and the group's findings): past
-#: this many, every group's memo is emptied (bounded, whatever the contexts and kinds asked for).
-_MEMO_LIMIT = 1 << 16
-_MEMO_HELD = [0]
+#: Each idesc rule group's findings, per the group and the facts its rules read (:func:`_compiled`).
+_IDESC_FOUND: Memo[tuple[tuple[int, tuple[Finding, ...]], ...]] = Memo("idesc rule groups' findings")
 #: Families of facts that take many values together: the rules are remembered in groups, a rule in
 #: the group of the first family it reads a fact of (the rest together), so that each group's key
 #: holds few values and is found again: Table 39's shapes (M, N), the scale vector and scale factor
@@ -225,8 +223,10 @@ _FACT_FAMILIES: tuple[frozenset[str], ...] = (
     frozenset(("scale_vec", "a_sf_id", "b_sf_id")),
     frozenset(("atype", "btype")),
 )
-_Group = tuple[tuple[tuple[int, Rule, _Impl], ...], Callable[[Mapping[str, Any]], Any], dict[Any, tuple[tuple[int, tuple[Finding, ...]], ...]]]
-_COMPILED: dict[tuple[frozenset[str], str], tuple[tuple[_Group, ...], tuple[NotChecked, ...]]] = {}
+#: A group: its rules (with their catalog places), the getter of what they read, and its id in
+#: :data:`_IDESC_FOUND`'s keys.
+_Group = tuple[tuple[tuple[int, Rule, _Impl], ...], Callable[[Mapping[str, Any]], Any], int]
+_COMPILED: Memo[tuple[tuple[_Group, ...], tuple[NotChecked, ...]]] = Memo("idesc rule groups", 1 << 10)
 
 
 def _compiled(given: frozenset[str], kind: str) -> tuple[tuple[_Group, ...], tuple[NotChecked, ...]]:
@@ -247,9 +247,11 @@ def _compiled(given: frozenset[str], kind: str) -> tuple[tuple[_Group, ...], tup
             continue
         names = sorted({n for _, rule, _ in rules for n in idesc_reads()[rule.code] if n in present})
         get: Callable[[Mapping[str, Any]], Any] = operator.itemgetter(*names) if names else (lambda v: None)
-        groups.append((rules, get, {}))
-    hit = _COMPILED[given, kind] = (tuple(groups), skipped)
-    return hit
+        groups.append((rules, get, next(_GROUP_IDS)))
+    return _COMPILED.remember((given, kind), (tuple(groups), skipped))
+
+
+_GROUP_IDS = itertools.count()
 
 
 def idesc_word_findings(kind: str, values: Mapping[str, Any], ctx: Mapping[str, Any]) -> tuple[list[Finding], tuple[NotChecked, ...]]:
@@ -265,19 +267,12 @@ def idesc_word_findings(kind: str, values: Mapping[str, Any], ctx: Mapping[str, 
     given = given_names(ctx)
     groups, skipped = _COMPILED.get((given, kind)) or _compiled(given, kind)
     found: list[tuple[int, tuple[Finding, ...]]] = []
-    for rules, get, memo in groups:
-        key = get(facts)
-        hit = memo.get(key)
+    for rules, get, group in groups:
+        key = (group, get(facts))
+        hit = _IDESC_FOUND.get(key)
         if hit is None:
             c = constraints()
-            hit = tuple((i, out) for i, rule, fn in rules if (out := tuple(fn(rule, facts, c))))
-            if _MEMO_HELD[0] >= _MEMO_LIMIT:
-                for entry in _COMPILED.values():
-                    for group in entry[0]:
-                        group[2].clear()
-                _MEMO_HELD[0] = 0
-            _MEMO_HELD[0] += 1
-            memo[key] = hit
+            hit = _IDESC_FOUND.remember(key, tuple((i, out) for i, rule, fn in rules if (out := tuple(fn(rule, facts, c)))))
         if hit:
             found += hit
     if not found:
@@ -322,9 +317,8 @@ def _keyed_rules(applies: str, key: tuple[Any, ...] | None, values: Mapping[str,
     return found, skipped
 
 
-#: Rule keys whose rules found nothing, per word (:func:`_is_clean`); bounded.
-_CLEAN: dict[str, set[tuple[Any, ...]]] = {"smem": set(), "zcm": set()}
-_CLEAN_LIMIT = 1 << 16
+#: Rule keys whose rules found nothing, per word (:func:`_is_clean`).
+_CLEAN: dict[str, Memo[bool]] = {"smem": Memo("smem rule keys found clean"), "zcm": Memo("zcm rule keys found clean")}
 
 
 def _is_clean(word: str, key: tuple[Any, ...] | None) -> bool:
@@ -345,11 +339,8 @@ def _mark_clean(word: str, key: tuple[Any, ...] | None) -> None:
     """Remember that the rules of ``word`` found nothing for this rule key (see :func:`_is_clean`)."""
     if key is None:
         return
-    clean = _CLEAN[word]
-    if len(clean) >= _CLEAN_LIMIT:
-        clean.clear()
     try:
-        clean.add(key)
+        _CLEAN[word].remember(key, True)
     except TypeError:  # (unhashable: never looked up either)
         pass
 
@@ -450,8 +441,8 @@ def mma_reads() -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
 
 
 #: An operand's findings under the instruction rules, and the rules not checked, per key
-#: (:func:`_operand_key`); bounded.
-_MMA_MEMO: dict[tuple[Any, ...], tuple[tuple[Finding, ...], tuple[NotChecked, ...]]] = {}
+#: (:func:`_operand_key`).
+_MMA_MEMO: Memo[tuple[tuple[Finding, ...], tuple[NotChecked, ...]]] = Memo("instruction rules per operand")
 
 
 def _operand_key(role: str, facts: Facts, ctx: Mapping[str, Any]) -> tuple[Any, ...]:
@@ -489,10 +480,8 @@ def mma_findings(facts: Facts, ctx: Mapping[str, Any]) -> tuple[list[Finding], t
                 if role not in mine:  # (a finding that names no operand: nothing to remember)
                     return ran
                 mine[role].append(f)
-            if len(_MMA_MEMO) >= _MEMO_LIMIT:
-                _MMA_MEMO.clear()
             for role, key in zip(operands, keys):
-                _MMA_MEMO[key] = (tuple(mine[role]), ran[1])
+                _MMA_MEMO.remember(key, (tuple(mine[role]), ran[1]))
             return ran
         found: list[Finding] = []
         skipped: tuple[NotChecked, ...] = ()

@@ -14,6 +14,7 @@ from typing import Any, Callable, Mapping
 from .catalog import SCALE_VECS, constraints, contexts, usage_error
 from .errors import Finding, UsageError
 from .loader import layout, shapes
+from .memo import Memo
 from .types import Arch, ScaleVec
 
 __all__ = ["bare_target", "context", "context_source", "normalize_arch", "normalize_scale_vec",
@@ -157,22 +158,19 @@ def context(**given: Any) -> dict[str, Any]:
     """
     try:  # (a value with its class: True and 1, 2 and an int subclass's 2, normalize apart)
         key: tuple[Any, ...] | None = tuple([(name, value, value.__class__) for name, value in given.items()])
-        hit = _NORMALIZED.get(key)  # type: ignore[arg-type]
+        hit = _NORMALIZED.get(key)
     except TypeError:  # an unhashable value: the check below names it
         key = hit = None
     if hit is not None:
         return dict(hit)
     out = _context(given)
     if key is not None:
-        if len(_NORMALIZED) >= _NORMALIZED_LIMIT:
-            _NORMALIZED.clear()
-        _NORMALIZED[key] = dict(out)
+        _NORMALIZED.remember(key, dict(out))
     return out
 
 
-#: Contexts normalized before, by the given names, values and their classes; bounded.
-_NORMALIZED: dict[tuple[Any, ...], dict[str, Any]] = {}
-_NORMALIZED_LIMIT = 1 << 12
+#: Contexts normalized before, by the given names, values and their classes.
+_NORMALIZED: Memo[dict[str, Any]] = Memo("contexts normalized", 1 << 12)
 
 
 def _context(given: dict[str, Any]) -> dict[str, Any]:

@@ -6,6 +6,7 @@ Its layout depends on the MMA kind, which is not in the word: ``kind`` is always
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any, Mapping
 
 from .catalog import catalog
@@ -15,6 +16,7 @@ from .engine import Decoded, FieldsRead, Plan, Word, WordInput, as_word
 from .errors import EncodeError, Finding
 from .facts import kind_facts, major_keys, mma_k, normalize_kind, selector_keys, shape_keys
 from .loader import KINDS
+from .memo import Memo
 from .report import NotChecked, Report
 from .types import AccumType, Arch, CtaGroup, ElementType, Kind, Major, ScaleType, ScaleVec
 
@@ -156,7 +158,8 @@ def encode_idesc(
     raise EncodeError(problems, p.context)
 
 
-_FAST: dict[tuple[Any, ...], tuple[frozenset[Any], dict[Any, bool], frozenset[Any]]] = {}
+#: The encoder's fast path per kind and context as given (:func:`_fast`).
+_FAST: Memo[tuple[frozenset[Any], dict[Any, bool], frozenset[Any]]] = Memo("idesc encoder's legal keys", 1 << 10)
 
 
 def _fast(kind: str, cta_group: Any, ws: Any, a_tmem: Any) -> tuple[frozenset[Any], dict[Any, bool], frozenset[Any]]:
@@ -165,12 +168,11 @@ def _fast(kind: str, cta_group: Any, ws: Any, a_tmem: Any) -> tuple[frozenset[An
     legal space to keep them equal to what the rules decide)."""
     ctx = context(cta_group=cta_group, ws=ws, a_tmem=a_tmem)  # raises on a bad context value
     name = normalize_kind(kind)
-    hit = _FAST[(kind, cta_group, cta_group.__class__, ws, a_tmem)] = (
+    return _FAST.remember((kind, cta_group, cta_group.__class__, ws, a_tmem), (
         shape_keys(name, ctx["cta_group"], ctx["ws"]),
         major_keys(name, ctx["a_tmem"]),
         selector_keys(name, ctx["ws"]),
-    )
-    return hit
+    ))
 
 
 def _rules_checked(p: Plan, word: Word, values: dict[str, Any], check: bool, **ctx: Any) -> Word:
@@ -215,28 +217,26 @@ def _read(word: WordInput, kind: str) -> tuple[Plan, FieldsRead, tuple[tuple[str
     read = p.read(word)
     if read.unknown and {"sparse", "k_dim"} & set(read.unknown):  # K is known only when Sparsity and the K bit are
         return p, read, tuple((name, value, "") for name, value in p.layout.implied.items())
-    spots = _SPOTS.get(p) or _spots(p)
+    spots = _spots(p)
     sparse = bool(read.fields[spots[0]].raw)
     k96 = spots[1] is not None and read.fields[spots[1]].value == "96"
-    derived = _DERIVED.get((p.kind, sparse, k96))
-    if derived is None:
-        assert p.kind is not None  # an idesc plan is a kind's
-        found: list[tuple[str, Any, str]] = [("k", mma_k(p.kind, sparse, k96 and not sparse), "elements")]
-        found += [(name, value, "") for name, value in p.layout.implied.items()]
-        derived = _DERIVED[p.kind, sparse, k96] = tuple(found)
-    return p, read, derived
+    return p, read, _derived(p, sparse, k96)
 
 
-#: Per plan: the positions of the sparse and k_dim fields among the decoded fields (k_dim: None
-#: when the layout has none); per (kind, sparse, K = 96): the derived values.
-_SPOTS: dict[Plan, tuple[int, int | None]] = {}
-_DERIVED: dict[tuple[str | None, bool, bool], tuple[tuple[str, Any, str], ...]] = {}
+@functools.cache
+def _derived(p: Plan, sparse: bool, k96: bool) -> tuple[tuple[str, Any, str], ...]:
+    """The derived values of a word of plan ``p``: K (sparsity, Table 44's K bit), the implied ones."""
+    assert p.kind is not None  # an idesc plan is a kind's
+    found: list[tuple[str, Any, str]] = [("k", mma_k(p.kind, sparse, k96 and not sparse), "elements")]
+    return (*found, *((name, value, "") for name, value in p.layout.implied.items()))
 
 
+@functools.cache
 def _spots(p: Plan) -> tuple[int, int | None]:
+    """The positions of the sparse and k_dim fields among the plan's decoded fields (k_dim: None
+    when the layout has none)."""
     names = [f.name for f in p.layout.fields]
-    hit = _SPOTS[p] = (names.index("sparse"), names.index("k_dim") if "k_dim" in names else None)
-    return hit
+    return names.index("sparse"), names.index("k_dim") if "k_dim" in names else None
 
 
 def decode_idesc(word: WordInput, kind: Kind) -> Decoded:
