@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import string
 from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
@@ -110,29 +111,31 @@ def _fail(code: str, what: str, text: str, why: str) -> TableError:
     return TableError("tables/rules.toml", f"rule {code}, {what}", f"{text!r}: {why}")
 
 
-def _validate(tree: ast.AST, code: str, what: str, text: str, templates: bool) -> None:
+def _why_not(tree: ast.AST, templates: bool) -> str | None:
+    """Why ``tree`` is not an expression of the language, or None."""
     for node in ast.walk(tree):
         if not isinstance(node, LANGUAGE_NODES):
-            raise _fail(code, what, text, f"{type(node).__name__} is not part of the rule language")
+            return f"{type(node).__name__} is not part of the rule language"
         if isinstance(node, ast.Constant) and not isinstance(node.value, (int, str, bool, type(None))):
-            raise _fail(code, what, text, f"the literal {node.value!r} is not an integer, string, boolean or None")
+            return f"the literal {node.value!r} is not an integer, string, boolean or None"
         if isinstance(node, ast.Call):
             name = node.func.id if isinstance(node.func, ast.Name) else None
             known = name in FUNCTIONS or (templates and name in TEXT_FUNCTIONS)
             if not known or node.keywords:
-                raise _fail(code, what, text, f"{ast.unparse(node.func)}() is not a function of the rule language "
-                            f"({', '.join(FUNCTIONS)}{'; in templates ' + ', '.join(TEXT_FUNCTIONS) if templates else ''})")
+                return (f"{ast.unparse(node.func)}() is not a function of the rule language "
+                        f"({', '.join(FUNCTIONS)}{'; in templates ' + ', '.join(TEXT_FUNCTIONS) if templates else ''})")
             if name in FUNCTIONS and len(node.args) != FUNCTIONS[name]:
-                raise _fail(code, what, text, f"{name}() takes {FUNCTIONS[name]} arguments")
+                return f"{name}() takes {FUNCTIONS[name]} arguments"
         if isinstance(node, ast.Attribute) and not (isinstance(node.value, ast.Name) and node.value.id in _WORD_NAMES):
-            raise _fail(code, what, text, f"only {', '.join(n + '.FIELD' for n in _WORD_NAMES)} read a word's field")
+            return f"only {', '.join(n + '.FIELD' for n in _WORD_NAMES)} read a word's field"
         if isinstance(node, ast.Subscript) and not (isinstance(node.value, ast.Name) and node.value.id.isupper()):
-            raise _fail(code, what, text, "only a table (an upper-case name) is indexed")
+            return "only a table (an upper-case name) is indexed"
         if isinstance(node, ast.Compare) and len(node.ops) != 1:
-            raise _fail(code, what, text, "one comparison at a time (write a < b and b < c)")
+            return "one comparison at a time (write a < b and b < c)"
         if isinstance(node, ast.Compare) and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
             if not (isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None):
-                raise _fail(code, what, text, "'is' and 'is not' compare with None only")
+                return "'is' and 'is not' compare with None only"
+    return None
 
 
 def parse_expr(text: str, code: str, what: str, let: Mapping[str, ast.expr] | None = None, templates: bool = False) -> ast.expr:
@@ -141,28 +144,50 @@ def parse_expr(text: str, code: str, what: str, let: Mapping[str, ast.expr] | No
 
     Raises:
         TableError: a syntax error, or syntax outside the language."""
+    tree = _parsed(text, templates)
+    if isinstance(tree, str):
+        raise _fail(code, what, text, tree)
+    return _substitute(tree, let) if let else tree
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed(text: str, templates: bool) -> ast.expr | str:
+    """An expression parsed and checked once per text (the trees are shared, never changed), or
+    why it is not one of the language."""
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as e:
-        raise _fail(code, what, text, f"not an expression ({e.msg})") from None
-    _validate(tree, code, what, text, templates)
-    return _substitute(tree.body, let) if let else tree.body
-
-
-class _Substitute(ast.NodeTransformer):
-    """Names replaced by expressions (copied at each use)."""
-
-    def __init__(self, let: Mapping[str, ast.expr]) -> None:
-        self.let = let
-
-    def visit_Name(self, node: ast.Name) -> ast.AST:
-        return copy.deepcopy(self.let[node.id]) if node.id in self.let else node
+        return f"not an expression ({e.msg})"
+    return _why_not(tree, templates) or tree.body
 
 
 def _substitute(tree: ast.expr, names: Mapping[str, ast.expr]) -> ast.expr:
-    out = _Substitute(names).visit(copy.deepcopy(tree))
+    """``tree`` with the names of ``names`` replaced by their expressions: new nodes only where
+    something changed, the rest shared (the trees are never changed once parsed)."""
+    if isinstance(tree, ast.Name):
+        return names.get(tree.id, tree)
+    out = _rebuilt(tree, names)
     assert isinstance(out, ast.expr)
     return out
+
+
+def _rebuilt(node: ast.AST, names: Mapping[str, ast.expr]) -> ast.AST:
+    changed: dict[str, Any] = {}
+    for field, value in ast.iter_fields(node):
+        if isinstance(value, ast.expr):
+            new = _substitute(value, names)
+            if new is not value:
+                changed[field] = new
+        elif isinstance(value, list) and any(isinstance(v, ast.expr) for v in value):
+            items = [_substitute(v, names) if isinstance(v, ast.expr) else v for v in value]
+            if any(a is not b for a, b in zip(items, value)):
+                changed[field] = items
+    if not changed:
+        return node
+    copied = copy.copy(node)
+    for field, value in changed.items():
+        setattr(copied, field, value)
+    return copied
 
 
 def parse_template(text: str, code: str, what: str, let: Mapping[str, ast.expr]) -> tuple[tuple[str, ast.expr | None, str], ...]:
@@ -274,61 +299,57 @@ def tables_read(rule: RuleChecks, messages: bool = True) -> frozenset[str]:
 # -- the Python back end ------------------------------------------------------------------------
 
 
-class _ToPython(ast.NodeTransformer):
-    """Rewrites a rule expression into Python over ``v`` (the facts) and ``T`` (the tables), with
-    the language's semantics."""
-
-    @staticmethod
-    def _get(obj: ast.expr, key: str) -> ast.expr:
-        return ast.Call(ast.Attribute(obj, "get", ast.Load()), [ast.Constant(key)], [])
-
-    @staticmethod
-    def _table(name: str) -> ast.expr:
-        return ast.Subscript(ast.Name("T", ast.Load()), ast.Constant(name), ast.Load())
-
-    def visit_Name(self, node: ast.Name) -> ast.AST:
-        if node.id.isupper():
-            return ast.Call(self._table(node.id), [], [])
-        if node.id in FUNCTIONS or node.id in TEXT_FUNCTIONS:
-            return node
-        return self._get(ast.Name("v", ast.Load()), node.id)
-
-    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
-        assert isinstance(node.value, ast.Name)
-        return self._get(self._get(ast.Name("v", ast.Load()), node.value.id), node.attr)
-
-    def _key(self, node: ast.expr) -> list[ast.expr]:
-        parts = node.elts if isinstance(node, ast.Tuple) else [node]
-        return [self.visit(p) for p in parts]
-
-    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
-        assert isinstance(node.value, ast.Name)
-        return ast.Call(self._table(node.value.id), self._key(node.slice), [])
-
-    def visit_Compare(self, node: ast.Compare) -> ast.AST:
-        op, right = node.ops[0], node.comparators[0]
-        if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, ast.Name) and right.id.isupper() \
-                and isinstance(node.left, ast.Tuple):  # (a, b) in T: T has an entry for the key
-            has = ast.Compare(ast.Call(self._table(right.id), self._key(node.left), []),
-                              [ast.IsNot() if isinstance(op, ast.In) else ast.Is()], [ast.Constant(None)])
-            return has
-        left, new_right = self.visit(node.left), self.visit(right)
-        if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.Subscript, ast.Name)):
-            new_right = ast.BoolOp(ast.Or(), [new_right, ast.Tuple([], ast.Load())])  # (no entry: the empty set)
-        return ast.Compare(left, [op], [new_right])
-
-    def visit_Call(self, node: ast.Call) -> ast.AST:
-        assert isinstance(node.func, ast.Name)
-        args = [self.visit(a) for a in node.args]
-        if node.func.id == "known":  # known(x): x, or None where it is known at run time only
-            return ast.Call(ast.Name("_known", ast.Load()), [ast.Lambda(ast.arguments([], [], None, [], [], None, []), args[0])], [])
-        name = node.func.id if node.func.id in TEXT_FUNCTIONS else "_f_" + node.func.id
-        return ast.Call(ast.Name(name, ast.Load()), args, [])
+_PY_OPS: dict[type, str] = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%", ast.RShift: ">>",
+                            ast.LShift: "<<", ast.BitAnd: "&", ast.BitOr: "|", ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<",
+                            ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.In: "in", ast.NotIn: "not in", ast.Is: "is",
+                            ast.IsNot: "is not"}
 
 
 def python_expression(tree: ast.expr) -> str:
-    """One expression of the language as Python over ``v`` (the facts) and ``T`` (the tables)."""
-    return ast.unparse(ast.fix_missing_locations(_ToPython().visit(copy.deepcopy(tree))))
+    """One expression of the language as Python source over ``v`` (the facts, ``v.get(name)``: a
+    fact known at run time only raises there) and ``T`` (the tables, each a function of its key),
+    with the language's semantics."""
+    node = tree
+    if isinstance(node, ast.Constant):
+        return repr(node.value)
+    if isinstance(node, ast.Name):
+        return f"T[{node.id!r}]()" if node.id.isupper() else f"v.get({node.id!r})"
+    if isinstance(node, ast.Attribute):
+        assert isinstance(node.value, ast.Name)
+        return f"v.get({node.value.id!r}).get({node.attr!r})"
+    if isinstance(node, ast.Subscript):
+        assert isinstance(node.value, ast.Name)
+        return f"T[{node.value.id!r}]({_key(node.slice)})"
+    if isinstance(node, ast.Tuple):
+        return "(" + "".join(python_expression(e) + ", " for e in node.elts) + ")"
+    if isinstance(node, ast.BoolOp):
+        return "(" + (" and " if isinstance(node.op, ast.And) else " or ").join(map(python_expression, node.values)) + ")"
+    if isinstance(node, ast.UnaryOp):
+        return f"({'not ' if isinstance(node.op, ast.Not) else '-'}{python_expression(node.operand)})"
+    if isinstance(node, ast.BinOp):
+        return f"({python_expression(node.left)} {_PY_OPS[type(node.op)]} {python_expression(node.right)})"
+    if isinstance(node, ast.IfExp):
+        return f"({python_expression(node.body)} if {python_expression(node.test)} else {python_expression(node.orelse)})"
+    if isinstance(node, ast.Compare):
+        op, right = node.ops[0], node.comparators[0]
+        if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, ast.Name) and right.id.isupper() \
+                and isinstance(node.left, ast.Tuple):  # (a, b) in T: T has an entry for the key
+            return f"(T[{right.id!r}]({_key(node.left)}) {'is not' if isinstance(op, ast.In) else 'is'} None)"
+        rhs = python_expression(right)
+        if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.Subscript, ast.Name)):
+            rhs = f"({rhs} or ())"  # (no entry: the empty set)
+        return f"({python_expression(node.left)} {_PY_OPS[type(op)]} {rhs})"
+    if isinstance(node, ast.Call):
+        assert isinstance(node.func, ast.Name)
+        args = ", ".join(map(python_expression, node.args))
+        if node.func.id == "known":  # known(x): x, or None where it is known at run time only
+            return f"_known(lambda: {args})"
+        return f"{node.func.id if node.func.id in TEXT_FUNCTIONS else '_f_' + node.func.id}({args})"
+    raise TypeError(f"{ast.dump(node)} is not part of the rule language")
+
+
+def _key(node: ast.expr) -> str:
+    return ", ".join(map(python_expression, node.elts if isinstance(node, ast.Tuple) else [node]))
 
 
 _py = python_expression
