@@ -11,10 +11,9 @@ timed in the same run:
    multiple of ``python -c pass`` in a virtual environment with nothing installed
    (:func:`bare_python`; targets: <= 10x piped and <= 15x on a terminal, :data:`STARTUP_TARGETS`), all commands timed in
    turn in each round; for reference ``--table`` piped, this venv's own ``python -c pass``,
-   ``import descgen``, ``import click`` (every command but the fast path's: ``idesc``, ``smem``,
-   ``zcm`` and ``decode`` skip it, cli/fast.py) and ``import rich.console, rich.text`` (what a
-   word's terminal table costs before it is drawn: the floor of the terminal figures; its columns
-   are laid out without ``rich.table``).
+   ``import descgen``, ``import click`` (what every command loads) and ``import rich.console,
+   rich.text`` (what a word's terminal table costs before it is drawn: the floor of the terminal
+   figures; its columns are laid out without ``rich.table``).
    From a git worktree, ``PYTHONPATH=$PWD python bench/bench.py`` times that checkout.
 2. ``descgen.encode_idesc``, ``encode_smem`` and ``encode_zcm``, all checks on, each over >= 10,000
    distinct valid configurations, against the hand-written shift-and-or encoders in
@@ -131,7 +130,7 @@ def cli_figures(runs: int) -> None:
     cases = {  # timed in turn in each round, so that a change in the machine's load hits them all
         "base": lambda: wall([bare, "-c", "pass"], 1),
         "dev": lambda: wall([py, "-c", "pass"], 1),
-        # What a click command and a rich table pay before descgen runs (in this venv; idesc skips click).
+        # What a click command and a rich table pay before descgen runs (in this venv).
         "click": lambda: wall([py, "-c", "import click"], 1),
         "rich": lambda: wall([py, "-c", "import rich.console, rich.text"], 1),
         "lib": lambda: wall([py, "-c", "import descgen"], 1),
@@ -155,7 +154,7 @@ def cli_figures(runs: int) -> None:
     print(f"  python -c pass (bare venv)  {base * 1e3:7.1f} ms   the baseline: an interpreter with nothing else installed")
     for name, label, note in (
             ("dev", "python -c pass (this venv)", "its installs' start-up hooks, for reference"),
-            ("click", "python -c 'import click'", "this venv: the floor of a click command (idesc and decode skip it)"),
+            ("click", "python -c 'import click'", "this venv: the floor of every command"),
             ("rich", "python -c 'import rich...'", "this venv: the floor of a terminal table (rich.console, rich.text)"),
             ("lib", "python -c 'import descgen'", "this venv: the library's start-up")):
         print(f"  {label:27s} {t[name] * 1e3:7.1f} ms   {t[name] / base:5.2f}x   ({note})")

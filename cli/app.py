@@ -3,8 +3,7 @@ commands ``validate | check | explain | rules`` are in :mod:`descgen.cli.validat
 
 Startup imports click and descgen only; rich is imported by :mod:`descgen.cli.render`, which is
 imported only when a table is drawn. ``idesc``, ``smem``, ``zcm`` and ``decode`` declare their
-options here and run click-free bodies (:mod:`descgen.cli.encoders`, :mod:`descgen.cli.decoder`),
-which the fast path (:mod:`descgen.cli.fast`) calls too.
+options here; their bodies are in :mod:`descgen.cli.encoders` and :mod:`descgen.cli.decoder`.
 """
 
 from __future__ import annotations
@@ -225,8 +224,8 @@ def _mn_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _body(body: Callable[..., Any]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Under the option decorators of a command whose body is click-free (:mod:`.encoders`, shared
-    with the fast path): the def it decorates stands for ``body``, whose docstring is the help."""
+    """Under the option decorators of a command whose body is in another module (:mod:`.encoders`,
+    :mod:`.decoder`): the def it decorates stands for ``body``, whose docstring is the help."""
     return lambda _: body
 
 

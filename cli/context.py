@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable
 from descgen.catalog import constraints, contexts
 from descgen.context import words_context
 
-from .output import context_of, usage_error
+from .output import usage_error
 
 __all__ = ["APPLIES", "CONTEXT_ORDER", "context_options", "option_name", "given", "check_applies"]
 
@@ -83,11 +83,8 @@ def context_options(*names: str, wgmma: bool = False) -> Callable[[Callable[...,
     def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(f)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            return f(*args, context=context_of(names, kwargs), **kwargs)
+            return f(*args, context={name: kwargs.pop(f"ctx_{name}") for name in names}, **kwargs)
         decorated: Callable[..., Any] = wrapper
-
-        wrapper.descgen_layer = ("context", names)  # type: ignore[attr-defined]  # read by the fast path's table
-
         for name in reversed(names):
             decorated = _option(name, wgmma)(decorated)
         return decorated

@@ -1,10 +1,6 @@
-"""``descgen decode`` without click: its body, called by the click command (:mod:`descgen.cli.app`
-declares the arguments and options) and by the click-free fast path (:mod:`descgen.cli.fast`),
-which reads the same options from the table generated from that command. Nothing here imports
-click: a usage error is :func:`descgen.cli.output.usage_error`, raised before anything is
-printed, and a step the fast path cannot take the way click would (reading the words from
-standard input) asks for click first (:func:`descgen.cli.output.click_only`). The exit status is
-returned: 1 when a word breaks a PTX rule or no reading is consistent.
+"""``descgen decode``: its body (the click command of :mod:`descgen.cli.app` declares the arguments
+and options). A usage error is :func:`descgen.cli.output.usage_error`, raised before anything is
+printed. The exit status is returned: 1 when a word breaks a PTX rule or no reading is consistent.
 """
 
 from __future__ import annotations
@@ -23,7 +19,6 @@ from .output import (
     EXIT_RULE,
     EXIT_USAGE,
     Output,
-    click_only,
     echo,
     hex_word,
     mask_info,
@@ -32,7 +27,7 @@ from .output import (
     usage_error,
     word_as,
 )
-from .values import WORD
+from .params import WORD
 
 __all__ = ["decode"]
 
@@ -133,14 +128,13 @@ def _words(given: tuple[str, ...]) -> tuple[list[int], int]:
     for arg in given:
         if arg != "-":
             try:
-                words.append(WORD.convert(arg, "words", notes.append))
+                words.append(WORD.read(arg, "words", notes.append))
             except ValueError as e:
                 raise usage_error(str(e), param_hint="'WORD...'") from None
             continue
-        click_only("words from standard input")  # a hand-over after reading it would find it empty
         for line, token in _stdin_tokens(sys.stdin.read()):
             try:
-                words.append(WORD.convert(token, "words", notes.append))
+                words.append(WORD.read(token, "words", notes.append))
             except ValueError as e:
                 notes.append(f"error: stdin line {line}: {e}")
                 bad += 1

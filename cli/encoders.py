@@ -1,9 +1,6 @@
-"""The encoders' commands without click: ``descgen idesc``, ``smem`` and ``zcm``, called by their
-click commands (:mod:`descgen.cli.app` declares the options, the bodies are here) and by the
-click-free fast path (:mod:`descgen.cli.fast`), which reads the same options from the table
-generated from those click commands. Nothing here imports click: a usage error is
-:func:`descgen.cli.output.usage_error`, raised before anything is printed, and a step that needs
-click (a tile's table, source code) asks for it first (:func:`descgen.cli.output.click_only`).
+"""The encoders' commands, ``descgen idesc``, ``smem`` and ``zcm``: their bodies (the click commands
+of :mod:`descgen.cli.app` declare the options). A usage error is
+:func:`descgen.cli.output.usage_error`, raised before anything is printed.
 """
 
 from __future__ import annotations
@@ -12,7 +9,7 @@ from typing import Any
 
 import descgen
 
-from .output import Output, click_only, mask_info, plain_mask, usage_error
+from .output import Output, mask_info, plain_mask, usage_error
 
 __all__ = ["idesc", "smem", "zcm", "renderer", "check_mn", "wgmma_arch"]
 
@@ -174,7 +171,6 @@ def smem(out: Output, start_address: int | None, stage_bytes: int | None, swizzl
     if runtime:
         out.write_code(td, functions=True, stage_bytes=stage_bytes)
     elif out.table:
-        click_only("the tile's table")  # drawn by the layout command's module, a click module
         from .layout import show_tile
 
         show_tile(td, descgen.decode_wgmma_smem(td.word) if wgmma else descgen.decode_smem(td.word))

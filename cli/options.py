@@ -11,7 +11,9 @@ from typing import Any, Callable, TypeVar, overload
 
 import click
 
-from .output import Reported, call
+import descgen
+
+from .output import Output
 from .params import LazyChoice, TypeChoice
 
 __all__ = ["output_options", "DTYPE", "MAJOR"]
@@ -44,15 +46,18 @@ def output_options(f: Callable[..., Any] | None = None, *, code: bool = False, j
     @functools.wraps(f)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         ctx = click.get_current_context()
+        out = Output.resolve(ctx.info_name or f.__name__, kwargs.pop("as_json"), kwargs.pop("table"), kwargs.pop("plain"),
+                             kwargs.pop("fmt", None), kwargs.pop("name", None))
+        out.quiet = kwargs.pop("quiet", False)
         try:
-            status = call(ctx.info_name or f.__name__, f, args, kwargs, traceback=bool(ctx.find_root().params.get("traceback")))
-        except Reported as e:
-            ctx.exit(e.code)
+            status = f(out, *args, **kwargs)
+        except descgen.DescgenError as e:
+            if ctx.find_root().params.get("traceback"):
+                raise
+            ctx.exit(out.fail(e, [name for name, value in kwargs.items() if value is None]))
         if status:  # a body that printed its answer returns its exit status (decoder.decode)
             ctx.exit(status)
         return status
-
-    wrapper.descgen_layer = ("output",)  # type: ignore[attr-defined]  # read by the fast path's table (cli.fast)
 
     options = [
         click.option("--json", "as_json", is_flag=True, help=json_help or "Print a versioned JSON envelope."),

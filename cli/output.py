@@ -11,11 +11,6 @@ Three modes, one per invocation (:class:`Output`):
   code with its decoded fields as a comment (:func:`descgen.emit`).
 
 Data goes to stdout, diagnostics to stderr.
-
-Nothing here imports click at import: the click-free fast path (:mod:`descgen.cli.fast`) prints
-through this module too. :func:`echo` is ``click.echo`` and :func:`usage_error` a
-``click.UsageError``, except inside :func:`fast_path`: there the fast path, whose preconditions
-make a plain write the same bytes, hands a usage error over to click (:class:`HandOver`).
 """
 
 from __future__ import annotations
@@ -25,6 +20,9 @@ import io
 import os
 import sys
 from typing import Any, Callable, Iterable, Iterator, Sequence
+
+import click
+from click import echo  # re-exported: every line the commands print
 
 import descgen
 from descgen.engine import hex_bits, hex_word, unit_word  # re-exported: how every word, mask and unit is written
@@ -39,18 +37,12 @@ __all__ = [
     "EXIT_USAGE",
     "EXIT_INTERNAL",
     "EXIT_INTERRUPTED",
-    "HandOver",
     "Output",
-    "Reported",
-    "call",
-    "context_of",
     "ROLES",
     "binary_runs",
-    "click_only",
     "echo",
     "error_dict",
     "exit_code_for",
-    "fast_path",
     "hex_bits",
     "hex_word",
     "word_as",
@@ -80,54 +72,9 @@ EXIT_INTERNAL = 3  #: a bug (or broken tables/): rerun with --traceback
 EXIT_INTERRUPTED = 130  #: Ctrl-C (128 + SIGINT, as a shell reports it)
 
 
-_fast = False  # inside fast_path()
-
-
-@contextlib.contextmanager
-def fast_path() -> Iterator[None]:
-    """While the fast path (:mod:`descgen.cli.fast`) runs a command: :func:`echo` writes the
-    stream itself and :func:`usage_error` is :class:`HandOver`."""
-    global _fast
-    _fast = True
-    try:
-        yield
-    finally:
-        _fast = False
-
-
-def echo(message: str = "", err: bool = False) -> None:
-    """Print one line on stdout (``err``: stderr): ``click.echo``; on the fast path, whose streams
-    are UTF-8 and whose text holds no escape sequence, the same bytes written and flushed."""
-    if not _fast:
-        import click
-
-        click.echo(message, err=err)
-        return
-    stream = sys.stderr if err else sys.stdout
-    stream.write(message + "\n")
-    stream.flush()
-
-
-class HandOver(Exception):
-    """The fast path (:mod:`descgen.cli.fast`) cannot answer this command line the way click
-    would: a usage error, which click reports (raised before anything is printed)."""
-
-
-def click_only(what: str) -> None:
-    """Before a step that needs click (``what``): on the fast path, hand the command line over to
-    click (:class:`HandOver`); under click, nothing."""
-    if _fast:
-        raise HandOver(what)
-
-
-def usage_error(message: str, *, param_hint: str | None = None) -> Exception:
-    """A usage error (exit 2) to raise: ``click.UsageError`` (``click.BadParameter`` naming
-    ``param_hint``, such as ``'WORD...'``, as click names a value it cannot read); on the fast
-    path :class:`HandOver`."""
-    if _fast:
-        return HandOver(message)
-    import click
-
+def usage_error(message: str, *, param_hint: str | None = None) -> click.UsageError:
+    """A usage error (exit 2) to raise: ``click.UsageError``, or ``click.BadParameter`` naming
+    ``param_hint`` (such as ``'WORD...'``, as click names a value it cannot read)."""
     if param_hint is not None:
         return click.BadParameter(message, param_hint=param_hint)
     return click.UsageError(message)
@@ -244,9 +191,6 @@ class Output:
         functions (descgen.emit_functions, with ``options`` such as ``stage_bytes``)."""
         import shlex
 
-        click_only("--format")  # the comment quotes the command line as click recorded it
-        import click
-
         argv = click.get_current_context().find_root().meta.get("descgen.argv", [])
         source = shlex.join(["descgen", *argv])
         assert self.format is not None  # (write_code runs under --format)
@@ -310,43 +254,8 @@ def internal_error(error: BaseException) -> int:
     return EXIT_INTERNAL
 
 
-def context_of(names: Iterable[str], kwargs: dict[str, Any]) -> dict[str, Any]:
-    """The ``context`` a command receives (:func:`descgen.cli.context.context_options`): the
-    options ``ctx_NAME`` of ``names`` taken out of the keyword arguments click passes,
-    ``{name: value}`` in ``names``' order."""
-    return {name: kwargs.pop(f"ctx_{name}") for name in names}
-
-
-class Reported(Exception):
-    """A library error :func:`call` has reported; ``code`` is the exit status."""
-
-    def __init__(self, code: int) -> None:
-        super().__init__(code)
-        self.code = code
-
-
-def call(command: str, f: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any], *,
-         traceback: bool = False) -> Any:
-    """Run a command's body ``f`` under the output options and the library-error policy (the
-    click commands' ``output_options`` and the fast path alike): ``kwargs``' ``as_json``,
-    ``table``, ``plain`` (and ``fmt``, ``name``, ``quiet`` where the command takes them) make the
-    :class:`Output` that ``f`` receives first; a :class:`descgen.DescgenError` escaping ``f`` is
-    reported (:meth:`Output.fail`) and raised as :class:`Reported` with its exit status (1 for
-    EncodeError, 2 for UsageError/WordError), or as it is with ``traceback``."""
-    out = Output.resolve(command, kwargs.pop("as_json"), kwargs.pop("table"), kwargs.pop("plain"),
-                         kwargs.pop("fmt", None), kwargs.pop("name", None))
-    out.quiet = kwargs.pop("quiet", False)
-    try:
-        return f(out, *args, **kwargs)
-    except descgen.DescgenError as e:
-        if traceback:
-            raise
-        raise Reported(out.fail(e, [name for name, value in kwargs.items() if value is None])) from e
-
-
 def error_dict(error: BaseException, findings: Sequence[Any] = ()) -> dict[str, Any]:
-    click = sys.modules.get("click")  # a click usage error is reported with its own message
-    message = error.format_message() if click is not None and isinstance(error, click.ClickException) else str(error)
+    message = error.format_message() if isinstance(error, click.ClickException) else str(error)  # click's own message
     return {
         "type": type(error).__name__,
         "message": message,
@@ -383,8 +292,6 @@ def paged(enabled: bool = True) -> Iterator[None]:
     saved = {name: os.environ.get(name) for name in ("PAGER", "LESS")}
     os.environ["PAGER"] = command or "less"
     os.environ.setdefault("LESS", "FRX")
-    import click
-
     try:
         click.echo_via_pager(buffer.getvalue().removesuffix("\n"), color=True)
     finally:
@@ -397,8 +304,6 @@ def paged(enabled: bool = True) -> Iterator[None]:
 
 def pager_option(f: Any) -> Any:
     """``--no-pager``, for the commands whose output is long (descgen rules, explain)."""
-    import click
-
     return click.option("--no-pager", is_flag=True, help="Print straight to the terminal; by default a long listing "
                         "goes through $DESCGEN_PAGER, $PAGER or less when stdout is a terminal.")(f)
 

@@ -15,11 +15,11 @@ are in :mod:`descgen.checks`; this module holds the data they read.
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass, field
 from typing import Any, Mapping, NamedTuple, get_args
 
 from .errors import SEVERITIES, DescgenError, Finding, TableError, UsageError
 from .loader import KINDS, atoms, check_keys, layout, read_table
-from .records import field, record
 from .types import Arch, ScaleVec
 
 __all__ = [
@@ -74,7 +74,7 @@ _TOP_KEYS = {"table", "transpose_b_8bit", "scale_vec", "a_tmem", "absolute_lbo",
              "targets", "requires", "ptx_version", "context", "usage", "layout", "rule", "derive"}
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Rule:
     """One catalogued rule.
 
@@ -126,7 +126,7 @@ class Rule:
 
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ContextName:
     """One ``[[context]]`` entry: a name the instruction context may give.
 
@@ -150,7 +150,7 @@ class ContextName:
     illegal: Mapping[str, Any] | None = None
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Constraints:
     """The constraint tables of ``tables/rules.toml`` (see the file for each one's source), with
     Table 52 and the element sizes from ``tables/smem_atoms.toml``."""

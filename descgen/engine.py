@@ -12,13 +12,12 @@ from __future__ import annotations
 import functools
 import operator
 import sys
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, NamedTuple, TypeAlias
 
 from .errors import EncodeError, Finding, HasFindings, UsageError, WordError
 from .loader import VALUE_TYPES, Field, Layout, layout
-from .records import field, record
 from .transforms import Transform
-from .usercache import define
 
 if TYPE_CHECKING:  # bitstring is imported where a Bits is made (Decoded.bits), never at import time
     from bitstring import Bits
@@ -323,8 +322,7 @@ class Plan:
                       f"    if x.__class__ is not int or not {lo} <= x <= {hi}{aligned}: raise KeyError({name!r})",
                       f"    word |= ({transform.expr or f'E{i}(x)'}) << {shift}"]
         lines.append("    return NEW(WORD, word)")  # a clean Word: int's constructor, no Python frame
-        # One layout's fields give the same text for every kind (the lookup tables are in env).
-        pack: Callable[[Mapping[str, Any]], Word] = define("pack", "\n".join(lines), f"<descgen plan {self.layout.name}>", env)
+        pack: Callable[[Mapping[str, Any]], Word] = _define("pack", "\n".join(lines), f"<descgen plan {self.layout.name}>", env)
         return pack
 
     def check(self, values: Mapping[str, Any]) -> list[Finding]:
@@ -431,7 +429,7 @@ class Plan:
         lines.append(f"        found = tuple([h[1] for h in ({', '.join(f'h{i}' for i in hits)}) if h[1] is not None])")
         values = ", ".join(f"{f.name!r}: h{i}[2]" for i, (_, _, f, _) in enumerate(self.decoders) if f.is_value)
         lines.append(f"    return ({', '.join(f'h{i}[0]' for i in hits)},), found, {{{values}}}")
-        unpack: Callable[[int], tuple[tuple[DecodedField, ...], tuple[Finding, ...], dict[str, Any]]] = define(
+        unpack: Callable[[int], tuple[tuple[DecodedField, ...], tuple[Finding, ...], dict[str, Any]]] = _define(
             "unpack", "\n".join(lines), f"<descgen unpack {self.layout.name}>", env)
         return unpack
 
@@ -464,6 +462,13 @@ class Plan:
                 findings.append(problem)
         return FieldsRead(word, tuple(fields), tuple(findings), {f.name: f.value for f in fields if f.type in VALUE_TYPES},
                           known, tuple(unknown))
+
+
+def _define(name: str, source: str, filename: str, env: dict[str, Any]) -> Any:
+    """The function ``name`` that generated ``source`` defines, made in ``env`` (the names the
+    source reads)."""
+    exec(compile(source, filename, "exec"), env)
+    return env[name]
 
 
 def _decoded_field(f: Field, raw: int, value: Any, note: str) -> "DecodedField":
@@ -579,7 +584,7 @@ def plan(layout_name: str, kind: str | None = None) -> Plan:
 # Decoded results.
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class DecodedField:
     """One field of a decoded word.
 
@@ -620,7 +625,7 @@ class DecodedField:
         }
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Decoded(HasFindings):
     """A decoded descriptor word.
 

@@ -8,9 +8,8 @@ user reads: field, value, allowed values, rule — no traceback needed.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
-
-from .records import record
 
 __all__ = [
     "SEVERITIES",
@@ -26,7 +25,7 @@ __all__ = [
 SEVERITIES = ("error", "warning", "info")
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Finding:
     """One problem with a descriptor word or with the values asked of an encoder.
 

@@ -27,6 +27,7 @@ passes as a shared memory descriptor with a warning on the fixed bits 46-48, so 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable, get_args
 
 from .catalog import usage_error
@@ -37,7 +38,6 @@ from .errors import Finding, WordError
 from .facts import normalize_kind, smem_family_target
 from .idesc import decode_idesc, idesc_report
 from .loader import KINDS, layout
-from .records import record
 from .report import Report
 from .runtime import RuntimeIdesc, idesc_from_runtime
 from .smem import decode_smem, validate_smem
@@ -81,7 +81,7 @@ def decode_as(word: int, descriptor: str, kind: str | None = None) -> Decoded:
     return _DECODERS[descriptor](word)
 
 
-@record(slots=False)
+@dataclass(frozen=True)
 class Reading:
     """One way to read a word: a descriptor (and kind), validated.
 
@@ -115,7 +115,7 @@ class Reading:
         return self.report.findings
 
 
-@record(slots=False)
+@dataclass(frozen=True)
 class Identified:
     """Every reading of one word, best first (see the module doc for the order).
 

@@ -3,16 +3,16 @@ context, the decoded words) and :class:`NotChecked`."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping
 
 from .engine import Decoded
 from .errors import Finding, HasFindings
-from .records import field, record
 
 __all__ = ["NotChecked", "Report", "ROLES", "role_of"]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class NotChecked:
     """A rule that did not run: context it needs was not given (``why == "context"``; ``missing``
     names the context), or it reads a field of a partly known word that is known at run time only
@@ -44,7 +44,7 @@ def role_of(f: Finding) -> str:
     return head if "." in f.field and head in ROLES else "idesc"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Report(HasFindings):
     """What a validation found: a sequence of :class:`Finding` records (iterate, ``len``, index),
     plus the rules that could not run and the decoded words.

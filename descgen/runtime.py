@@ -17,17 +17,17 @@ its upper half.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from .catalog import usage_error
 from .engine import check_word
 from .errors import WordError
-from .records import record
 
 __all__ = ["RuntimeIdesc", "idesc_from_runtime"]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class RuntimeIdesc:
     """A 64-bit CUTLASS runtime instruction descriptor, split.
 

@@ -6,14 +6,13 @@ and back. No arithmetic lives in the tables; a new transform is added here, once
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable
-
-from .records import record
 
 __all__ = ["Transform", "TRANSFORMS"]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Transform:
     """How a logical value is stored in a field.
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass
 from typing import Any, Mapping
 
 from .errors import TableError
 from .loader import check_keys, read_table
-from .records import record
 
 __all__ = ["WGMMA_FILE", "WgmmaTypes", "WgmmaTable", "wgmma_table", "wgmma_types", "parse_wgmma_table",
            "parse_wgmma_shape"]
@@ -27,7 +27,7 @@ _INSTRUCTION_KEYS = {"m", "targets", "source"}
 _SHAPE = re.compile(r"m(\d+)n(\d+)k(\d+)")
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class WgmmaTypes:
     """One family of multiplicand types (a row of §9.7.15.3) with its shapes (§9.7.15.2).
 
@@ -62,7 +62,7 @@ class WgmmaTypes:
         return self.sparse_k if sparse else self.k
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class WgmmaTable:
     """``tables/wgmma_shapes.toml`` compiled: M, the targets, the type rows."""
 

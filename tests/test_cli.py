@@ -439,6 +439,41 @@ def test_module_entry_point_and_lazy_imports():
     assert run_module_piped("idesc", "--kind", "f16", "--m", "128", "--n", "256") == ["0x08400010", "heavy: []"]
 
 
+def _loaded_at_exit(argv: list[str]) -> dict[str, bool]:
+    """What the console script's process holds when it exits: the modules of interest, and
+    whether it froze its objects out of the final collection's sight."""
+    code = ("import atexit, gc, json, sys\n"
+            "atexit.register(lambda: sys.__stderr__.write('\\nAT-EXIT=' + json.dumps({"
+            "'rich.table': 'rich.table' in sys.modules, 'rich.console': 'rich.console' in sys.modules, "
+            "'bitstring': 'bitstring' in sys.modules, 'frozen': gc.get_freeze_count() > 0})))\n"
+            "from descgen.cli import main\nmain()\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {**os.environ, "PYTHONPATH": root, "COLUMNS": "110", "PYTHONIOENCODING": "utf-8"}
+    proc = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, env=env, timeout=120)
+    assert proc.returncode in (0, 1), proc.stderr
+    return json.loads(proc.stderr.rpartition(b"\nAT-EXIT=")[2])  # type: ignore[no-any-return]
+
+
+def test_a_command_loads_only_what_it_draws() -> None:
+    """A word's table on a terminal draws its lines with rich's console and text alone: rich's
+    Table (and the fractions and decimal modules under it) loads only for a view that uses one,
+    such as a finding's block. bitstring loads with the bit diagram a drawn word ends with (its
+    digits are the word's Bits), never for piped or JSON output. Every command freezes its
+    objects before exit: the interpreter's final collection would otherwise walk all of them."""
+    idesc = ["idesc", "--kind", "f16", "--m", "128", "--n", "256"]
+    drawn = {"rich.console": True, "bitstring": True, "frozen": True}
+    assert _loaded_at_exit(idesc + ["--table"]) == {**drawn, "rich.table": False}
+    assert _loaded_at_exit(["decode", "0x08400010", "0x4000404000010040", "--table"]) == {**drawn, "rich.table": False}
+    warned = _loaded_at_exit(idesc + ["--max-shift", "8", "--no-ws", "--table"])  # a warning's block: a grid
+    assert warned == {**drawn, "rich.table": True}
+    piped = {"rich.table": False, "rich.console": False, "bitstring": False, "frozen": True}
+    assert _loaded_at_exit(idesc) == piped
+    assert _loaded_at_exit(["decode", "0x08400010", "0x4000404000010040"]) == piped
+    assert _loaded_at_exit(["decode", "0x08400010", "--short"]) == piped
+    for json_out in (["decode", "0x08400010", "--json"], idesc + ["--json"]):  # JSON: no diagram, no Bits
+        assert _loaded_at_exit(json_out)["bitstring"] is False, json_out
+
+
 TILE_ARGS = ["smem", "--tile", "128x64", "--dtype", "bf16", "--major", "k", "--swizzle", "128B"]
 
 

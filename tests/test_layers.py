@@ -24,7 +24,7 @@ MODULES = sorted([name[:-3] for name in os.listdir(LIB) if name.endswith(".py") 
 #: The layers, bottom to top, as docs/architecture.md lists them: a module may import only modules
 #: of its own layer or of layers below.
 LAYERS = (
-    ("usercache", "records", "errors", "transforms", "version", "types", "numbers", "errata", "workers", "rules.language"),
+    ("errors", "transforms", "version", "types", "numbers", "errata", "workers", "rules.language", "memo"),
     ("loader",),
     ("engine",),
     ("catalog", "report"),
@@ -181,7 +181,7 @@ def test_cli_import_graph_has_no_cycle():
     assert {"app", "options", "output", "render", "decoder", "encoders", "layout"} <= set(graph)
     cycle = _cycle(graph)
     assert cycle is None, "import cycle in cli/: " + " -> ".join(cycle or ())
-    assert not [m for m, deps in graph.items() if "app" in deps and m not in ("__init__", "fast")], \
+    assert not [m for m, deps in graph.items() if "app" in deps and m != "__init__"], \
         "only the entry points import the click application (cli/app.py); share options through cli/options.py"
 
 

@@ -550,3 +550,20 @@ def test_parsed_tables_cache_is_keyed_by_the_file(tmp_path, monkeypatch):
     assert loader.read_table("shapes.toml") == fresh
     monkeypatch.setenv("DESCGEN_NO_CACHE", "1")
     assert loader._cache_file() is None
+
+
+def test_the_tables_cache_directory(monkeypatch, tmp_path):
+    """``$XDG_CACHE_HOME/descgen`` (``~/.cache/descgen``), unless ``DESCGEN_CACHE_DIR`` names one;
+    none with ``DESCGEN_NO_CACHE``."""
+    from descgen import loader
+
+    for name in ("DESCGEN_CACHE_DIR", "DESCGEN_NO_CACHE", "XDG_CACHE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert os.path.dirname(loader._cache_file()) == str(tmp_path / ".cache" / "descgen")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert os.path.dirname(loader._cache_file()) == str(tmp_path / "xdg" / "descgen")
+    monkeypatch.setenv("DESCGEN_CACHE_DIR", str(tmp_path / "here"))
+    assert os.path.dirname(loader._cache_file()) == str(tmp_path / "here")
+    monkeypatch.setenv("DESCGEN_NO_CACHE", "1")
+    assert loader._cache_file() is None
