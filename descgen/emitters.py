@@ -139,7 +139,7 @@ def emit(what: Emittable | Sequence[Emittable] | Mapping[str, Emittable], fmt: F
 
 
 def _items(what: Any, descriptor: str | None, kind: str | None, name: str | None = None) -> Iterable[_Item]:
-    tiles = sys.modules.get(f"{__package__}.tiles")  # a TileDescriptor exists only once descgen.tiles is loaded
+    tiles = sys.modules.get("descgen.tiles")  # a TileDescriptor exists only once descgen.tiles is loaded
     if isinstance(what, Mapping):
         for key, value in what.items():
             yield from _items(value, descriptor, kind, str(key))

@@ -88,11 +88,13 @@ def collect(source: str, filename: str = "<sample>") -> tuple[set[tuple[str, int
 
 def _sources() -> Iterable[tuple[str, str]]:
     for package in ("descgen", "cli"):
-        folder = os.path.join(REPO, package)
-        for name in sorted(os.listdir(folder)):
-            if name.endswith(".py"):
-                with open(os.path.join(folder, name), encoding="utf-8") as fh:
-                    yield f"{package}/{name}", fh.read()
+        for root, dirs, names in os.walk(os.path.join(REPO, package)):
+            dirs[:] = sorted(d for d in dirs if d not in ("cli", "tables", "__pycache__"))  # (descgen/cli: the link to cli/)
+            for name in sorted(names):
+                if name.endswith(".py"):
+                    path = os.path.join(root, name)
+                    with open(path, encoding="utf-8") as fh:
+                        yield os.path.relpath(path, REPO), fh.read()
 
 
 def _words() -> tuple[str, ...]:
