@@ -8,7 +8,6 @@ The Markdown file is the one home of each erratum's text: an entry is a ``## E<n
 from __future__ import annotations
 
 import functools
-import os
 import re
 from dataclasses import dataclass
 
@@ -34,9 +33,9 @@ class Erratum:
 @functools.cache
 def errata() -> dict[str, Erratum]:
     """Every erratum by code, in file order, read from the package's ``spec-errata.md``."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "spec-errata.md")
-    with open(path, encoding="utf-8") as fh:
-        text = fh.read()
+    from importlib import resources
+
+    text = resources.files("descgen").joinpath("spec-errata.md").read_text(encoding="utf-8")
     heads = list(_HEAD.finditer(text))
     out = {}
     for head, after in zip(heads, [*heads[1:], None]):
