@@ -20,7 +20,7 @@ from .output import usage_error
 
 __all__ = ["APPLIES", "CONTEXT_ORDER", "context_options", "option_name", "given", "check_applies"]
 
-#: Every context name, in the order the options are listed (``[[context]]`` of tables/rules.toml).
+#: Every context name, in the order the options are listed (``[[context]]`` of tables/contexts.toml).
 CONTEXT_ORDER = tuple(contexts())
 
 #: The context each kind of word is validated with (the keyword arguments of validate_idesc,

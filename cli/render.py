@@ -625,7 +625,7 @@ def explained(info: dict[str, Any]) -> None:
     head.append(f"  {info['severity']}", style=SEVERITY_STYLE.get(info["severity"], ""))
     origin = {"catalog": "catalog rule (tables/rules.toml)",
               "field": "the field's own check, generated from its layout table",
-              "layout": "the shared-memory tile model (descgen layout, smem --tile; [[layout]] of tables/rules.toml)",
+              "layout": "the shared-memory tile model (descgen layout, smem --tile; [[layout]] of tables/codes.toml)",
               "usage": "a usage error: the call itself is wrong (raised, exit 2; never found in a word)"}[info["origin"]]
     head.append(f"  applies to {info['applies']}; {origin}", style="dim")
     console.print(head)

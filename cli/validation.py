@@ -334,7 +334,7 @@ def explain(out: Output, code: str, no_pager: bool) -> None:
 
 def _origins() -> tuple[tuple[str, dict[str, Any]], ...]:
     """Every code by where it comes from: the catalog (tables/rules.toml), the fields' own checks
-    (generated from the layout tables), the tile model's codes ([[layout]] of tables/rules.toml),
+    (generated from the layout tables), the tile model's codes ([[layout]] of tables/codes.toml),
     the usage errors (a call that is wrong in itself)."""
     return (("catalog", catalog()), ("field", field_codes()), ("layout", layout_table()), ("usage", usage_codes()))
 

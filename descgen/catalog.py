@@ -1,15 +1,16 @@
-"""The rules catalog and constraint tables of ``tables/rules.toml``, as data.
+"""The rules catalog and the tables around it (:data:`FILES`), as data.
 
 Every check descgen runs has a stable code. A single field's own range check is generated from its
 layout table (``IDESC-N-RANGE``, ``SMEM-RESERVED-14``: see :mod:`descgen.codes`); every rule that
 ties fields, words or the instruction together is a ``[[rule]]`` entry of ``tables/rules.toml``
 with its severity, rule sentence, PTX source and a legal and an illegal example. The constraint
-tables the rules read (Table 50, Tables 54/55, the target notes...) and the instruction context
-they may depend on (``[[context]]``) are in the same file, and so are the codes raised or found
-outside the rule runner, each with its rule sentence and source: ``[[usage]]`` (a call wrong in
-itself, :func:`usage_error`) and ``[[layout]]`` (the shared-memory tile model, with severity and
-fields: :func:`layout_finding`); the raise sites add only what they found. The checks themselves
-are in :mod:`descgen.checks`; this module holds the data they read.
+tables the rules read (Table 50, Tables 54/55, the target notes...) are in
+``tables/constraints.toml``, the instruction context they may depend on (``[[context]]``) in
+``tables/contexts.toml``, and the codes raised or found outside the rule runner, each with its rule
+sentence and source, in ``tables/codes.toml``: ``[[usage]]`` (a call wrong in itself,
+:func:`usage_error`) and ``[[layout]]`` (the shared-memory tile model, with severity and fields:
+:func:`layout_finding`); the raise sites add only what they found. The checks themselves are in
+:mod:`descgen.checks`; this module holds the data they read.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from .types import Arch, ScaleVec
 
 __all__ = [
     "RULES_FILE",
+    "FILES",
+    "SECTION_PATHS",
     "SCALE_VECS",
     "APPLIES",
     "USAGE_APPLIES",
@@ -40,11 +43,22 @@ __all__ = [
     "usage_error",
     "layout_table",
     "layout_finding",
+    "catalog_tables",
     "parse_rules",
     "EXAMPLE_FORMS",
 ]
 
 RULES_FILE = "rules.toml"
+#: The catalog's files under ``tables/``, each with the top-level sections it holds (by concern).
+FILES: dict[str, tuple[str, ...]] = {
+    RULES_FILE: ("rule", "derive"),
+    "codes.toml": ("usage", "layout"),
+    "contexts.toml": ("context",),
+    "constraints.toml": ("transpose_b_8bit", "scale_vec", "a_tmem", "absolute_lbo", "zcm", "targets", "requires",
+                         "ptx_version"),
+}
+#: The file each section is in (``tables/<file>``): the path :func:`parse_rules`' errors name.
+SECTION_PATHS: dict[str, str] = {section: f"tables/{name}" for name, sections in FILES.items() for section in sections}
 
 #: The scale vector sizes, as descgen names them (PTX: .scale_vec::1X ... .block32).
 SCALE_VECS: tuple[ScaleVec, ...] = get_args(ScaleVec)
@@ -70,8 +84,7 @@ _LAYOUT_KEYS = {"code", "severity", "applies", "fields", "rule", "source"}
 _LAYOUT_APPLIES = ("layout", "smem")
 _KEY_ORDER = ("code", "severity", "applies", "field", "fields", "rule", "source")  # the entries' order
 _CONTEXT_KEYS = {"name", "meaning", "value", "words", "help", "metavar", "source", "legal", "illegal"}
-_TOP_KEYS = {"table", "transpose_b_8bit", "scale_vec", "a_tmem", "absolute_lbo", "zcm",
-             "targets", "requires", "ptx_version", "context", "usage", "layout", "rule", "derive"}
+_TOP_KEYS = {"table", *SECTION_PATHS}  # [table] (a file's source note) may head any of them
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,8 +100,9 @@ class Rule:
         needs: context it cannot run without; missing context makes it "not checked".
         uses: context that narrows it when given (otherwise every case is allowed for).
         rule: the rule in one sentence. source: PTX table / section.
-        legal, illegal: examples (see ``tables/rules.toml``; :mod:`descgen.examples` builds and
-            runs them); None for the generated codes, whose examples are generated.
+        legal, illegal: examples (see ``tables/rules.toml`` and ``tables/codes.toml``;
+            :mod:`descgen.examples` builds and runs them); None for the generated codes, whose
+            examples are generated.
         kinds: the MMA kinds the rule concerns (empty: all); for the others, missing context
             is not reported as not checked.
         unreachable: why no input produces the code (a ``[[usage]]`` or ``[[layout]]`` entry
@@ -152,8 +166,8 @@ class ContextName:
 
 @dataclass(frozen=True, slots=True)
 class Constraints:
-    """The constraint tables of ``tables/rules.toml`` (see the file for each one's source), with
-    Table 52 and the element sizes from ``tables/smem_atoms.toml``."""
+    """The constraint tables of ``tables/constraints.toml`` (see the file for each one's source),
+    with Table 52 and the element sizes from ``tables/smem_atoms.toml``."""
 
     type_bits: Mapping[str, int]
     major_swizzle: tuple[Mapping[str, Any], ...]
@@ -196,8 +210,8 @@ def _meets(arch: str, req: str) -> bool:
 
 
 class Catalog(NamedTuple):
-    """``tables/rules.toml`` compiled: the rules, the constraint tables, the context names, the
-    usage codes and the tile/layout codes."""
+    """The catalog's files (:data:`FILES`) compiled: the rules, the constraint tables, the context
+    names, the usage codes and the tile/layout codes."""
 
     rules: dict[str, Rule]
     constraints: Constraints
@@ -208,9 +222,21 @@ class Catalog(NamedTuple):
     derive: dict[str, dict[str, str]]
 
 
+def catalog_tables() -> dict[str, Any]:
+    """The sections of every file of :data:`FILES`, in one mapping (what :func:`parse_rules` takes,
+    with :data:`SECTION_PATHS`). A file holding a section that is not its own raises
+    :class:`TableError` naming it."""
+    data: dict[str, Any] = {}
+    for name, sections in FILES.items():
+        table = read_table(name)
+        check_keys(table, {"table", *sections}, f"tables/{name}", "file")
+        data.update((k, v) for k, v in table.items() if k != "table")
+    return data
+
+
 @functools.cache
 def _data() -> Catalog:
-    return parse_rules(read_table(RULES_FILE), f"tables/{RULES_FILE}")
+    return parse_rules(catalog_tables(), SECTION_PATHS)
 
 
 def catalog() -> dict[str, Rule]:
@@ -225,17 +251,17 @@ def derived() -> dict[str, dict[str, str]]:
 
 
 def constraints() -> Constraints:
-    """The constraint tables of ``tables/rules.toml``."""
+    """The constraint tables of ``tables/constraints.toml``."""
     return _data().constraints
 
 
 def contexts() -> dict[str, ContextName]:
-    """The instruction context names (``[[context]]`` of ``tables/rules.toml``), in file order."""
+    """The instruction context names (``[[context]]`` of ``tables/contexts.toml``), in file order."""
     return _data().contexts
 
 
 def usage_table() -> dict[str, Rule]:
-    """The ``[[usage]]`` codes of ``tables/rules.toml`` (calls wrong in themselves), by code."""
+    """The ``[[usage]]`` codes of ``tables/codes.toml`` (calls wrong in themselves), by code."""
     return _data().usage
 
 
@@ -248,7 +274,7 @@ def usage_error(code: str, field: str, value: Any, allowed: str, detail: str = "
 
 
 def layout_table() -> dict[str, Rule]:
-    """The ``[[layout]]`` codes of ``tables/rules.toml``, by code: what the shared-memory tile model
+    """The ``[[layout]]`` codes of ``tables/codes.toml``, by code: what the shared-memory tile model
     (:mod:`descgen.tiles`) reports or refuses (``LAYOUT-*``, ``SMEM-START-ADDRESS-CARRY``)."""
     return _data().layout
 
@@ -321,9 +347,16 @@ def _check_examples(row: Mapping[str, Any], path: str, where: str) -> None:
                 raise TableError(path, where, f"'{key}' example: {name} = ... goes with as = \"{form}\", and only there")
 
 
-def parse_rules(data: Mapping[str, Any], path: str) -> Catalog:
-    """Validate and compile ``tables/rules.toml``. Raises :class:`TableError` naming the entry."""
-    check_keys(data, _TOP_KEYS, path, "file")
+def parse_rules(data: Mapping[str, Any], paths: str | Mapping[str, str]) -> Catalog:
+    """Validate and compile the catalog's sections (:func:`catalog_tables`). Raises
+    :class:`TableError` naming the entry and the file of its section: ``paths`` maps each section
+    to its file (:data:`SECTION_PATHS`); a plain path is every section's."""
+    def at(section: str) -> str:
+        if isinstance(paths, str):
+            return paths
+        return paths.get(section) or ", ".join(sorted(set(paths.values())))
+
+    check_keys(data, _TOP_KEYS, at("file"), "file")
     swizzles = tuple(layout("smem_desc").field("swizzle").codes(None))
 
     # Table 52 and the element sizes: tables/smem_atoms.toml (one copy, beside Table 53)
@@ -332,6 +365,7 @@ def parse_rules(data: Mapping[str, Any], path: str) -> Catalog:
     major_swizzle = [{"bits": c.bits, "major": c.major, "swizzles": c.swizzles, "source": c.source}
                      for c in table52.combinations]
 
+    path = at("transpose_b_8bit")
     t50 = {}
     for i, row in enumerate(_need(data, "transpose_b_8bit", path, "file")):
         where = f"transpose_b_8bit #{i + 1}"
@@ -339,6 +373,7 @@ def parse_rules(data: Mapping[str, Any], path: str) -> Catalog:
         _need(row, "source", path, where)
         t50[int(_need(row, "cta_group", path, where))] = _int_range(_need(row, "n", path, where), path, where)
 
+    path = at("scale_vec")
     scale_vec = []
     for i, row in enumerate(_need(data, "scale_vec", path, "file")):
         where = f"scale_vec #{i + 1}"
@@ -356,20 +391,21 @@ def parse_rules(data: Mapping[str, Any], path: str) -> Catalog:
     singles = {}
     for name, keys in (("a_tmem", {"a_major", "source"}), ("absolute_lbo", {"swizzles", "major", "base_offset", "source"}),
                        ("zcm", {"ms", "max_column_shift", "source"}), ("targets", {"names", "aliases", "source"})):
-        table = _need(data, name, path, "file")
-        check_keys(table, keys, path, name)
+        table = _need(data, name, at(name), "file")
+        check_keys(table, keys, at(name), name)
         for key in keys:
-            _need(table, key, path, name)
+            _need(table, key, at(name), name)
         singles[name] = table
     bad = [sw for sw in singles["absolute_lbo"]["swizzles"] if sw not in swizzles]
     if bad:
-        raise TableError(path, "absolute_lbo", f"unknown swizzle mode(s) {bad}; known: {', '.join(swizzles)}")
+        raise TableError(at("absolute_lbo"), "absolute_lbo", f"unknown swizzle mode(s) {bad}; known: {', '.join(swizzles)}")
     zcm = dict(singles["zcm"], max_column_shift={int(m): v for m, v in singles["zcm"]["max_column_shift"].items()})
     targets = tuple(singles["targets"]["names"])
     for t in (*targets, *singles["targets"]["aliases"].values()):
         if not (t.startswith("sm_") and t[3:-1].isdigit() and t[-1] in "af"):
-            raise TableError(path, "targets", f"target {t!r} is not sm_<NNN>a or sm_<NNN>f")
+            raise TableError(at("targets"), "targets", f"target {t!r} is not sm_<NNN>a or sm_<NNN>f")
 
+    path = at("requires")
     requires = {}
     for i, row in enumerate(_need(data, "requires", path, "file")):
         where = f"requires #{i + 1}"
@@ -381,6 +417,7 @@ def parse_rules(data: Mapping[str, Any], path: str) -> Catalog:
             raise TableError(path, where, f"unknown target(s) {unknown}; known: {', '.join(targets)}")
         requires[row["feature"]] = tuple(row["targets"])
 
+    path = at("ptx_version")
     ptx_versions: dict[str, tuple[tuple[int, int], str]] = {}
     for i, row in enumerate(_need(data, "ptx_version", path, "file")):
         where = f"ptx_version #{i + 1}"
@@ -392,6 +429,7 @@ def parse_rules(data: Mapping[str, Any], path: str) -> Catalog:
             raise TableError(path, where, f"version must be MAJOR.MINOR and each feature listed once: {row!r}")
         ptx_versions[row["feature"]] = ((int(major), int(minor)), row["source"])
 
+    path = at("context")
     names: dict[str, ContextName] = {}
     for i, row in enumerate(_need(data, "context", path, "file")):
         where = f"context #{i + 1}"
@@ -409,9 +447,10 @@ def parse_rules(data: Mapping[str, Any], path: str) -> Catalog:
         names[row["name"]] = ContextName(row["name"], row["meaning"], row["value"], tuple(row["words"]), row["help"],
                                          row.get("metavar", ""), row["source"], row.get("legal"), row.get("illegal"))
 
-    usage = _code_table(data, "usage", _USAGE_KEYS, USAGE_APPLIES, path, {})
-    tiles = _code_table(data, "layout", _LAYOUT_KEYS, _LAYOUT_APPLIES, path, usage)
+    usage = _code_table(data, "usage", _USAGE_KEYS, USAGE_APPLIES, at("usage"), {})
+    tiles = _code_table(data, "layout", _LAYOUT_KEYS, _LAYOUT_APPLIES, at("layout"), usage)
 
+    path = at("rule")
     rules: dict[str, Rule] = {}
     for i, row in enumerate(_need(data, "rule", path, "file")):
         where = f"rule #{i + 1}"

@@ -4,10 +4,10 @@
 Four sources, one registry (:func:`all_codes`): the per-field codes every layout generates
 (``IDESC-N-RANGE``, ``SMEM-RESERVED-14``: :func:`field_codes`), the catalog of
 ``tables/rules.toml`` (:func:`descgen.catalog.catalog`), the codes of the shared-memory tile model
-(``LAYOUT-*``, ``SMEM-START-ADDRESS-CARRY``: the ``[[layout]]`` entries,
+(``LAYOUT-*``, ``SMEM-START-ADDRESS-CARRY``: the ``[[layout]]`` entries of ``tables/codes.toml``,
 :func:`descgen.catalog.layout_table`), and the codes of calls that are wrong in themselves
 (:func:`usage_codes`: a kind, an argument, a context value, a batch request, an emitter format, a
-malformed table): the ``[[usage]]`` entries of ``tables/rules.toml`` and the codes generated from
+malformed table): the ``[[usage]]`` entries of ``tables/codes.toml`` and the codes generated from
 the layouts and the context names. ``tests/test_codes.py`` collects every code raised anywhere
 and checks that it is here.
 """

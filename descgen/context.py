@@ -1,7 +1,7 @@
 """The instruction context: what descgen knows of the instruction a word is used in.
 
 The names, what each means, where PTX defines it and which words' rules use it are the
-``[[context]]`` entries of ``tables/rules.toml`` (:func:`descgen.catalog.contexts`). This module
+``[[context]]`` entries of ``tables/contexts.toml`` (:func:`descgen.catalog.contexts`). This module
 checks and normalizes given values; None always means "not given", and a rule that needs a name
 that was not given is reported as not checked, never guessed.
 """

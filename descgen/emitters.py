@@ -77,7 +77,7 @@ class _Item:
 
 
 def _usage(code: str, field: str, value: Any, allowed: str, detail: str) -> UsageError:
-    """The usage error ``code`` (a ``[[usage]]`` entry of ``tables/rules.toml``), with its rule and source."""
+    """The usage error ``code`` (a ``[[usage]]`` entry of ``tables/codes.toml``), with its rule and source."""
     rule = usage_table()[code]
     return UsageError((Finding(code, "error", field, value, allowed, f"{rule.rule} ({detail})", rule.source),))
 

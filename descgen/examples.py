@@ -5,8 +5,8 @@ few no input can produce are listed with the reason (:func:`unreachable`). Where
 
 - a ``[[rule]]`` of ``tables/rules.toml``: its ``legal``/``illegal`` (the fields of its words, a raw
   word or a PTX snippet, and the context);
-- a ``[[layout]]``, ``[[usage]]`` or ``[[context]]`` entry of ``tables/rules.toml``: its
-  ``legal``/``illegal``, mostly calls of the Python API (``as = "call"``) or batch requests
+- a ``[[layout]]`` or ``[[usage]]`` entry of ``tables/codes.toml`` or a ``[[context]]`` entry of
+  ``tables/contexts.toml``: its ``legal``/``illegal``, mostly calls of the Python API (``as = "call"``) or batch requests
   (``as = "batch"``);
 - a field's own check (``IDESC-N-RANGE``, ``SMEM-RESERVED-14``: :func:`descgen.codes.field_codes`)
   and the usage codes generated from the layouts (``<WORD>-WORD-RANGE``, ``-FIELD-UNKNOWN``,
@@ -530,7 +530,7 @@ def examples_for(code: str) -> tuple[Mapping[str, Any], Mapping[str, Any]] | Non
 
 def unreachable() -> dict[str, str]:
     """The codes no input can produce, with the reason: declared ``unreachable`` in
-    ``tables/rules.toml`` or generated checks no value breaks."""
+    ``tables/codes.toml`` or generated checks no value breaks."""
     out = {code: rule.unreachable for table in (layout_table(), usage_table()) for code, rule in table.items()
            if rule.unreachable}
     return {**out, **_generated()[1]}
@@ -545,10 +545,10 @@ def rules_markdown() -> str:
     lines = [
         "# Rules descgen checks",
         "",
-        "Generated from `tables/rules.toml` and the layout tables by `descgen rules --markdown`;",
-        "`tests/test_validate.py` checks that this page is current. `descgen explain CODE` prints one",
-        "entry with a legal and an illegal example and what each reports (`tests/test_codes.py` runs",
-        "every example).",
+        "Generated from `tables/rules.toml`, `tables/codes.toml`, `tables/contexts.toml` and the layout",
+        "tables by `descgen rules --markdown`; `tests/test_validate.py` checks that this page is current.",
+        "`descgen explain CODE` prints one entry with a legal and an illegal example and what each",
+        "reports (`tests/test_codes.py` runs every example).",
         "",
         "Severity: **error** breaks a PTX rule (encoders refuse it, `validate`/`check` exit 1);",
         "**warning** is legal but suspicious or ignored by the hardware. *Needs*: context the rule",

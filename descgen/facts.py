@@ -220,7 +220,7 @@ def shape_case(kind: str, cta_group: int | None, ws: bool | None, sparse: bool, 
 
 @functools.cache
 def scale_rows(kind: str, k: int | None = None, scale_vec: str | None = None) -> tuple[Mapping[str, Any], ...]:
-    """The ``[[scale_vec]]`` rows of ``tables/rules.toml`` (Tables 54/55, §9.7.16.10.7.2-3) for
+    """The ``[[scale_vec]]`` rows of ``tables/constraints.toml`` (Tables 54/55, §9.7.16.10.7.2-3) for
     ``kind``, the MMA's K and the scale vector size (None: any K, any size). Empty for a kind
     that is not block-scaled."""
     return tuple(r for r in constraints().scale_vec
@@ -316,7 +316,7 @@ def smem_target(arch: Any) -> tuple[str, str] | None:
 @functools.cache
 def smem_targets() -> tuple[str, ...]:
     """Every target that reads a shared memory descriptor: the second families' (``sm_90a``),
-    then tcgen05's (``tables/rules.toml`` ``[targets]``)."""
+    then tcgen05's (``tables/constraints.toml`` ``[targets]``)."""
     return (*(t for name in SMEM_LAYOUTS[1:] for t in plan(name).layout.targets), *constraints().targets)
 
 

@@ -158,7 +158,7 @@ def identify(word: int, *, descriptor: Descriptor | None = None, kind: Kind | No
         descriptor: ``idesc``, ``smem``, ``zcm`` or ``taddr``; None: chosen by width (module doc).
         kind: the MMA kind (implies ``descriptor="idesc"``).
         context: instruction context (:func:`descgen.validate_idesc` and siblings); each reading
-            takes the names its word's rules use (``[[context]]`` ``words`` in tables/rules.toml).
+            takes the names its word's rules use (``[[context]]`` ``words`` in tables/contexts.toml).
 
     Returns:
         An :class:`Identified`: ``.readings`` best first, ``.consistent``, ``.best``.

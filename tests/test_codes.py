@@ -286,15 +286,14 @@ def test_every_code_has_both_examples_or_is_unreachable():
 def test_coverage_fails_for_a_code_without_examples():
     """A code added without examples is caught: the coverage check on a planted code, and on a
     [[usage]] entry whose examples are removed (the parser keeps the entry, the check flags it)."""
-    from descgen.catalog import parse_rules
-    from descgen.loader import read_table
+    from descgen.catalog import SECTION_PATHS, catalog_tables, parse_rules
 
     missing, _ = coverage_gaps([*ALL, "LAYOUT-PLANTED"], lambda c: examples_for(c) is not None, unreachable())
     assert missing == {"LAYOUT-PLANTED"}
-    data = read_table("rules.toml")
+    data = catalog_tables()
     usage = [{k: v for k, v in row.items() if k not in ("legal", "illegal")} if row["code"] == "EMIT-NAME" else row
              for row in data["usage"]]
-    table = parse_rules(dict(data, usage=usage), "tables/rules.toml").usage
+    table = parse_rules(dict(data, usage=usage), SECTION_PATHS).usage
     missing, _ = coverage_gaps(table, lambda c: table[c].legal is not None, unreachable())
     assert missing == {"EMIT-NAME"}
 
@@ -551,7 +550,7 @@ def test_every_layout_code_is_produced_with_the_tables_text():
     meets); so does each [[usage]] code its example produces."""
     for code in [*layout_table(), *usage_table()]:
         pair = examples_for(code)
-        assert pair is not None, f"{code}: no examples in tables/rules.toml"
+        assert pair is not None, f"{code}: no examples in tables/codes.toml"
         assert code in _produce(example(pair[1]).outcome), code
         assert code not in _produce(example(pair[0]).outcome), code
     w = descgen.encode_smem(start_address=0x400, lbo=16, sbo=1024, swizzle="128B")
@@ -559,8 +558,7 @@ def test_every_layout_code_is_produced_with_the_tables_text():
 
 
 def test_usage_codes_the_fuzz_reaches_rarely():
-    from descgen.catalog import parse_rules
-    from descgen.loader import read_table
+    from descgen.catalog import SECTION_PATHS, catalog_tables, parse_rules
 
     assert "BATCH-WORD" in _produce(batch_answers, ['{"op": "decode", "word": "x"}'])
     assert "ZCM-FIRST-SPAN-LENGTH" in _produce(descgen.encode_zcm, first_span=(1,), skip_span=1, use_span=1)
@@ -570,8 +568,8 @@ def test_usage_codes_the_fuzz_reaches_rarely():
     assert "EMIT-TILE-K" in _produce(descgen.emit_functions, tile, "cpp")
     tile = descgen.smem_for_tile(dtype="bf16", major="k", swizzle="128B", mn=128, k=64, start_address=0)
     assert "EMIT-STAGE-BYTES" in _produce(descgen.emit_functions, tile, "cpp", stage_bytes=8)
-    bad = dict(read_table("rules.toml"), layout=[{"code": "LAYOUT-X"}])
-    assert "TABLE-MALFORMED" in _produce(parse_rules, bad, "tables/rules.toml")
+    bad = dict(catalog_tables(), layout=[{"code": "LAYOUT-X"}])
+    assert "TABLE-MALFORMED" in _produce(parse_rules, bad, SECTION_PATHS)
     for name in LAYOUT_FILES:
         attempt(descgen.encode, name, (layout(name).kinds or (None,))[0])  # required fields missing
 
@@ -708,37 +706,68 @@ def test_explain_refuses_an_unknown_code(runner):
 # The [[layout]] and [[usage]] tables are read strictly.
 
 
-def _bad_tables() -> Iterable[tuple[dict[str, Any], str]]:
-    from descgen.loader import read_table
+def _bad_tables() -> Iterable[tuple[dict[str, Any], str, str]]:
+    """Malformed catalog data, the file its error names and the message."""
+    from descgen.catalog import catalog_tables
 
-    d = read_table("rules.toml")
+    d = catalog_tables()
     first = d["layout"][0]
-    yield dict(d, layout=[{"code": "LAYOUT-X"}]), "layout #1: missing key 'severity'"
-    yield dict(d, layout=[{k: v for k, v in first.items() if k != "fields"}]), "missing key 'fields'"
-    yield dict(d, layout=[dict(first, extra=1)]), "unknown key(s) 'extra'"
-    yield dict(d, layout=[dict(first, severity="fatal")]), "severity must be one of"
-    yield dict(d, layout=[dict(first, applies="idesc")]), "applies must be one of"
-    yield dict(d, layout=[dict(first, fields=[])]), "fields must be a non-empty list"
-    yield dict(d, layout=[first, first]), "duplicate code"
-    yield dict(d, layout=[dict(first, code="IDESC-KIND")]), "duplicate code"  # a [[usage]] code
-    yield dict(d, usage=[dict(d["usage"][0], severity="warning")]), "unknown key(s) 'severity'"
-    yield dict(d, usage=[{k: v for k, v in d["usage"][0].items() if k != "source"}]), "missing key 'source'"
-    yield dict(d, rule=[dict(d["rule"][0], code=first["code"])]), "duplicate code"  # a [[rule]] with a [[layout]] code
-    yield {k: v for k, v in d.items() if k != "layout"}, "missing key 'layout'"
+    codes, rules, contexts, constraints = "codes", "rules", "contexts", "constraints"
+    yield dict(d, layout=[{"code": "LAYOUT-X"}]), codes, "layout #1: missing key 'severity'"
+    yield dict(d, layout=[{k: v for k, v in first.items() if k != "fields"}]), codes, "missing key 'fields'"
+    yield dict(d, layout=[dict(first, extra=1)]), codes, "unknown key(s) 'extra'"
+    yield dict(d, layout=[dict(first, severity="fatal")]), codes, "severity must be one of"
+    yield dict(d, layout=[dict(first, applies="idesc")]), codes, "applies must be one of"
+    yield dict(d, layout=[dict(first, fields=[])]), codes, "fields must be a non-empty list"
+    yield dict(d, layout=[first, first]), codes, "duplicate code"
+    yield dict(d, layout=[dict(first, code="IDESC-KIND")]), codes, "duplicate code"  # a [[usage]] code
+    yield dict(d, usage=[dict(d["usage"][0], severity="warning")]), codes, "unknown key(s) 'severity'"
+    yield dict(d, usage=[{k: v for k, v in d["usage"][0].items() if k != "source"}]), codes, "missing key 'source'"
+    yield dict(d, rule=[dict(d["rule"][0], code=first["code"])]), rules, "duplicate code"  # a [[rule]] with a [[layout]] code
+    yield {k: v for k, v in d.items() if k != "layout"}, codes, "missing key 'layout'"
     # the examples: both or neither, of a known form, or the reason none exists (not both)
     usage = d["usage"][0]
-    yield dict(d, usage=[{k: v for k, v in usage.items() if k != "illegal"}]), "give both a 'legal' and an 'illegal'"
-    yield dict(d, usage=[dict(usage, unreachable="no input reaches it")]), "or 'unreachable'"
-    yield dict(d, usage=[dict(usage, legal={"as": "shell"})]), "'legal' example needs as = one of"
-    yield dict(d, layout=[dict(first, illegal={"as": "call", "lines": ["{}"]})]), "call = ... goes with as = \"call\""
-    yield dict(d, layout=[dict(first, illegal={"as": "batch", "lines": "{}"})]), "lines = ... goes with as = \"batch\""
-    yield dict(d, context=[{k: v for k, v in d["context"][0].items() if k != "legal"}]), "context #1"
+    yield dict(d, usage=[{k: v for k, v in usage.items() if k != "illegal"}]), codes, "give both a 'legal' and an 'illegal'"
+    yield dict(d, usage=[dict(usage, unreachable="no input reaches it")]), codes, "or 'unreachable'"
+    yield dict(d, usage=[dict(usage, legal={"as": "shell"})]), codes, "'legal' example needs as = one of"
+    yield dict(d, layout=[dict(first, illegal={"as": "call", "lines": ["{}"]})]), codes, "call = ... goes with as = \"call\""
+    yield dict(d, layout=[dict(first, illegal={"as": "batch", "lines": "{}"})]), codes, "lines = ... goes with as = \"batch\""
+    yield dict(d, context=[{k: v for k, v in d["context"][0].items() if k != "legal"}]), contexts, "context #1"
+    # each section's error names its own file
+    yield dict(d, rule=[dict(d["rule"][0], needs=["nope"])]), rules, "unknown context ['nope'] in 'needs'"
+    yield dict(d, targets=dict(d["targets"], names=["sm_90"])), constraints, "targets: target 'sm_90' is not"
+    yield dict(d, requires=[dict(d["requires"][0], extra=1)]), constraints, "requires #1: unknown key(s) 'extra'"
+    yield {k: v for k, v in d.items() if k != "ptx_version"}, constraints, "missing key 'ptx_version'"
 
 
-@pytest.mark.parametrize("data,message", list(_bad_tables()))
-def test_the_code_tables_are_read_strictly(data, message):
-    from descgen.catalog import parse_rules
+@pytest.mark.parametrize("data,file,message", list(_bad_tables()))
+def test_the_code_tables_are_read_strictly(data, file, message):
+    """A malformed entry raises TableError naming its section's file (SECTION_PATHS) and the entry;
+    a plain path names that one file for every section."""
+    from descgen.catalog import SECTION_PATHS, parse_rules
     from descgen.errors import TableError
 
-    with pytest.raises(TableError, match=re.escape(message)):
-        parse_rules(data, "tables/rules.toml")
+    with pytest.raises(TableError, match=re.escape(message)) as info:
+        parse_rules(data, SECTION_PATHS)
+    assert str(info.value).startswith(f"tables/{file}.toml: ")
+    with pytest.raises(TableError, match=re.escape(message)) as info:
+        parse_rules(data, "tables/x.toml")
+    assert str(info.value).startswith("tables/x.toml: ")
+
+
+def test_each_catalog_file_holds_only_its_own_sections(monkeypatch):
+    """The catalog's files split the sections by concern (FILES: one section, one file); a section
+    in another file is refused, naming the file."""
+    from descgen import catalog as module
+    from descgen.errors import TableError
+    from descgen.loader import read_table
+
+    sections = [s for held in module.FILES.values() for s in held]
+    assert len(sections) == len(set(sections)) == len(module.SECTION_PATHS)
+    assert set(module.catalog_tables()) == set(sections)
+    for name, held in module.FILES.items():
+        assert set(read_table(name)) <= {"table", *held}, name
+    moved = dict(read_table("rules.toml"), targets=read_table("constraints.toml")["targets"])
+    monkeypatch.setattr(module, "read_table", lambda name: moved if name == "rules.toml" else read_table(name))
+    with pytest.raises(TableError, match=re.escape("tables/rules.toml: file: unknown key(s) 'targets'")):
+        module.catalog_tables()

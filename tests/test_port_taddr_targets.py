@@ -118,8 +118,8 @@ def test_a_bare_word_with_tensor_memory_context_is_read_as_an_address() -> None:
 def test_batch_descriptor_errors_list_every_descriptor_from_the_one_list() -> None:
     """BATCH-DESCRIPTOR names what batch takes from descgen.identify.DESCRIPTORS, never a list
     written out; its hints name the descriptors of the word's width."""
-    rules = tomllib.loads((ROOT / "tables" / "rules.toml").read_text(encoding="utf-8"))
-    (entry,) = [u for u in rules["usage"] if u["code"] == "BATCH-DESCRIPTOR"]
+    codes = tomllib.loads((ROOT / "tables" / "codes.toml").read_text(encoding="utf-8"))
+    (entry,) = [u for u in codes["usage"] if u["code"] == "BATCH-DESCRIPTOR"]
     assert not any(d in entry["rule"] for d in ("wgmma_smem", "taddr", "zcm"))
     unknown, narrow, wide = (handle({"op": "decode", "descriptor": "matrix", "word": 1}),
                              handle({"op": "validate", "word": "0x00600100"}), handle({"op": "validate", "word": 1 << 40}))

@@ -3,7 +3,7 @@ the encoders' fast path against the validator, and properties over random words.
 
 The legal space is built here from the spec's tables as the test suite models them
 (``conftest.py``: Table 39, 42-44, 49, 50, 52; below: Tables 54/55 and §9.7.16.10.7.2-3), not from
-``tables/rules.toml``, so a wrong row in the data shows up as a rejected legal descriptor.
+``tables/constraints.toml``, so a wrong row in the data shows up as a rejected legal descriptor.
 """
 
 from __future__ import annotations
