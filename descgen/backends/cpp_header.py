@@ -221,7 +221,7 @@ def _data() -> str:
     w(_array("const char* const", "KIND_STR", [_c(k) for k in KINDS], 8))
     w("/** Scale vector sizes (.scale_vec::1X/2X/4X, .block16/.block32); none = not given. */\n")
     w("enum class ScaleVec : std::int8_t { none = -1, " + ", ".join(_ident(s) for s in SCALE_VECS) + " };\n")
-    w("/** Targets ([targets] of tables/rules.toml); none = not given. */\n")
+    w("/** Targets ([targets] of tables/constraints.toml); none = not given. */\n")
     w("enum class Arch : std::int8_t { none = -1, " + ", ".join(c.targets) + " };\n")
     w("/** Context names, as bits of Context::given() (the [[context]] table). */\nnamespace ctx_bit {\n")
     w("".join(f"constexpr std::uint32_t {n} = 1u << {i};\n" for i, n in enumerate(ctx)))
@@ -229,7 +229,7 @@ def _data() -> str:
     kinds_of = {"flag": ("std::int8_t", "-1"), "cta_group": ("std::int8_t", "-1"), "uint": ("long long", "-1"),
                 "scale_vec": ("ScaleVec", "ScaleVec::none"), "arch": ("Arch", "Arch::none"), "warp": ("std::int8_t", "-1"),
                 "alloc_base": ("long long", "-1")}
-    w("/** The instruction context (tables/rules.toml [[context]]); each member's \"not given\" is -1 /\n"
+    w("/** The instruction context (tables/contexts.toml [[context]]); each member's \"not given\" is -1 /\n"
       " *  none. Flags are 0 or 1. Values are taken as valid (the Python API checks them). */\nstruct Context {\n")
     for n, entry in contexts().items():
         ctype, none = kinds_of[entry.value]
