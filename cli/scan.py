@@ -73,7 +73,8 @@ def scan(out: Output, files: tuple[str, ...], arch: str | None, verbose: bool, e
       nvcc -ptx -arch=sm_100a k.cu -o - | descgen scan - -v
     """
     from descgen.ptx.files import scan_files
-    from descgen.ptx.scan import ScanTally, ptx_files
+    from descgen.ptx.results import ScanTally
+    from descgen.ptx.skipping import ptx_files
 
     collect_less("descgen.ptx.files")
 
@@ -181,6 +182,6 @@ def _note(word: str, styled: bool) -> str:
 
 
 def _line(name: str, f: Any, styled: bool) -> str:
-    from descgen.ptx.scan import severity_word
+    from descgen.ptx.results import severity_word
 
     return f"{name}:{f.line}: {_severity(severity_word(f.severity), styled)}: {f.message()}"

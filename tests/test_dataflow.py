@@ -159,16 +159,16 @@ def test_ranges_hold_for_concrete_values(data, w):
 @given(st.sampled_from([1, 8, 16, 32, 64]), st.integers(0, (1 << 70) - 1), st.integers(0, (1 << 70) - 1),
        st.none() | st.tuples(st.integers(0, (1 << 70) - 1), st.integers(0, (1 << 70) - 1)))
 def test_the_reduced_product_written_out_is_the_domains_own(w, value, mask, rng):
-    """dataflow._value (every definition's value passes through it, so its refinement of the bits
+    """values.reduced_value (every definition's value passes through it, so its refinement of the bits
     by the range and the range by the bits is written out) gives what ranges.bits_of,
     ranges.of_bits and ranges.meet give, wide inputs clipped to the width."""
     from descgen.ptx import ranges as R
-    from descgen.ptx.dataflow import _value
+    from descgen.ptx.values import reduced_value
 
     m = (1 << w) - 1
     if rng is not None:
         rng = (min(rng), max(rng))
-    got = _value(KnownBits(value, mask), w, rng, {"why"})
+    got = reduced_value(KnownBits(value, mask), w, rng, {"why"})
     bits = KnownBits(value & mask & m, mask & m)
     if rng is None:
         want_rng = (bits.value, bits.value | (~bits.mask & m))

@@ -32,9 +32,10 @@ LAYERS = (
     ("facts", "wgmma_facts", "rules.tables"),
     ("checks",),
     ("idesc", "smem", "zcm", "taddr", "runtime", "wgmma_smem"),
-    ("tiles", "instruction", "identify", "port", "ptx.lexer", "ptx.knownbits", "ptx.ranges", "ptx.dataflow",
-     "ptx.slicer"),
-    ("ptx.scan", "compare", "emitters", "codes"),
+    ("tiles", "instruction", "identify", "port", "ptx.lexer", "ptx.knownbits", "ptx.ranges", "ptx.values",
+     "ptx.statements", "ptx.cfg", "ptx.transfer", "ptx.solver", "ptx.dataflow", "ptx.slicer", "ptx.skipping",
+     "ptx.qualifiers"),
+    ("ptx.results", "ptx.syntax_rules", "ptx.instruction_checks", "ptx.scan", "compare", "emitters", "codes"),
     ("batch", "examples", "backends.descriptor_functions", "backends.cpp_header", "backends.cpp_rules", "ptx.files"),
     ("__main__",),
 )

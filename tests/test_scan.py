@@ -181,6 +181,30 @@ def test_the_instructions_qualifiers_are_the_context():
                        "pattern_start": None, "m": None, "n": None, "warp": None, "alloc_columns": None, "alloc_base": None}
 
 
+def test_the_qualifiers_are_typed_records_that_read_as_mappings():
+    """descgen.ptx.qualifiers: an attribute per qualifier, and the mapping the JSON has always held
+    (a wgmma's absent immediates are absent keys)."""
+    from descgen.ptx.qualifiers import CpQualifiers, MmaQualifiers, WgmmaQualifiers
+
+    result = scan_file(str(PTX / "clean.ptx"))
+    q = {i.line: i.qualifiers for i in result.instructions}
+    assert isinstance(q[25], MmaQualifiers) and q[25].kind == q[25]["kind"] == "f16" and q[25].a_tmem is True
+    assert isinstance(q[68], CpQualifiers) and q[68].multicast == "warpx4" and len(q[68]) == 5
+    assert q[25].as_dict() == dict(q[25]) and "scale_a" not in q[25]
+    wg = scan_ptx(".target sm_90a\nwgmma.mma_async.sync.aligned.m64n8k32.s32.s8.s8 {%r1, %r2}, %rd1, %rd2, 1;")
+    w = wg.instructions[0].qualifiers
+    assert isinstance(w, WgmmaQualifiers) and w.scale_a is None and "scale_a" not in w and list(w)[-1] == "sp_sel"
+    assert w.as_dict() == dict(w) and w.n == 8 and w.subject == "wgmma.mma_async.m64n8k32.s32.s8.s8"
+
+
+def test_every_ptx_rule_is_one_registered_function_over_facts_the_scanner_reads():
+    from descgen.ptx import syntax_rules
+
+    assert syntax_rules.implemented() == set(SCAN_CODES)
+    read = {code for rules in syntax_rules._READS.values() for code, _ in rules}
+    assert read == set(SCAN_CODES)
+
+
 # ---------------------------------------------------------------------------------------------
 # Operand resolution (E33).
 
@@ -600,8 +624,9 @@ def test_cli_rules_and_explain_know_the_ptx_codes():
 
 def test_functions_without_descriptor_instructions_are_skipped_as_if_read():
     """Text is read function by function; a function with nothing the scanner reads is skipped
-    unread (scan._unread). Reading every line (a line iterator is never skipped) gives the same."""
-    from descgen.ptx import scan as scan_module
+    unread (skipping.unread). Reading every line (a line iterator is never skipped) gives the same."""
+    from descgen.ptx import skipping
+    from descgen.ptx.scan import scan_stream
 
     plain = ("\t// .globl plain\n.visible .entry plain(.param .u64 p)\n{\n\t.reg .b32 %r<9>;\n\t.reg .b64 %rd<3>;\n"
              "\tld.param.u64 %rd1, [p]; // a comment with ; and {\n\tmov.b64 {%r1, %r2}, %rd1;\n$L__BB9_1:\n"
@@ -614,11 +639,11 @@ def test_functions_without_descriptor_instructions_are_skipped_as_if_read():
     text = (".version 8.7\n.target sm_100a\n.address_size 64\n" + mma("first", 0x48) + plain + declared
             + plain.replace("plain", "plain2") + mma("second", 0) + plain.replace("plain", "open").rstrip("}\n")
             + "\n" + mma("third", 0x49) + unfinished + plain.replace("plain", "last"))
-    parts = list(scan_module._functions(text))
+    parts = list(skipping.functions(text))
     assert "".join(parts) == text
-    assert [scan_module._unread(p) for p in parts] == [False, False, True, True, True, False, True, False, True]
+    assert [skipping.unread(p) for p in parts] == [False, False, True, True, True, False, True, False, True]
     # "open" (no closing brace) is skipped; "last" is not: the lexer is not clean after "unfinished"
-    skipped, read = scan_ptx(text), scan_module.scan_stream(iter(text.splitlines()))
+    skipped, read = scan_ptx(text), scan_stream(iter(text.splitlines()))
     chunks = list(read)
     assert [i.as_dict() for c in chunks for i in c.instructions] == [i.as_dict() for i in skipped.instructions]
     assert [f.as_dict() for c in chunks for f in c.findings] == [f.as_dict() for f in skipped.findings]

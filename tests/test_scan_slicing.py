@@ -14,8 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from descgen.ptx import scan as scan_module
-from descgen.ptx.scan import RESOLVED, _functions, scan_ptx
-from descgen.ptx.slicer import slice_function
+from descgen.ptx import skipping
+from descgen.ptx.scan import scan_ptx
+from descgen.ptx.slicer import RESOLVED, slice_function
 
 from conftest import REPO
 from test_scan_soundness import check_text
@@ -58,7 +59,7 @@ def test_the_sliced_reading_reads_every_corpus_kernel_and_leaves_most_lines_out(
     read = total = 0
     for path in sorted((ROOT / "corpus").glob("*/*.ptx")):
         first = 1
-        for part in _functions(path.read_text(errors="replace")):
+        for part in skipping.functions(path.read_text(errors="replace")):
             lines = part.splitlines()
             if any(w in part for w in RESOLVED):
                 sliced = slice_function(part, lines, first)
@@ -271,8 +272,8 @@ def test_skipping_text_changes_nothing(path, monkeypatch):
     for t in (text, renamed):
         skipped = scan_ptx(t)
         with monkeypatch.context() as m:
-            m.setattr(scan_module, "_unread", lambda part: False)
-            m.setattr(scan_module, "_trailer_unread", lambda rest: False)
+            m.setattr(scan_module, "unread", lambda part: False)
+            m.setattr(scan_module, "trailer_unread", lambda rest: False)
             read = scan_ptx(t)
         assert [(i.line, i.operands) for i in skipped.instructions] == [(i.line, i.operands) for i in read.instructions]
         assert [(f.line, f.code, f.message()) for f in skipped.findings] == \
@@ -287,4 +288,4 @@ def test_skipping_text_changes_nothing(path, monkeypatch):
     ("\t.visible .entry k()\n{\n\tret;\n}\n\t.global .u32 g", False),  # a statement left open
 ])
 def test_what_is_skipped_unread(text, unread):
-    assert scan_module._unread(text) is unread
+    assert skipping.unread(text) is unread

@@ -17,7 +17,9 @@ from typing import Any, Iterable, Iterator
 from ..context import bare_target, normalize_arch
 from ..types import Arch
 from ..workers import MAX_AUTO_JOBS, PARALLEL_BYTES, can_fork, cores, ignore_interrupt
-from .scan import ScanChunk, not_ptx, scan_stream
+from .results import ScanChunk
+from .scan import scan_stream
+from .skipping import not_ptx
 
 __all__ = ["FileScan", "scan_files", "auto_jobs"]
 
@@ -32,11 +34,11 @@ class FileScan:
     Attributes:
         name: the path as given (``<stdin>`` for ``-``).
         error: why the file could not be read (its OS error), else None.
-        not_ptx: why it is not PTX to scan (:func:`~descgen.ptx.scan.not_ptx`: empty, binary, or
+        not_ptx: why it is not PTX to scan (:func:`~descgen.ptx.skipping.not_ptx`: empty, binary, or
             neither ``.version`` nor an instruction to check), else None. Such a file is not
             scanned: no chunks. Text without ``.version`` that holds a tcgen05 or wgmma
             instruction is scanned (a fragment).
-        chunks: its :class:`~descgen.ptx.scan.ScanChunk` s, in file order: made as they are read
+        chunks: its :class:`~descgen.ptx.results.ScanChunk` s, in file order: made as they are read
             (one process) or all at once (a worker).
         arch, arch_from, version: as :class:`~descgen.ptx.scan.ScanStream`'s, once ``chunks``
             has been read.
@@ -137,7 +139,7 @@ def scan_files(paths: Iterable[str], *, arch: Arch | None = None, jobs: int = 1)
 
     Args:
         paths: files (``-``: standard input, read in this process); expand directories first
-            with :func:`~descgen.ptx.scan.ptx_files`.
+            with :func:`~descgen.ptx.skipping.ptx_files`.
         arch: the target, for every file (None: each file's ``.target``).
         jobs: worker processes (forked; where there is no ``fork``, or with 1, this process
             scans). Each takes whole files, a few ahead of the one being given back, so output
