@@ -82,6 +82,7 @@ from .identify import DESCRIPTORS as IDENTIFIED, identify
 from .idesc import encode_idesc, validate_idesc
 from .instruction import check_mma
 from .loader import KINDS, layouts
+from .memo import Memo
 from .numbers import parse_uint
 from .smem import encode_smem, validate_smem
 from .taddr import encode_taddr, validate_taddr
@@ -174,7 +175,8 @@ def _usage(code: str, field: str, value: Any, allowed: str, detail: str) -> Desc
     return usage_error(code, field, value, allowed, detail, "batch")
 
 
-_NEAR: dict[tuple[Any, ...], str] = {}
+#: "did you mean" hints per unknown key and shape.
+_NEAR: Memo[str] = Memo("batch key hints", 1 << 12)
 
 
 def _unknown_key(key: str, value: Any, shape: _Shape, what: str) -> DescgenError:
@@ -183,9 +185,7 @@ def _unknown_key(key: str, value: Any, shape: _Shape, what: str) -> DescgenError
         import difflib
 
         near = difflib.get_close_matches(key, shape.keys, n=1)
-        hint = f" (did you mean {near[0]!r}?)" if near else ""
-        if len(_NEAR) < 4096:
-            _NEAR[key, shape.keys] = hint
+        hint = _NEAR.remember((key, shape.keys), f" (did you mean {near[0]!r}?)" if near else "")
     return _usage("BATCH-KEY", key, value, shape.allowed(), f"{what} takes no key {key!r}{hint}")
 
 
@@ -279,26 +279,20 @@ def _args(req: Mapping[str, Any], shape: _Shape, what: str, skip: tuple[str, ...
     key raises), and its arguments: the keys but ``skip``. A set of keys found good is
     remembered (with the skipped keys it holds), so that the next request with those keys costs a
     lookup and a copy."""
-    keys = tuple(req)
-    memo = _GOOD_KEYS.get((id(shape), skip))
-    if memo is None:
-        memo = _GOOD_KEYS[id(shape), skip] = {}
-    dropped = memo.get(keys)
+    keys = (id(shape), skip, tuple(req))
+    dropped = _GOOD_KEYS.get(keys)
     if dropped is None:
         _check_keys(req, shape, what)
-        dropped = tuple(k for k in keys if k in skip)
-        if len(memo) >= 4096:
-            memo.clear()
-        memo[keys] = dropped
+        dropped = _GOOD_KEYS.remember(keys, tuple(k for k in req if k in skip))
     args = dict(req)
     for k in dropped:
         del args[k]
     return args
 
 
-#: Per shape and skipped keys: the key sets (in the request's order) found good by :func:`_args`,
-#: with the skipped keys among them (bounded).
-_GOOD_KEYS: dict[tuple[int, tuple[str, ...]], dict[tuple[str, ...], tuple[str, ...]]] = {}
+#: Per shape, skipped keys and key set (in the request's order) found good by :func:`_args`: the
+#: skipped keys among them.
+_GOOD_KEYS: Memo[tuple[str, ...]] = Memo("batch key sets found good", 1 << 12)
 
 
 def _descriptor(req: Mapping[str, Any], op: str) -> str | None:

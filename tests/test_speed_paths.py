@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import descgen
+from descgen.memo import clear_all
 from descgen import checks
 from descgen.context import context
 from descgen.errors import DescgenError
@@ -94,7 +95,7 @@ def test_encoders_same_answers_with_the_rule_memo(warm, monkeypatch):
         (descgen.encode_zcm, dict(skip_span=1, use_span=13, ws=False)),
         (descgen.encode_zcm, dict(skip_span=0, use_span=13)),
     ]
-    monkeypatch.setattr(checks, "_CLEAN", {"smem": set(), "zcm": set()})
+    clear_all()
     cold = [_outcome(fn, **kw) for fn, kw in cases]
     if warm:
         assert [_outcome(fn, **kw) for fn, kw in cases] == cold
@@ -132,8 +133,7 @@ def test_check_mma_decodes_each_word_once_and_runs_each_rule_once(monkeypatch):
     real_impl = checks.rule_impl
     monkeypatch.setattr(checks, "rule_impl", lambda code: counted(code, real_impl(code)))
     checks._plan.cache_clear()  # its plans hold the implementations
-    monkeypatch.setattr(checks, "_COMPILED", {})  # (so do the idesc rule memo's, with what they found)
-    monkeypatch.setattr(checks, "_MMA_MEMO", {})  # (and the instruction rules' memo)
+    clear_all()  # (so do the idesc rule groups and the instruction rules' memo, with what they found)
     try:
         idesc = descgen.encode_idesc("tf32", 128, 128, b_major="mn")
         a = descgen.encode_smem(start_address=0x400, lbo=16, sbo=1024, swizzle="128B")
@@ -142,7 +142,7 @@ def test_check_mma_decodes_each_word_once_and_runs_each_rule_once(monkeypatch):
         ctx = dict(cta_group=1, ws=True, sp=False, arch="sm_100a")
         decodes.clear()
         runs.clear()
-        monkeypatch.setattr(checks, "_CLEAN", {"smem": set(), "zcm": set()})  # (the encoders' rule keys found clean)
+        clear_all()  # (the encoders' rule keys found clean)
         report = descgen.check_mma(idesc=idesc, kind="tf32", a_desc=a, b_desc=b, zcm=zcm, a_pattern_start=0x400, **ctx)
         assert decodes == {("idesc", idesc): 1, ("smem", a): 1, ("smem", b): 1, ("zcm", zcm): 1}
         per_word = {"idesc": 1, "smem": 2, "zcm": 1, "mma": 1}
@@ -310,7 +310,7 @@ def test_mma_rule_memo_same_answers(warm, monkeypatch):
     from descgen.catalog import catalog
 
     mma_codes = {r.code for r in catalog().values() if r.applies == "mma"}
-    monkeypatch.setattr(checks, "_MMA_MEMO", {})
+    clear_all()
     cases = list(_random_mma_cases(1500, 8))
     seen = set()
     for _ in range(2 if warm else 1):
@@ -331,7 +331,7 @@ def test_idesc_rule_memo_same_answers(warm, monkeypatch):
     directly (checks.idesc_findings), cold and warm, over random words, legal words and contexts."""
     from descgen.idesc import decode_fields
 
-    monkeypatch.setattr(checks, "_COMPILED", {})
+    clear_all()
     cases = list(_random_idesc_cases(4000, 5))
     for _ in range(2 if warm else 1):
         for kind, word, ctx in cases:
@@ -364,7 +364,6 @@ def test_idesc_rule_memo_keeps_context_classes():
 def test_context_memo_same_answers(monkeypatch):
     """context() gives the same normalized context or error with its memo empty and warm, keeps
     classes apart (True and 1), and hands out a fresh dict each time."""
-    from descgen import context as context_module
 
     cases = [dict(cta_group=2), dict(cta_group=True), dict(cta_group=1), dict(ws=1), dict(ws=True), dict(ws=2),
              dict(arch="sm_101a"), dict(arch="SM_100A"), dict(arch=["sm_100a"]), dict(scale_vec="2x"), dict(foo=None),
@@ -378,7 +377,7 @@ def test_context_memo_same_answers(monkeypatch):
             return type(e).__name__, str(e), e.findings
         return {k: (v, v.__class__) for k, v in out.items()}
 
-    monkeypatch.setattr(context_module, "_NORMALIZED", {})
+    clear_all()
     cold = [outcome(kw) for kw in cases]
     assert [outcome(kw) for kw in cases] == cold and [outcome(kw) for kw in reversed(cases)] == cold[::-1]
     context(cta_group=2)["cta_group"] = 99
@@ -456,14 +455,10 @@ def test_response_cache_rests_while_it_finds_nothing():
 def test_validators_same_reports_with_the_rule_keys_warm(smem, arch, pattern_start, zcm, m, n, ws):
     """validate_smem / validate_zcm skip the rules for a rule key found clean before: the same
     report as with the keys forgotten, for random words (every field, reserved bits too)."""
-    saved = checks._CLEAN
-    try:
-        checks._CLEAN = {"smem": set(), "zcm": set()}
-        cold = (descgen.validate_smem(smem, arch=arch, pattern_start=pattern_start), descgen.validate_zcm(zcm, m=m, n=n, ws=ws))
-        warm = (descgen.validate_smem(smem, arch=arch, pattern_start=pattern_start), descgen.validate_zcm(zcm, m=m, n=n, ws=ws))
-        assert warm == cold
-    finally:
-        checks._CLEAN = saved
+    clear_all()
+    cold = (descgen.validate_smem(smem, arch=arch, pattern_start=pattern_start), descgen.validate_zcm(zcm, m=m, n=n, ws=ws))
+    warm = (descgen.validate_smem(smem, arch=arch, pattern_start=pattern_start), descgen.validate_zcm(zcm, m=m, n=n, ws=ws))
+    assert warm == cold
 
 
 JSON_VALUES = st.recursive(
@@ -517,3 +512,25 @@ def test_batch_reads_a_line_as_json_reads_it(text):
         assert isinstance(got, batch._NotJSON) and str(got.error) == str(e) and type(got.error) is type(e)
     else:
         assert batch._parse(text) == want
+
+
+def test_every_memo_is_bounded_and_none_is_bounded_by_hand():
+    """What descgen remembers between calls is in descgen.memo.Memo (a limit each) or functools.cache
+    over the tables' finite keys: a memo past its limit starts again, and no module bounds a dict of
+    its own (``if len(x) >= N: x.clear()``)."""
+    import pathlib
+    import re
+
+    from descgen.memo import MEMOS, Memo
+
+    import descgen.batch, descgen.idesc, descgen.smem  # noqa: F401,E401 (every memo made)
+    assert MEMOS and all(m.limit > 0 and m.name for m in MEMOS)
+    memo = Memo("test", 4)
+    for i in range(9):
+        assert memo.remember(i, -i) == -i and len(memo) <= 4
+    assert memo == {8: -8}
+    MEMOS.remove(memo)
+    root = pathlib.Path(descgen.__file__).parent
+    by_hand = [str(p) for p in root.rglob("*.py") if p.name != "memo.py"
+               and re.search(r"if len\((\w+)\) >= [^:]+:\s*\n\s*\1\.clear\(\)", p.read_text())]
+    assert not by_hand
