@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT))
 
 from descgen.ptx.files import scan_files  # noqa: E402
 from descgen.ptx.scan import ScanTally, ptx_files, scan_ptx, scan_stream  # noqa: E402
-from descgen.workers import MAX_AUTO_JOBS, cores  # noqa: E402
+from descgen.core.workers import MAX_AUTO_JOBS, cores  # noqa: E402
 
 #: The benchmark input, when made (see the docstring): under the repository, never a machine's path.
 BIG = ROOT / "bench" / "data" / "triton_20mb.ptx"

@@ -149,8 +149,8 @@ class DescgenGroup(click.Group):
 def _negative_word(e: click.ClickException, tokens: list[str]) -> click.ClickException:
     """``descgen decode -1``: click takes ``-1`` (or the ``-1`` of ``-12``) for an unknown option;
     for a command with positional values it is a negative number, reported as ``decode -- -1``
-    reports it (the reading of :func:`descgen.numbers.parse_uint`), naming the argument."""
-    from descgen.numbers import parse_uint
+    reports it (the reading of :func:`descgen.core.numbers.parse_uint`), naming the argument."""
+    from descgen.core.numbers import parse_uint
 
     if not isinstance(e, click.NoSuchOption) or e.ctx is None or not e.option_name[1:2].isdigit():
         return e

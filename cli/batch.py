@@ -17,7 +17,7 @@ from typing import Any, Iterable, Iterator, TextIO
 
 import click
 
-from descgen.workers import PARALLEL_BYTES
+from descgen.core.workers import PARALLEL_BYTES
 
 from .output import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_RULE
 from .workers import collect_less, parse_jobs
@@ -179,7 +179,7 @@ def _jobs(jobs: str, file: str) -> int:
         big = os.stat(file).st_size >= PARALLEL_BYTES
     except OSError:
         return 1
-    from descgen.workers import MAX_AUTO_JOBS, cores
+    from descgen.core.workers import MAX_AUTO_JOBS, cores
 
     return min(cores(), MAX_AUTO_JOBS) if big else 1
 
@@ -327,7 +327,7 @@ def _parallel_lines(source: TextIO, out: TextIO, jobs: int, stats: Any) -> None:
     """Chunks of lines read here (pickled to the workers, their answers pickled back)."""
     import multiprocessing
 
-    from descgen.workers import ignore_interrupt
+    from descgen.core.workers import ignore_interrupt
 
     def write(answer: tuple[str, Any]) -> None:
         with _whole():
@@ -435,7 +435,7 @@ def _parallel_file(fd: int, out: TextIO, jobs: int, stats: Any) -> None:
     import shutil
     import tempfile
 
-    from descgen.workers import ignore_interrupt
+    from descgen.core.workers import ignore_interrupt
 
     global _FD, _TMP
     _FD, _TMP = fd, tempfile.mkdtemp(prefix="descgen-batch-")

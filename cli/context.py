@@ -13,8 +13,8 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable, Iterable
 
-from descgen.catalog import constraints, contexts
-from descgen.context import words_context
+from descgen.model.catalog import constraints, contexts
+from descgen.model.context import words_context
 
 from .output import usage_error
 

@@ -152,7 +152,7 @@ def _decode_short(word: int, as_: descgen.Descriptor | None, kind: descgen.Kind 
     With ``--json``, the same as one compact JSON object per line (JSON lines): the envelope's
     ``descgen`` and ``command``, then ``word``, ``reading``, ``consistent``, ``runtime`` (CUTLASS's
     64-bit idesc), ``fields`` and ``findings`` (severity, code, field, message)."""
-    from descgen.identify import identify, key_fields
+    from descgen.words.identify import identify, key_fields
 
     if kind is not None:
         as_ = "idesc"
@@ -218,7 +218,7 @@ def _decode(out: Output, word: int, as_: descgen.Descriptor | None, kind: descge
     out.input["word"] = word_as(word, chosen)
     ctx = {**context, "m": mask_m, "n": mask_n}
 
-    from descgen.identify import identify  # loaded by the commands that read bare words (start-up)
+    from descgen.words.identify import identify  # loaded by the commands that read bare words (start-up)
 
     found = identify(word, descriptor=as_ if kind is None else "idesc", kind=kind, **ctx)
     by_name = {r.name: r for r in found.readings}

@@ -182,7 +182,7 @@ def smem(out: Output, start_address: int | None, stage_bytes: int | None, swizzl
 
 def wgmma_arch(context: dict[str, Any]) -> bool:
     """Whether ``--arch`` selects the wgmma (sm_90a) shared memory descriptor."""
-    from descgen.facts import smem_family
+    from descgen.model.facts import smem_family
 
     return context.get("arch") is not None and smem_family(context["arch"]) != "smem_desc"
 

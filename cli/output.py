@@ -25,10 +25,10 @@ import click
 from click import echo  # re-exported: every line the commands print
 
 import descgen
-from descgen.engine import hex_bits, hex_word, unit_word  # re-exported: how every word, mask and unit is written
-from descgen.engine import show_value as plain_value  # re-exported: how every field value is written
-from descgen.zcm import binary_runs, mask_info  # re-exported: the mask's JSON form
-from descgen.report import ROLES, role_of  # re-exported: the words of one instruction (descgen check)
+from descgen.model.engine import hex_bits, hex_word, unit_word  # re-exported: how every word, mask and unit is written
+from descgen.model.engine import show_value as plain_value  # re-exported: how every field value is written
+from descgen.words.zcm import binary_runs, mask_info  # re-exported: the mask's JSON form
+from descgen.model.report import ROLES, role_of  # re-exported: the words of one instruction (descgen check)
 
 __all__ = [
     "ENVELOPE_VERSION",

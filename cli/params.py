@@ -24,31 +24,31 @@ Note = Callable[[str], None]
 
 
 def _element_types() -> tuple[str, ...]:
-    from descgen.loader import atoms
+    from descgen.model.loader import atoms
 
     return tuple(atoms().elements)
 
 
 def _descriptor_names() -> tuple[str, ...]:
-    from descgen.identify import DESCRIPTORS
+    from descgen.words.identify import DESCRIPTORS
 
     return DESCRIPTORS
 
 
 def _wgmma_types() -> tuple[str, ...]:
-    from descgen.wgmma_facts import wgmma_types
+    from descgen.model.wgmma_facts import wgmma_types
 
     return wgmma_types()
 
 
 def _wgmma_dtypes() -> tuple[str, ...]:
-    from descgen.wgmma_facts import wgmma_table
+    from descgen.model.wgmma_facts import wgmma_table
 
     return tuple(dict.fromkeys(d for r in wgmma_table().rows for d in r.dtypes))
 
 
 def _warps() -> tuple[str, ...]:
-    from descgen.facts import warps_per_warpgroup
+    from descgen.model.facts import warps_per_warpgroup
 
     return tuple(map(str, range(warps_per_warpgroup())))
 
@@ -75,7 +75,7 @@ SOURCES: dict[str, Callable[[], Iterable[Any]]] = {
     "scale_vecs": lambda: descgen.SCALE_VECS,
 }
 
-#: The words descgen reads (``--as``): :data:`descgen.identify.DESCRIPTORS`, loaded when asked.
+#: The words descgen reads (``--as``): :data:`descgen.words.identify.DESCRIPTORS`, loaded when asked.
 descriptor_names = "descriptors"
 
 
@@ -100,7 +100,7 @@ class UInt(Value):
     an optional C suffix (``u``, ``l``, ``ul``, ``ull``...): non-numbers, negative numbers and
     numbers wider than ``bits`` are usage errors (exit 2). Whether the value is legal for its
     descriptor field is the library's call (exit 1). With ``words`` (descriptor words, often
-    pasted), hex without ``0x`` is read as :func:`descgen.numbers.parse_uint` says, with a note."""
+    pasted), hex without ``0x`` is read as :func:`descgen.core.numbers.parse_uint` says, with a note."""
 
     name = "integer"
 
@@ -113,7 +113,7 @@ class UInt(Value):
         return self.metavar
 
     def read(self, value: Any, param: str | None, note: Note) -> int:
-        from descgen.numbers import parse_uint  # the one rule for pasted words
+        from descgen.core.numbers import parse_uint  # the one rule for pasted words
 
         if isinstance(value, bool):
             raise ValueError(f"{value!r} is not an integer")
@@ -198,10 +198,10 @@ class LazyChoice(Value):
 class TypeChoice(LazyChoice):
     """An element, accumulator or scale type: PTX's name (case-insensitive), or another framework's
     (Triton ``fp8e4nv``, PyTorch ``float8_e4m3fn``/``bfloat16``, CUTLASS ``float_e2m1_t``, JAX...:
-    :func:`descgen.types.ptx_type_name`), read as PTX's with a note on stderr naming it."""
+    :func:`descgen.core.types.ptx_type_name`), read as PTX's with a note on stderr naming it."""
 
     def read(self, value: Any, param: str | None, note: Note) -> Any:
-        from descgen.types import ptx_type_name
+        from descgen.core.types import ptx_type_name
 
         ptx = ptx_type_name(str(value))
         if ptx is not None and ptx.lower() != str(value).strip().lower() and ptx in self.choices:
@@ -237,7 +237,7 @@ class ScaleVecType(LazyChoice):
         super().__init__("scale_vecs")
 
     def read(self, value: Any, param: str | None, note: Note) -> str:
-        from descgen.context import normalize_scale_vec
+        from descgen.model.context import normalize_scale_vec
 
         try:
             name = normalize_scale_vec(str(value))
@@ -280,7 +280,7 @@ class ArchType(Value):
     shared memory descriptor where a command reads one (``smem``, ``decode``, ``validate``,
     ``layout``, ``port``; an idesc rule given it says tcgen05 needs a Blackwell target); with
     ``bare=True`` (``scan``, where the target is a program's ``.target``) also a bare target such
-    as ``sm_110``, which has no tcgen05 (:func:`descgen.context.bare_target`, E49). A target
+    as ``sm_110``, which has no tcgen05 (:func:`descgen.model.context.bare_target`, E49). A target
     refused is named with why (no tcgen05; Hopper's) and the targets the command takes. The
     known targets come from the tables on first use."""
 
@@ -299,19 +299,19 @@ class ArchType(Value):
         return [CompletionItem(t) for t in self.targets() if t.startswith(incomplete.lower())]
 
     def targets(self) -> tuple[str, ...]:
-        from descgen.catalog import constraints
-        from descgen.facts import smem_targets
+        from descgen.model.catalog import constraints
+        from descgen.model.facts import smem_targets
 
         own = smem_targets() if self.wgmma else constraints().targets
         return (*own, *dict.fromkeys(t[:-1] for t in constraints().targets)) if self.bare else own
 
     def read(self, value: Any, param: str | None, note: Note) -> str:
-        from descgen.context import bare_target
-        from descgen.facts import smem_target
+        from descgen.model.context import bare_target
+        from descgen.model.facts import smem_target
 
         found = smem_target(str(value))
         if found is None or not (self.wgmma or found[0] == "smem_desc"):
-            from descgen.catalog import constraints
+            from descgen.model.catalog import constraints
 
             with_tcgen05 = [t for t in self.targets() if t in constraints().targets or smem_target(t) is not None]
             without = [t for t in self.targets() if t not in with_tcgen05]
@@ -333,7 +333,7 @@ class ArchType(Value):
 UINT = UInt(64, "INT")
 #: How a descriptor word is read (the WORD arguments and options of decode, validate, check,
 #: diff, layout, port): up to 64 bits, hex without ``0x`` where exactly 8 or 16 digits
-#: (:func:`descgen.numbers.parse_uint`).
+#: (:func:`descgen.core.numbers.parse_uint`).
 WORD = UInt(64, "WORD", words=True)
 #: A tile shape, MN x K elements.
 TILE = TileShape()

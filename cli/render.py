@@ -22,9 +22,9 @@ if TYPE_CHECKING:
     from rich.table import Table
 
 import descgen
-from descgen.loader import layout as _layout
+from descgen.model.loader import layout as _layout
 
-from descgen.engine import hex_bits, hex_word, show_value as plain_value, unit_word
+from descgen.model.engine import hex_bits, hex_word, show_value as plain_value, unit_word
 
 __all__ = ["new_console", "glyphs", "encoded", "decoded", "decoded_many", "validated", "checked", "explained", "rules_table", "bit_diagram",
            "field_styles", "findings_text", "not_checked_view", "error_block"]
@@ -93,7 +93,7 @@ def decoded_many(word: int, label: str, results: dict[str, descgen.Decoded], con
     """One word tried under several layouts (every idesc kind, or smem and zcm): the short answer
     first, one line per reading worth showing (its key fields and findings), then the best reading
     in full; ``show_all`` shows every reading in full and the first error of every other one."""
-    from descgen.identify import key_fields  # the key fields of a decoded word, as scan -v lists them
+    from descgen.words.identify import key_fields  # the key fields of a decoded word, as scan -v lists them
 
     console = new_console()
     g = glyphs(console)

@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 import descgen
-from descgen.taddr import warps_per_warpgroup
+from descgen.words.taddr import warps_per_warpgroup
 
 from .options import output_options
 from .encoders import renderer

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 import descgen
-from descgen.catalog import APPLIES as APPLIES_TO, USAGE_APPLIES, catalog, layout_table
+from descgen.model.catalog import APPLIES as APPLIES_TO, USAGE_APPLIES, catalog, layout_table
 from descgen.codes import all_codes, field_codes, usage_codes
 from descgen.examples import example, examples_for, rules_markdown, unreachable
 
@@ -95,7 +95,7 @@ def validate(out: Output, word: int, as_: descgen.Descriptor | None, kind: descg
       descgen validate 0x08020010 --kind f16 --cta-group 2
       descgen validate 0x4000404000010058 --as smem --pattern-start 0x580 -v
     """
-    from descgen.identify import identify  # loaded by the commands that read bare words (start-up)
+    from descgen.words.identify import identify  # loaded by the commands that read bare words (start-up)
 
     if as_ is None and kind is None and any(context[n] is not None for n in APPLIES["taddr"]):
         raise click.UsageError("--warp, --alloc-columns and --alloc-base apply to tensor memory addresses: add --as taddr")
@@ -250,7 +250,7 @@ def check_wgmma(out: Output, shape: str, dtype: str, atype: str, btype: str | No
       descgen check-wgmma --shape m64n128k16 --dtype f32 --atype f16 \\
                           --adesc 0x4000004000010040 --bdesc 0x4000004000010440 --trans-a 0 --trans-b 1
     """
-    from descgen.wgmma_facts import parse_wgmma_shape
+    from descgen.model.wgmma_facts import parse_wgmma_shape
 
     mnk = parse_wgmma_shape(shape)
     if mnk is None:
@@ -304,7 +304,7 @@ def explain(out: Output, code: str, no_pager: bool) -> None:
     codes = all_codes()
     key = code.strip().upper()
     out.input = {"code": key}
-    from descgen.errata import ERRATUM_CODE, errata
+    from descgen.core.errata import ERRATUM_CODE, errata
 
     if ERRATUM_CODE.fullmatch(key):  # a spec erratum, as sources cite them: Table 39 (E11)
         found = errata().get(key)
@@ -368,8 +368,8 @@ def explain_info(code: str) -> dict[str, Any]:
 def _field_places(code: str) -> list[dict[str, Any]]:
     """Where a generated field code comes from: per layout, the field's bits and its domain
     (per kind, kinds with the same domain together)."""
-    from descgen.engine import finding_code
-    from descgen.loader import layouts
+    from descgen.model.engine import finding_code
+    from descgen.model.loader import layouts
 
     check = code.rsplit("-", 1)[-1]
     out = []

@@ -1,5 +1,5 @@
 """For the commands that run long (``batch``, ``scan``): ``--jobs N|auto`` (the forked pools
-themselves are :mod:`descgen.workers`') and a cyclic garbage collector that runs less. Imports
+themselves are :mod:`descgen.core.workers`') and a cyclic garbage collector that runs less. Imports
 click only.
 """
 
@@ -9,7 +9,7 @@ import importlib
 
 import click
 
-from descgen.workers import can_fork
+from descgen.core.workers import can_fork
 
 __all__ = ["parse_jobs", "collect_less"]
 

@@ -17,7 +17,7 @@ The descriptor words of tcgen05 and Hopper's wgmma, one generic engine driven by
   fields as a comment.
 - shared memory layouts (§9.7.16.3, Tables 52-53): :func:`smem_for_tile` (tile -> descriptor and
   why), :func:`smem_layout` (descriptor -> the address of every element read), :func:`advance_smem`.
-- the names the API takes as ``Literal`` types (:mod:`descgen.types`): :data:`Kind`,
+- the names the API takes as ``Literal`` types (:mod:`descgen.core.types`): :data:`Kind`,
   :data:`ElementType`, :data:`Swizzle`, :data:`Major`, :data:`Arch`... for annotations and editors.
 
 Encoders are strict and raise :class:`DescgenError` subclasses; decoders are total and report
@@ -29,31 +29,31 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .catalog import SCALE_VECS, Rule
-from .engine import Decoded, DecodedField, KnownBits, Word, decode, encode
-from .errors import DescgenError, EncodeError, Finding, TableError, UsageError, WordError
-from .facts import idesc_defaults, mma_k, normalize_kind, submask_counts, type_names
-from .idesc import consistent_kinds, decode_idesc, decode_idesc_all, encode_idesc, validate_idesc
-from .instruction import check_mma, check_wgmma
-from .loader import KINDS
-from .report import NotChecked, Report
-from .smem import decode_smem, encode_smem, validate_smem
-from .types import (AccumType, Arch, AtomOrder, CtaGroup, Descriptor, ElementType, Format, Kind, LboMode, Major, ScaleType,
+from .model.catalog import SCALE_VECS, Rule
+from .model.engine import Decoded, DecodedField, KnownBits, Word, decode, encode
+from .core.errors import DescgenError, EncodeError, Finding, TableError, UsageError, WordError
+from .model.facts import idesc_defaults, mma_k, normalize_kind, submask_counts, type_names
+from .words.idesc import consistent_kinds, decode_idesc, decode_idesc_all, encode_idesc, validate_idesc
+from .words.instruction import check_mma, check_wgmma
+from .model.loader import KINDS
+from .model.report import NotChecked, Report
+from .words.smem import decode_smem, encode_smem, validate_smem
+from .core.types import (AccumType, Arch, AtomOrder, CtaGroup, Descriptor, ElementType, Format, Kind, LboMode, Major, ScaleType,
                     ScaleVec, SmemArch, Swizzle, WgmmaSwizzle)
-from .version import __version__
-from .zcm import decode_zcm, encode_zcm, validate_zcm, zcm_mask, zcm_submasks
+from .core.version import __version__
+from .words.zcm import decode_zcm, encode_zcm, validate_zcm, zcm_mask, zcm_submasks
 
 if TYPE_CHECKING:  # what the lazy exports below are, for type checkers and editors
-    from .compare import Diff, diff
-    from .emitters import FORMATS, emit
+    from .words.compare import Diff, diff
+    from .backends.emitters import FORMATS, emit
     from .backends.descriptor_functions import emit_functions
-    from .facts import KIND_LAYOUTS, LBO_MODES, MAJORS, SWIZZLES, WGMMA_SWIZZLES
-    from .port import Ported, port_smem
-    from .wgmma_smem import decode_wgmma_smem, encode_wgmma_smem, validate_wgmma_smem
-    from .runtime import RuntimeIdesc, idesc_from_runtime
+    from .model.facts import KIND_LAYOUTS, LBO_MODES, MAJORS, SWIZZLES, WGMMA_SWIZZLES
+    from .words.port import Ported, port_smem
+    from .words.wgmma_smem import decode_wgmma_smem, encode_wgmma_smem, validate_wgmma_smem
+    from .words.runtime import RuntimeIdesc, idesc_from_runtime
     from .ptx.scan import ScanFinding, ScanInstruction, ScanOperand, ScanResult, scan_file, scan_ptx
     from .ptx.files import FileScan, scan_files
-    from .taddr import alloc_sizes, check_alloc, decode_taddr, encode_taddr, lane_warp, validate_taddr, warp_lanes
+    from .words.taddr import alloc_sizes, check_alloc, decode_taddr, encode_taddr, lane_warp, validate_taddr, warp_lanes
     from .tiles import (ATOM_ORDERS, SmemLayout, SwizzleAtom, TileDescriptor, advance_smem, smem_for_tile, smem_layout,
                         swizzle_atom)
 
@@ -65,14 +65,14 @@ if TYPE_CHECKING:  # what the lazy exports below are, for type checkers and edit
 _LAZY = {
     **dict.fromkeys(("ATOM_ORDERS", "SmemLayout", "SwizzleAtom", "TileDescriptor", "advance_smem", "smem_for_tile",
                      "smem_layout", "swizzle_atom"), "tiles"),
-    **dict.fromkeys(("KIND_LAYOUTS", "SWIZZLES", "LBO_MODES", "MAJORS", "WGMMA_SWIZZLES"), "facts"),
-    **dict.fromkeys(("encode_wgmma_smem", "decode_wgmma_smem", "validate_wgmma_smem"), "wgmma_smem"),
-    **dict.fromkeys(("port_smem", "Ported"), "port"),
+    **dict.fromkeys(("KIND_LAYOUTS", "SWIZZLES", "LBO_MODES", "MAJORS", "WGMMA_SWIZZLES"), "model.facts"),
+    **dict.fromkeys(("encode_wgmma_smem", "decode_wgmma_smem", "validate_wgmma_smem"), "words.wgmma_smem"),
+    **dict.fromkeys(("port_smem", "Ported"), "words.port"),
     **dict.fromkeys(("encode_taddr", "decode_taddr", "validate_taddr", "warp_lanes", "lane_warp", "alloc_sizes",
-                     "check_alloc"), "taddr"),
-    **dict.fromkeys(("idesc_from_runtime", "RuntimeIdesc"), "runtime"),
-    **dict.fromkeys(("diff", "Diff"), "compare"),
-    **dict.fromkeys(("FORMATS", "emit"), "emitters"),
+                     "check_alloc"), "words.taddr"),
+    **dict.fromkeys(("idesc_from_runtime", "RuntimeIdesc"), "words.runtime"),
+    **dict.fromkeys(("diff", "Diff"), "words.compare"),
+    **dict.fromkeys(("FORMATS", "emit"), "backends.emitters"),
     "emit_functions": "backends.descriptor_functions",
     **dict.fromkeys(("ScanFinding", "ScanInstruction", "ScanOperand", "ScanResult", "scan_file", "scan_ptx"), "ptx.scan"),
     **dict.fromkeys(("scan_files", "FileScan"), "ptx.files"),
@@ -186,7 +186,7 @@ __all__ = [
     "UsageError",
     "WordError",
     "TableError",
-    # the names the API takes, as Literal types (descgen.types), for annotations and editors
+    # the names the API takes, as Literal types (descgen.core.types), for annotations and editors
     "Kind",
     "ElementType",
     "AccumType",

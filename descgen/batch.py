@@ -43,7 +43,7 @@ without ``--addr`` and ``idesc``/``zcm --functions`` write them (an smem encode'
 hex strings zero-padded to their width (``"0x08400010"``, 16 digits for 64-bit words; JSON
 consumers cannot all hold 64-bit integers); words may be given as JSON integers or as strings in
 decimal, ``0x`` hex or ``0b`` binary (``_`` separators allowed), or hex pasted without ``0x`` read
-as the command line reads it (:mod:`descgen.numbers`: ``"08400010"`` is 0x08400010), the answer's
+as the command line reads it (:mod:`descgen.core.numbers`: ``"08400010"`` is 0x08400010), the answer's
 ``notes`` saying which reading was taken.
 
 ``ok`` is what the CLI's exit status would say: true when the command would exit 0 (an encode
@@ -72,30 +72,30 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
-from .catalog import usage_error
+from .model.catalog import usage_error
 from .backends.descriptor_functions import emit_functions
-from .emitters import emit
-from .engine import Decoded, Word, hex_bits, hex_word
-from .errors import DescgenError
-from .facts import idesc_defaults
-from .identify import DESCRIPTORS as IDENTIFIED, identify
-from .idesc import encode_idesc, validate_idesc
-from .instruction import check_mma
-from .loader import KINDS, layouts
-from .memo import Memo
-from .numbers import parse_uint
-from .smem import encode_smem, validate_smem
-from .taddr import encode_taddr, validate_taddr
+from .backends.emitters import emit
+from .model.engine import Decoded, Word, hex_bits, hex_word
+from .core.errors import DescgenError
+from .model.facts import idesc_defaults
+from .words.identify import DESCRIPTORS as IDENTIFIED, identify
+from .words.idesc import encode_idesc, validate_idesc
+from .words.instruction import check_mma
+from .model.loader import KINDS, layouts
+from .core.memo import Memo
+from .core.numbers import parse_uint
+from .words.smem import encode_smem, validate_smem
+from .words.taddr import encode_taddr, validate_taddr
 from .tiles import smem_for_tile
-from .wgmma_smem import encode_wgmma_smem, validate_wgmma_smem
-from .zcm import encode_zcm, mask_info, validate_zcm, zcm_mask
+from .words.wgmma_smem import encode_wgmma_smem, validate_wgmma_smem
+from .words.zcm import encode_zcm, mask_info, validate_zcm, zcm_mask
 
 __all__ = ["OPS", "DESCRIPTORS", "BatchStats", "ResponseCache", "handle", "run", "response_line", "request_keys"]
 
 #: The operations a request can ask for.
 OPS = ("encode", "decode", "validate", "check")
 #: The descriptor words (``descriptor`` key of encode/decode/validate): every word descgen reads
-#: (:data:`descgen.identify.DESCRIPTORS`, ``descgen decode --as``).
+#: (:data:`descgen.words.identify.DESCRIPTORS`, ``descgen decode --as``).
 DESCRIPTORS: tuple[str, ...] = IDENTIFIED
 
 _SMEM_TILE_ONLY = ("mn", "k", "dtype", "major", "atom_order", "kind")
@@ -246,7 +246,7 @@ def _word(req: Mapping[str, Any], key: str) -> int | None:
 
 def _notes(req: Mapping[str, Any]) -> list[str]:
     """The notes of the request's words written without ``0x``: which reading was taken
-    (:func:`descgen.numbers.parse_uint`), as the command line prints them on stderr."""
+    (:func:`descgen.core.numbers.parse_uint`), as the command line prints them on stderr."""
     notes = []
     for key in _WORD_KEYS:
         v = req.get(key)

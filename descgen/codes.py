@@ -3,9 +3,9 @@
 
 Four sources, one registry (:func:`all_codes`): the per-field codes every layout generates
 (``IDESC-N-RANGE``, ``SMEM-RESERVED-14``: :func:`field_codes`), the catalog of
-``tables/rules.toml`` (:func:`descgen.catalog.catalog`), the codes of the shared-memory tile model
+``tables/rules.toml`` (:func:`descgen.model.catalog.catalog`), the codes of the shared-memory tile model
 (``LAYOUT-*``, ``SMEM-START-ADDRESS-CARRY``: the ``[[layout]]`` entries of ``tables/codes.toml``,
-:func:`descgen.catalog.layout_table`), and the codes of calls that are wrong in themselves
+:func:`descgen.model.catalog.layout_table`), and the codes of calls that are wrong in themselves
 (:func:`usage_codes`: a kind, an argument, a context value, a batch request, an emitter format, a
 malformed table): the ``[[usage]]`` entries of ``tables/codes.toml`` and the codes generated from
 the layouts and the context names. ``tests/test_codes.py`` collects every code raised anywhere
@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import functools
 
-from .catalog import Rule, catalog, contexts, layout_table, usage_table
-from .context import context_source
-from .engine import check_rule, code_word, finding_code
-from .facts import ABSENT_ARGS
-from .loader import LAYOUT_FILES, layout
+from .model.catalog import Rule, catalog, contexts, layout_table, usage_table
+from .model.context import context_source
+from .model.engine import check_rule, code_word, finding_code
+from .model.facts import ABSENT_ARGS
+from .model.loader import LAYOUT_FILES, layout
 
 __all__ = ["field_codes", "usage_codes", "all_codes"]
 
@@ -64,7 +64,7 @@ def usage_codes() -> dict[str, Rule]:
                          ("taddr", "§9.7.16.1.1 (32-bit)"), ("wgmma_smem", "§9.7.15.5.1.2.2 (64-bit)")):
         out.update([rule(f"{code_word(word)}-WORD-RANGE", word, "word", f"a {word} word is an unsigned integer of its width", source)])
         out.update([rule(f"{code_word(word)}-FIELD-FIXED", word, "field", "reserved and constant fields are not values: "
-                         "they are not set by name (descgen.engine.check_value)", source.split(" (")[0])])
+                         "they are not set by name (descgen.model.engine.check_value)", source.split(" (")[0])])
         out.update([rule(f"{code_word(word)}-FIELD-UNKNOWN", word, "field", "descgen.encode takes the layout's value "
                          "fields by name; an unknown name is never ignored", source.split(" (")[0])])
     for lay in (layout(n) for n in LAYOUT_FILES):

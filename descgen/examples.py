@@ -39,24 +39,24 @@ import shlex
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, cast
 
-from .catalog import EXAMPLE_FORMS, catalog, contexts, layout_table, usage_table
+from .model.catalog import EXAMPLE_FORMS, catalog, contexts, layout_table, usage_table
 from .codes import field_codes, usage_codes
-from .engine import code_word, encode, finding_code
-from .errors import DescgenError, Finding, HasFindings
-from .facts import ABSENT_ARGS, KIND_LAYOUTS, idesc_defaults
-from .idesc import validate_idesc
-from .instruction import check_mma
-from .loader import LAYOUT_FILES, Field, Layout, layout
+from .model.engine import code_word, encode, finding_code
+from .core.errors import DescgenError, Finding, HasFindings
+from .model.facts import ABSENT_ARGS, KIND_LAYOUTS, idesc_defaults
+from .words.idesc import validate_idesc
+from .words.instruction import check_mma
+from .model.loader import LAYOUT_FILES, Field, Layout, layout
 from .ptx.scan import ScanResult, scan_ptx
-from .report import Report
-from .smem import validate_smem
-from .taddr import validate_taddr
-from .types import Kind
-from .zcm import validate_zcm
+from .model.report import Report
+from .words.smem import validate_smem
+from .words.taddr import validate_taddr
+from .core.types import Kind
+from .words.zcm import validate_zcm
 
 __all__ = ["Example", "Outcome", "example", "examples_for", "unreachable", "calls", "rules_markdown", "FORMS"]
 
-#: The forms an example takes (``as = ...``; :data:`descgen.catalog.EXAMPLE_FORMS`).
+#: The forms an example takes (``as = ...``; :data:`descgen.model.catalog.EXAMPLE_FORMS`).
 FORMS = EXAMPLE_FORMS
 
 
@@ -212,30 +212,30 @@ _ADDRESS_ARGS = frozenset({"start_address", "pattern_start", "alloc_base", "nbyt
 @functools.cache
 def calls() -> dict[str, Any]:
     """The functions an example may call, by the name it gives: the public API's (``encode_smem``:
-    ``descgen.encode_smem``) and a few of its modules' (``descgen.loader.parse_shapes``)."""
+    ``descgen.encode_smem``) and a few of its modules' (``descgen.model.loader.parse_shapes``)."""
     from .backends.descriptor_functions import emit_functions
-    from .compare import diff
-    from .emitters import emit
-    from .engine import decode
-    from .identify import identify
-    from .idesc import encode_idesc
-    from .loader import parse_shapes, read_table
-    from .port import port_smem
-    from .runtime import idesc_from_runtime
-    from .smem import encode_smem
+    from .words.compare import diff
+    from .backends.emitters import emit
+    from .model.engine import decode
+    from .words.identify import identify
+    from .words.idesc import encode_idesc
+    from .model.loader import parse_shapes, read_table
+    from .words.port import port_smem
+    from .words.runtime import idesc_from_runtime
+    from .words.smem import encode_smem
     from .tiles import advance_smem, smem_for_tile, smem_layout
-    from .wgmma_smem import validate_wgmma_smem
-    from .zcm import encode_zcm, zcm_mask
+    from .words.wgmma_smem import validate_wgmma_smem
+    from .words.zcm import encode_zcm, zcm_mask
 
     public = (encode, decode, encode_idesc, validate_idesc, encode_smem, validate_smem, encode_zcm, validate_zcm, zcm_mask,
               validate_taddr, validate_wgmma_smem, idesc_from_runtime, check_mma, smem_for_tile, smem_layout, advance_smem,
               port_smem, diff, emit, emit_functions)
-    return {**{fn.__name__: fn for fn in public}, "descgen.identify.identify": identify,
-            "descgen.loader.parse_shapes": parse_shapes, "descgen.loader.read_table": read_table}
+    return {**{fn.__name__: fn for fn in public}, "descgen.words.identify.identify": identify,
+            "descgen.model.loader.parse_shapes": parse_shapes, "descgen.model.loader.read_table": read_table}
 
 
 def _callable(name: str) -> Any:
-    """``encode_smem`` (``descgen.encode_smem``) or ``descgen.loader.parse_shapes``: :func:`calls`."""
+    """``encode_smem`` (``descgen.encode_smem``) or ``descgen.model.loader.parse_shapes``: :func:`calls`."""
     found = calls().get(name)
     if found is None:
         raise ValueError(f"an example calls one of {', '.join(calls())}, not {name!r}")

@@ -26,16 +26,16 @@ import operator
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, NoReturn, get_args
 
-from .catalog import layout_finding
-from .engine import check_rule, finding_code
-from .errors import EncodeError, Finding, UsageError
-from .facts import (MAJORS, mma_k, normalize_kind, pattern_boundary, skewed_stride, smem_family, smem_target,
+from .model.catalog import layout_finding
+from .model.engine import check_rule, finding_code
+from .core.errors import EncodeError, Finding, UsageError
+from .model.facts import (MAJORS, mma_k, normalize_kind, pattern_boundary, skewed_stride, smem_family, smem_target,
                     smem_targets, swizzle_period)
-from .loader import SMEM_LAYOUTS, atoms, layout, shapes
-from .smem import decode_smem, encode_smem
-from .types import AtomOrder, ElementType, Kind, Major, SmemArch, Swizzle
-from .wgmma_facts import wgmma_table
-from .wgmma_smem import decode_wgmma_smem, encode_wgmma_smem
+from .model.loader import SMEM_LAYOUTS, atoms, layout, shapes
+from .words.smem import decode_smem, encode_smem
+from .core.types import AtomOrder, ElementType, Kind, Major, SmemArch, Swizzle
+from .model.wgmma_facts import wgmma_table
+from .words.wgmma_smem import decode_wgmma_smem, encode_wgmma_smem
 
 __all__ = [
     "ATOM_ORDERS",
@@ -62,7 +62,7 @@ _SOURCES = {"smem_desc": ("§9.7.16.3.3", "§9.7.16.3.1.1", "§9.7.16.3.2", "Tab
 
 
 def _family(arch: Any, kind: Any, dtype: Any) -> str:
-    """The descriptor family ``arch`` selects (:func:`descgen.facts.smem_family`), with the
+    """The descriptor family ``arch`` selects (:func:`descgen.model.facts.smem_family`), with the
     family's own limits on the type: wgmma (``sm_90a``) has no MMA kinds and reads the types of
     the types of ``tables/wgmma_shapes.toml`` (§9.7.15.3)."""
     family = smem_family(arch)
@@ -157,7 +157,7 @@ class SwizzleAtom:
 
     @property
     def period(self) -> int:
-        """Bytes after which the swizzle pattern repeats (:func:`descgen.facts.swizzle_period`);
+        """Bytes after which the swizzle pattern repeats (:func:`descgen.model.facts.swizzle_period`);
         0 without swizzle."""
         return swizzle_period(self.swizzle)
 

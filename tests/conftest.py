@@ -29,7 +29,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "descgen"))
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# descgen's per-user cache of the parsed tables (descgen.loader) goes to one directory
+# descgen's per-user cache of the parsed tables (descgen.model.loader) goes to one directory
 # under the system's temporary directory for every test process and the commands they start, not
 # to the user's ~/.cache/descgen (the suite builds venvs and clones, each with its own tables
 # file). Tests of the cache itself set their own.

@@ -2,7 +2,7 @@
 
 Each C/C++ form descgen writes says, in a comment line ``needs C99 or later ...`` / ``needs C++14
 or later ...`` (the header: ``Needs C++17 or later``), the oldest standard it compiles at
-(``descgen.emitters.NEEDS``). tests/test_emit.py, tests/test_descriptor_functions.py and
+(``descgen.backends.emitters.NEEDS``). tests/test_emit.py, tests/test_descriptor_functions.py and
 tests/test_cpp_header.py read that line, compile the file at the standard it names (g++/gcc, and
 nvcc for the C++ forms, which are CUDA) and at the standard below, which must refuse it: the claim
 is the minimum, not just a standard that works.

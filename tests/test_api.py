@@ -213,7 +213,7 @@ def test_usage_error_for_missing_generic_field():
 
 
 def test_table_error_attributes():
-    from descgen.loader import parse_layout
+    from descgen.model.loader import parse_layout
 
     with pytest.raises(TableError) as info:
         parse_layout({"descriptor": {"word": "x", "layout": "x", "width": 32, "title": "t", "source": "s"},

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import descgen
 from descgen.batch import handle, request_keys, run
-from descgen.catalog import usage_table
+from descgen.model.catalog import usage_table
 
 BATCH_CODES = {c for c in usage_table() if c.startswith("BATCH-")}
 
@@ -618,7 +618,7 @@ def test_cli_forked_workers_edge_files(tmp_path, small_ranges, monkeypatch):
 
 
 def test_a_word_pasted_without_0x_is_read_as_the_command_line_reads_it():
-    """One rule (descgen.numbers) for the CLI and batch: "08400010" is the hex word, with a
+    """One rule (descgen.core.numbers) for the CLI and batch: "08400010" is the hex word, with a
     note naming the reading; "0x..." strings and JSON numbers carry no note."""
     pasted, prefixed, number, runtime = answers(
         {"op": "decode", "word": "08400010", "kind": "f16"},

@@ -6,7 +6,7 @@ layout's fields, MSB first, become a bitstring format string (``uint3=swizzle, u
 ...``), and each logical value becomes its raw bits by the table (an enum's code, a flag's 0/1,
 a constant's value, 0 for reserved bits, and the named transform, written again below). It packs
 with ``bitstring.pack`` and unpacks with ``Bits.unpack``; the engine's generated ``pack`` and
-``unpack`` functions (``descgen.engine.Plan``) must give the same words and fields over the legal
+``unpack`` functions (``descgen.model.engine.Plan``) must give the same words and fields over the legal
 space of every layout and kind: every member of every field's domain (the others at a legal
 value), every raw value of every field, and random legal words (hypothesis).
 """
@@ -25,12 +25,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import descgen
-from descgen.engine import Plan, plan
-from descgen.loader import LAYOUT_FILES, layout
+from descgen.model.engine import Plan, plan
+from descgen.model.loader import LAYOUT_FILES, layout
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-#: The transforms the tables name, written again from Tables 40-45 (descgen/transforms.py is the
+#: The transforms the tables name, written again from Tables 40-45 (descgen/core/transforms.py is the
 #: engine's copy): logical value -> raw bits.
 TRANSFORMS: dict[str, Callable[[int], int]] = {
     "identity": lambda x: x,
@@ -352,7 +352,7 @@ def test_a_wrong_length_is_a_word_error(decode: Callable[[Any], Any], width: int
 
 
 def test_as_word_reads_what_the_decoders_read() -> None:
-    from descgen.engine import as_word
+    from descgen.model.engine import as_word
 
     assert as_word(bitstring.Bits("0x08400010"), 32, "idesc") == 0x08400010
     assert as_word(b"\x40\x00\x01\x00\x40\x40\x00\x40", 64, "smem") == 0x4000404000010040

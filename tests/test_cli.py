@@ -254,7 +254,7 @@ def test_rule_violation_json_envelope():
 @pytest.mark.parametrize("args, words", [
     (["decode", "0xZZ"], ["'0xZZ' is not an integer"]),
     (["decode", "0x1_0000_0000_0000_0000"], ["65 bits", "at most 64"]),
-    (["decode", "12xyz"], ["not an integer"]),  # 12abc is hex digits: read as hex (descgen.numbers)
+    (["decode", "12xyz"], ["not an integer"]),  # 12abc is hex digits: read as hex (descgen.core.numbers)
     (["decode", "--", "-5"], ["negative"]),
     (["idesc", "--kind", "f16", "--m", "-128", "--n", "256"], ["negative"]),
     (["idesc", "--kind", "f16", "--m", "128", "--n", "256", "--bogus"], ["No such option", "--bogus"]),

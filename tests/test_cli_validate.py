@@ -11,7 +11,7 @@ import pytest
 from descgen.cli import cli
 
 from test_cli import run, run_module_piped  # the in-process runner: exit status checked, no traceback leaks
-from descgen.catalog import catalog, layout_table
+from descgen.model.catalog import catalog, layout_table
 from descgen.codes import all_codes, field_codes, usage_codes
 from descgen.examples import example, rules_markdown
 
@@ -468,7 +468,7 @@ def test_decode_zcm_m_breaking_a_rule_is_a_finding():
 @pytest.mark.parametrize("args, word, code", [
     (["idesc", "--kind", "f16", "--m", "256", "--n", "128"], "0x10200010", None),
     (["idesc", "--kind", "f16", "--m", "256", "--n", "128", "--cta-group", "2"], "0x10200010", None),
-    # (tf32, not f16: descgen.idesc's fast-path cache takes cta_group=1 for True, and an f16 entry
+    # (tf32, not f16: descgen.words.idesc's fast-path cache takes cta_group=1 for True, and an f16 entry
     # would hide tests/test_validate.py's cta_group=True usage error when it runs after this.)
     (["idesc", "--kind", "tf32", "--m", "256", "--n", "128", "--cta-group", "1"], None, "IDESC-M-SHAPE"),
     (["idesc", "--kind", "mxf4", "--m", "128", "--n", "128", "--a-sf-id", "1", "--scale-vec", "2X"], None,

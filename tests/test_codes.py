@@ -29,18 +29,18 @@ from hypothesis import strategies as st
 
 import descgen
 from descgen import batch
-from descgen.catalog import catalog, layout_table, usage_table
+from descgen.model.catalog import catalog, layout_table, usage_table
 from descgen.cli import cli
 from descgen.codes import all_codes
-from descgen.catalog import contexts as context_names
-from descgen.context import context
-from descgen.engine import check_value
-from descgen.errors import DescgenError, Finding
+from descgen.model.catalog import contexts as context_names
+from descgen.model.context import context
+from descgen.model.engine import check_value
+from descgen.core.errors import DescgenError, Finding
 from descgen.examples import Outcome, calls, example, examples_for, unreachable
 from descgen.examples import _findings as findings_of
-from descgen.facts import ABSENT_ARGS
-from descgen.identify import identify
-from descgen.loader import KINDS, LAYOUT_FILES, layout, layouts
+from descgen.model.facts import ABSENT_ARGS
+from descgen.words.identify import identify
+from descgen.model.loader import KINDS, LAYOUT_FILES, layout, layouts
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PREFIXES = ("IDESC", "SMEM", "ZCM", "MMA", "TADDR", "CONTEXT", "LAYOUT", "EMIT", "BATCH", "DIFF", "PTX", "IDENTIFY",
@@ -105,7 +105,7 @@ def _dash(name: str) -> str:
     return name.upper().replace("_", "-")
 
 
-#: The engine's own checks per field type (descgen/engine.py: check_value, check_raw).
+#: The engine's own checks per field type (descgen/model/engine.py: check_value, check_raw).
 _ENGINE_CHECKS = {"uint": ("TYPE", "ALIGN", "RANGE"), "flag": ("TYPE", "VALUE"), "enum": ("CODE",),
                   "reserved": ("RESERVED",), "constant": ("CONST",)}
 
@@ -228,7 +228,7 @@ def _check_text(f: Finding) -> None:
     """A code of a table carries the table's rule (then what was found), source, severity, fields.
     Two are raised below the catalog and cannot read it: the engine's ``IDESC-KIND`` for a kind
     one idesc layout does not serve (with the layout's title and source), and ``TABLE-MALFORMED``
-    (descgen.errors.TableError: the file it names is the source, the problem the rule)."""
+    (descgen.core.errors.TableError: the file it names is the source, the problem the rule)."""
     rule = layout_table().get(f.code) or usage_table().get(f.code)
     if rule is None or f.code == "TABLE-MALFORMED" or (f.code == "IDESC-KIND" and f.source.startswith("PTX ISA")):
         return
@@ -286,7 +286,7 @@ def test_every_code_has_both_examples_or_is_unreachable():
 def test_coverage_fails_for_a_code_without_examples():
     """A code added without examples is caught: the coverage check on a planted code, and on a
     [[usage]] entry whose examples are removed (the parser keeps the entry, the check flags it)."""
-    from descgen.catalog import SECTION_PATHS, catalog_tables, parse_rules
+    from descgen.model.catalog import SECTION_PATHS, catalog_tables, parse_rules
 
     missing, _ = coverage_gaps([*ALL, "LAYOUT-PLANTED"], lambda c: examples_for(c) is not None, unreachable())
     assert missing == {"LAYOUT-PLANTED"}
@@ -450,7 +450,7 @@ ctx_value = {"cta_group": st.sampled_from([None, 1, 2, 3, "1"]), "ws": st.sample
 
 def ctx(*names: str) -> st.SearchStrategy[dict[str, Any]]:
     """A context: some of ``names`` given (an unknown name is a TypeError of the function's
-    signature; descgen.context.context reports it as CONTEXT: test_context)."""
+    signature; descgen.model.context.context reports it as CONTEXT: test_context)."""
     return st.fixed_dictionaries({}, optional={n: ctx_value[n] for n in names})
 
 
@@ -558,7 +558,7 @@ def test_every_layout_code_is_produced_with_the_tables_text():
 
 
 def test_usage_codes_the_fuzz_reaches_rarely():
-    from descgen.catalog import SECTION_PATHS, catalog_tables, parse_rules
+    from descgen.model.catalog import SECTION_PATHS, catalog_tables, parse_rules
 
     assert "BATCH-WORD" in _produce(batch_answers, ['{"op": "decode", "word": "x"}'])
     assert "ZCM-FIRST-SPAN-LENGTH" in _produce(descgen.encode_zcm, first_span=(1,), skip_span=1, use_span=1)
@@ -708,7 +708,7 @@ def test_explain_refuses_an_unknown_code(runner):
 
 def _bad_tables() -> Iterable[tuple[dict[str, Any], str, str]]:
     """Malformed catalog data, the file its error names and the message."""
-    from descgen.catalog import catalog_tables
+    from descgen.model.catalog import catalog_tables
 
     d = catalog_tables()
     first = d["layout"][0]
@@ -744,8 +744,8 @@ def _bad_tables() -> Iterable[tuple[dict[str, Any], str, str]]:
 def test_the_code_tables_are_read_strictly(data, file, message):
     """A malformed entry raises TableError naming its section's file (SECTION_PATHS) and the entry;
     a plain path names that one file for every section."""
-    from descgen.catalog import SECTION_PATHS, parse_rules
-    from descgen.errors import TableError
+    from descgen.model.catalog import SECTION_PATHS, parse_rules
+    from descgen.core.errors import TableError
 
     with pytest.raises(TableError, match=re.escape(message)) as info:
         parse_rules(data, SECTION_PATHS)
@@ -758,9 +758,9 @@ def test_the_code_tables_are_read_strictly(data, file, message):
 def test_each_catalog_file_holds_only_its_own_sections(monkeypatch):
     """The catalog's files split the sections by concern (FILES: one section, one file); a section
     in another file is refused, naming the file."""
-    from descgen import catalog as module
-    from descgen.errors import TableError
-    from descgen.loader import read_table
+    from descgen.model import catalog as module
+    from descgen.core.errors import TableError
+    from descgen.model.loader import read_table
 
     sections = [s for held in module.FILES.values() for s in held]
     assert len(sections) == len(set(sections)) == len(module.SECTION_PATHS)

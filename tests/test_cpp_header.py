@@ -75,7 +75,7 @@ def test_header_is_deterministic_and_self_contained(build: Path) -> None:
 
 
 def test_codes_are_the_python_api_codes() -> None:
-    from descgen.catalog import catalog
+    from descgen.model.catalog import catalog
     from descgen.codes import all_codes
 
     codes = cpp_header.codes()
@@ -266,7 +266,7 @@ def test_differential_e47_slice_k_and_skewed_strides(build: Path, driver: Path) 
     K- and MN-major B, dense and sparse, N per CTA of one to sixteen groups. The header and the
     Python API agree record by record, and the records reach both answers."""
     from descgen import check_mma, encode_idesc, encode_smem
-    from descgen.loader import KINDS
+    from descgen.model.loader import KINDS
 
     data = bytearray()
     warns: dict[tuple[object, ...], bool] = {}

@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from descgen.engine import KnownBits
+from descgen.model.engine import KnownBits
 from descgen.ptx.knownbits import (kb_add, kb_and, kb_bfe, kb_bfi, kb_concat, kb_ext, kb_meet, kb_mul, kb_not, kb_or,
                                   kb_prmt, kb_shl, kb_shr, kb_slice, kb_sub, kb_xor)
 from descgen.ptx.scan import scan_ptx

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import descgen
 import descgen.codes
-from descgen.emitters import FORMATS
+from descgen.backends.emitters import FORMATS
 
 from test_cli import run as _run
 

@@ -23,8 +23,8 @@ from descgen import (
     zcm_submasks,
 )
 from descgen import validate_idesc, validate_smem
-from descgen.loader import shapes
-from descgen.catalog import constraints
+from descgen.model.loader import shapes
+from descgen.model.catalog import constraints
 
 MX_KINDS = ("mxf8f6f4", "mxf4", "mxf4nvf4")
 DENSE_KINDS = ("tf32", "f16", "f8f6f4", "i8")
@@ -724,7 +724,7 @@ def test_e47_sbo_off_the_pattern_warns_where_it_is_used():
 
 
 def descgen_period(swizzle: str) -> int:
-    from descgen.facts import swizzle_period
+    from descgen.model.facts import swizzle_period
 
     return swizzle_period(swizzle)
 
@@ -819,7 +819,7 @@ def test_e47_a_stride_is_whole_patterns_or_stays_in_one_atom_row():
     """facts.skewed_stride, the one test of MMA-SBO-ATOM and LAYOUT-ATOM-STRIDE, per swizzle mode:
     rows of 128, 64, 32 bytes (128 for 128B with 32B atomicity); MN-major groups read whole rows."""
     from descgen import check_mma
-    from descgen.facts import skewed_stride, swizzle_row
+    from descgen.model.facts import skewed_stride, swizzle_row
 
     assert [swizzle_row(s) for s in ("128B", "64B", "32B", "128B_base32B", "none")] == [128, 64, 32, 128, 0]
     assert not skewed_stride(1024, "128B", 16, 32) and not skewed_stride(2048, "128B", 16, 32)  # tiling

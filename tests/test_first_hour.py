@@ -185,7 +185,7 @@ def test_every_erratum_cited_by_a_code_resolves() -> None:
     import re
 
     from descgen.codes import all_codes
-    from descgen.errata import errata
+    from descgen.core.errata import errata
 
     cited = {m for rule in all_codes().values() for text in (rule.rule, rule.source)
              for m in re.findall(r"\bE[1-9][0-9]*\b", text)}
@@ -294,7 +294,7 @@ def test_other_frameworks_type_names_map_to_ptx_names(given: str, ptx: str) -> N
 
 def test_type_aliases_name_only_table_types() -> None:
     import descgen
-    from descgen.types import TYPE_ALIASES
+    from descgen.core.types import TYPE_ALIASES
 
     names = {*descgen.type_names("atype"), *descgen.type_names("dtype"), *descgen.type_names("scale_type")}
     assert set(TYPE_ALIASES.values()) <= names

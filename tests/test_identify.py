@@ -1,4 +1,4 @@
-"""descgen.identify: the one way a bare word is read (decode, validate, batch, emit)."""
+"""descgen.words.identify: the one way a bare word is read (decode, validate, batch, emit)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 import descgen
 from descgen.cli import cli
-from descgen.identify import DESCRIPTORS, decode_as, identify
+from descgen.words.identify import DESCRIPTORS, decode_as, identify
 
 F16 = 0x08400010  # Table 42: f16 x f16 -> f32, M = 128, N = 256
 SMEM = 0x4000404000010040  # K-major 128B swizzle at 0x100 (16-byte units 0x10), LBO 16, SBO 1024

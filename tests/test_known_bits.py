@@ -1,4 +1,4 @@
-"""Partly known words (descgen.engine.KnownBits): what a compiler fixes is checked, the rest is
+"""Partly known words (descgen.model.engine.KnownBits): what a compiler fixes is checked, the rest is
 reported as run-time, and nothing is guessed.
 
 Soundness, over random words and random masks: every field called known decodes to the value the
@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import descgen
-from descgen.engine import KnownBits
+from descgen.model.engine import KnownBits
 
 U64 = (1 << 64) - 1
 SMEM = 0x4000404000010040  # K-major 128B swizzle, LBO 16, SBO 1024 (see test_smem.py)

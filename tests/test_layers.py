@@ -16,7 +16,7 @@ import pytest
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIB = os.path.join(REPO, "descgen")
 #: Subpackages of descgen/ (their modules are named ``ptx.scan``...).
-SUBPACKAGES = ("ptx", "backends", "rules")
+SUBPACKAGES = ("core", "model", "words", "ptx", "backends", "rules")
 MODULES = sorted([name[:-3] for name in os.listdir(LIB) if name.endswith(".py") and name != "__init__.py"] +
                  [f"{sub}.{name[:-3]}" for sub in SUBPACKAGES for name in os.listdir(os.path.join(LIB, sub))
                   if name.endswith(".py") and name != "__init__.py"])
@@ -24,18 +24,18 @@ MODULES = sorted([name[:-3] for name in os.listdir(LIB) if name.endswith(".py") 
 #: The layers, bottom to top, as docs/architecture.md lists them: a module may import only modules
 #: of its own layer or of layers below.
 LAYERS = (
-    ("errors", "transforms", "version", "types", "numbers", "errata", "workers", "rules.language", "memo"),
-    ("loader",),
-    ("engine",),
-    ("catalog", "report"),
-    ("context",),
-    ("facts", "wgmma_facts", "rules.tables"),
-    ("checks",),
-    ("idesc", "smem", "zcm", "taddr", "runtime", "wgmma_smem"),
-    ("tiles", "instruction", "identify", "port", "ptx.lexer", "ptx.knownbits", "ptx.ranges", "ptx.values",
+    ("core.errors", "core.transforms", "core.version", "core.types", "core.numbers", "core.errata", "core.workers", "rules.language", "core.memo"),
+    ("model.loader",),
+    ("model.engine",),
+    ("model.catalog", "model.report"),
+    ("model.context",),
+    ("model.facts", "model.wgmma_facts", "rules.tables"),
+    ("rules.checks",),
+    ("words.idesc", "words.smem", "words.zcm", "words.taddr", "words.runtime", "words.wgmma_smem"),
+    ("tiles", "words.instruction", "words.identify", "words.port", "ptx.lexer", "ptx.knownbits", "ptx.ranges", "ptx.values",
      "ptx.statements", "ptx.cfg", "ptx.transfer", "ptx.solver", "ptx.dataflow", "ptx.slicer", "ptx.skipping",
      "ptx.qualifiers"),
-    ("ptx.results", "ptx.syntax_rules", "ptx.instruction_checks", "ptx.scan", "compare", "emitters", "codes"),
+    ("ptx.results", "ptx.syntax_rules", "ptx.instruction_checks", "ptx.scan", "words.compare", "backends.emitters", "codes"),
     ("batch", "examples", "backends.descriptor_functions", "backends.cpp_header", "backends.cpp_rules", "ptx.files"),
     ("__main__",),
 )
@@ -146,6 +146,21 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
 def test_import_graph_has_no_cycle():
     cycle = _cycle(_graph())
     assert cycle is None, "import cycle: " + " -> ".join(cycle or ())
+
+
+def _package(module: str) -> str:
+    return module.split(".")[0]
+
+
+def test_package_graph_has_no_cycle():
+    """The subpackages (core, model, rules, words, ptx, backends...) point one way too: the module
+    graph collapsed to packages has no cycle, so a package can be read from the bottom up."""
+    packages: dict[str, set[str]] = {}
+    for name, deps in _graph().items():
+        packages.setdefault(_package(name), set()).update(_package(d) for d in deps if _package(d) != _package(name))
+    cycle = _cycle(packages)
+    assert cycle is None, "package cycle: " + " -> ".join(cycle or ())
+    assert {"core", "model", "rules", "words", "ptx", "backends"} <= set(packages)
 
 
 CLI = os.path.join(REPO, "cli")

@@ -29,7 +29,7 @@ from descgen import (
     smem_layout,
     swizzle_atom,
 )
-from descgen import loader
+from descgen.model import loader
 
 # --------------------------------------------------------------------------------------------
 # The spec, typed.
@@ -816,7 +816,7 @@ def test_storage_rule_missing_for_a_size_is_rejected():
 
 def test_import_is_light_and_tables_load_lazily():
     code = ("import sys, descgen\n"
-            "print(descgen.loader.atoms.cache_info().currsize, descgen.loader.layout.cache_info().currsize,\n"
+            "print(descgen.model.loader.atoms.cache_info().currsize, descgen.model.loader.layout.cache_info().currsize,\n"
             "      'descgen.tiles' in sys.modules,\n"
             "      sorted(m for m in sys.modules if m.split('.')[0] in ('click', 'rich', 'bitstring')))\n"
             "print(descgen.smem_for_tile.__module__, 'descgen.tiles' in sys.modules, 'smem_layout' in dir(descgen))\n")

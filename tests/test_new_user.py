@@ -93,7 +93,7 @@ def test_a_negative_word_gets_one_message_with_or_without_double_dash() -> None:
 def test_allowed_values_and_flags_are_written_one_way() -> None:
     """A set is ``64, 128`` (never ``{64, 128}``), a flag ``false``/``true`` (never ``True``), in
     every field domain, every message and the allowed list beside it."""
-    from descgen.loader import LAYOUT_FILES, layout
+    from descgen.model.loader import LAYOUT_FILES, layout
 
     described = [f.domain(kind).describe() for lay in map(layout, LAYOUT_FILES) for f in lay.fields
                  for kind in (lay.kinds or (None,))]

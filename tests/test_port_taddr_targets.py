@@ -13,9 +13,9 @@ import pytest
 
 import descgen
 from descgen.batch import DESCRIPTORS, handle
-from descgen.catalog import constraints
-from descgen.context import bare_target
-from descgen.identify import Reading, _rank, identify
+from descgen.model.catalog import constraints
+from descgen.model.context import bare_target
+from descgen.words.identify import Reading, _rank, identify
 from descgen.ptx.scan import scan_ptx
 
 from conftest import cli_run as run
@@ -116,7 +116,7 @@ def test_a_bare_word_with_tensor_memory_context_is_read_as_an_address() -> None:
 
 
 def test_batch_descriptor_errors_list_every_descriptor_from_the_one_list() -> None:
-    """BATCH-DESCRIPTOR names what batch takes from descgen.identify.DESCRIPTORS, never a list
+    """BATCH-DESCRIPTOR names what batch takes from descgen.words.identify.DESCRIPTORS, never a list
     written out; its hints name the descriptors of the word's width."""
     codes = tomllib.loads((ROOT / "tables" / "codes.toml").read_text(encoding="utf-8"))
     (entry,) = [u for u in codes["usage"] if u["code"] == "BATCH-DESCRIPTOR"]

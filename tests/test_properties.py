@@ -18,8 +18,8 @@ from descgen import (
     encode_smem,
     encode_zcm,
 )
-from descgen import loader
-from descgen.idesc import decode_fields
+from descgen.model import loader
+from descgen.words.idesc import decode_fields
 
 from conftest import (
     AB_CODES,
@@ -327,7 +327,7 @@ def test_smem_clean_words_re_encode(word):
     elif not codes & never_written:
         # only rules between fields (absolute LBO mode, base offset): the encoder refuses the
         # errors and writes the word anyway when told to
-        assert codes <= {code for code in descgen.catalog.catalog() if code.startswith("SMEM-")}
+        assert codes <= {code for code in descgen.model.catalog.catalog() if code.startswith("SMEM-")}
         assert encode_smem(**d.values(), check=d.ok) == word
 
 

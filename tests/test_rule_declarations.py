@@ -25,10 +25,10 @@ from typing import Any
 
 import pytest
 
-from descgen import checks
+from descgen.rules import checks
 from descgen.backends import cpp_header, cpp_rules
-from descgen.catalog import catalog
-from descgen.errors import TableError
+from descgen.model.catalog import catalog
+from descgen.core.errors import TableError
 from descgen.rules import language
 from descgen.rules.tables import OPEN_DOMAINS, TABLES, domain
 

@@ -23,7 +23,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import descgen
-from descgen.catalog import catalog
+from descgen.model.catalog import catalog
 from descgen.examples import example
 from descgen.ptx.scan import SCAN_CODES, parse_int, scan_file, scan_ptx
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from descgen.ptx.files import auto_jobs, scan_files
-from descgen.workers import PARALLEL_BYTES
-from descgen.workers import MAX_AUTO_JOBS, can_fork, cores
+from descgen.core.workers import PARALLEL_BYTES
+from descgen.core.workers import MAX_AUTO_JOBS, can_fork, cores
 
 from conftest import REPO
 from test_cli_terminal import run
@@ -108,7 +108,7 @@ def test_ctrl_c_with_workers_exits_130_after_the_files_written(tmp_path: Path) -
 
 
 def test_an_unknown_target_is_refused_before_any_file_is_read() -> None:
-    from descgen.errors import UsageError
+    from descgen.core.errors import UsageError
 
     for jobs in (1, 2):
         with pytest.raises(UsageError) as e:
@@ -122,7 +122,7 @@ def test_descgen_errors_cross_a_process_boundary_whole() -> None:
     import pickle
 
     import descgen
-    from descgen.errors import DescgenError, TableError
+    from descgen.core.errors import DescgenError, TableError
 
     raised: list[DescgenError] = [TableError("tables/x.toml", "field n", "bad")]
     for call in (lambda: descgen.encode_idesc("f16", 100, 256), lambda: descgen.decode_idesc(1 << 40, "f16"),

@@ -1,6 +1,6 @@
 """The fast paths give the answers of the slow ones (no timing here: bench/ measures speed).
 
-The encoders run a word's rules once per rule key (descgen.checks: what the rules read, reduced to
+The encoders run a word's rules once per rule key (descgen.rules.checks: what the rules read, reduced to
 what decides whether they find anything) and skip them for a later value with a key found clean.
 These tests walk the fields against the rules: two values with one key are both clean or both not.
 """
@@ -14,10 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import descgen
-from descgen.memo import clear_all
-from descgen import checks
-from descgen.context import context
-from descgen.errors import DescgenError
+from descgen.core.memo import clear_all
+from descgen.rules import checks
+from descgen.model.context import context
+from descgen.core.errors import DescgenError
 
 SWIZZLES = ("none", "128B_base32B", "128B", "64B", "32B")
 
@@ -112,8 +112,8 @@ def test_check_mma_decodes_each_word_once_and_runs_each_rule_once(monkeypatch):
     the validators give."""
     import collections
 
-    from descgen import engine
-    from descgen.catalog import catalog
+    from descgen.model import engine
+    from descgen.model.catalog import catalog
 
     decodes: collections.Counter = collections.Counter()
     runs: collections.Counter = collections.Counter()
@@ -208,7 +208,7 @@ _CTX_CHOICES = {
 def _random_idesc_cases(n: int, seed: int):
     import random
 
-    from descgen.loader import KINDS
+    from descgen.model.loader import KINDS
 
     rng = random.Random(seed)
     legal = []
@@ -247,8 +247,8 @@ class _Recording(dict):
 def test_idesc_reads_are_what_each_rule_reads():
     """Every idesc rule reads only the facts IDESC_READS lists for it (the memo's key), over
     random and near-legal words and contexts."""
-    from descgen.catalog import catalog, constraints
-    from descgen.idesc import decode_fields
+    from descgen.model.catalog import catalog, constraints
+    from descgen.words.idesc import decode_fields
 
     rules = [r for r in catalog().values() if r.applies == "idesc" and r.code in checks.implemented()]
     assert {r.code for r in rules} == set(checks.idesc_reads())
@@ -282,7 +282,7 @@ def test_mma_reads_are_what_the_instruction_rules_read():
     """Every instruction rule, run over one operand, reads only what MMA_READS lists for it (the
     memo's key) of the idesc's values and of the operand's, over random and near-legal words and
     contexts; and the rules run over both operands find what they find over each in turn."""
-    from descgen.catalog import catalog, constraints
+    from descgen.model.catalog import catalog, constraints
 
     order = {code: i for i, code in enumerate(catalog())}
     rules = [r for r in catalog().values() if r.applies == "mma" and r.code in checks.implemented()]
@@ -307,7 +307,7 @@ def test_mma_reads_are_what_the_instruction_rules_read():
 def test_mma_rule_memo_same_answers(warm, monkeypatch):
     """check_mma (through the instruction rules' memo) reports what the rules run directly find,
     cold and warm."""
-    from descgen.catalog import catalog
+    from descgen.model.catalog import catalog
 
     mma_codes = {r.code for r in catalog().values() if r.applies == "mma"}
     clear_all()
@@ -329,7 +329,7 @@ def test_mma_rule_memo_same_answers(warm, monkeypatch):
 def test_idesc_rule_memo_same_answers(warm, monkeypatch):
     """validate_idesc (through the memo) gives the findings and rules not checked of the rules run
     directly (checks.idesc_findings), cold and warm, over random words, legal words and contexts."""
-    from descgen.idesc import decode_fields
+    from descgen.words.idesc import decode_fields
 
     clear_all()
     cases = list(_random_idesc_cases(4000, 5))
@@ -355,7 +355,7 @@ def test_idesc_rule_memo_keeps_context_classes():
     plain = descgen.validate_idesc(word, "f16", cta_group=2)
     odd = descgen.validate_idesc(word, "f16", cta_group=G.TWO)
     norm = context(cta_group=G.TWO)
-    from descgen.idesc import decode_fields
+    from descgen.words.idesc import decode_fields
     d = decode_fields(word, "f16")
     assert odd.findings == d.findings + tuple(checks.idesc_findings("f16", d.values(), norm)[0])
     assert plain.findings and len(plain.findings) == len(odd.findings)
@@ -515,15 +515,15 @@ def test_batch_reads_a_line_as_json_reads_it(text):
 
 
 def test_every_memo_is_bounded_and_none_is_bounded_by_hand():
-    """What descgen remembers between calls is in descgen.memo.Memo (a limit each) or functools.cache
+    """What descgen remembers between calls is in descgen.core.memo.Memo (a limit each) or functools.cache
     over the tables' finite keys: a memo past its limit starts again, and no module bounds a dict of
     its own (``if len(x) >= N: x.clear()``)."""
     import pathlib
     import re
 
-    from descgen.memo import MEMOS, Memo
+    from descgen.core.memo import MEMOS, Memo
 
-    import descgen.batch, descgen.idesc, descgen.smem  # noqa: F401,E401 (every memo made)
+    import descgen.batch, descgen.words.idesc, descgen.words.smem  # noqa: F401,E401 (every memo made)
     assert MEMOS and all(m.limit > 0 and m.name for m in MEMOS)
     memo = Memo("test", 4)
     for i in range(9):

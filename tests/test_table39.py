@@ -6,7 +6,7 @@ validates with no error and encodes; every other one is an error in ``validate_i
 ``encode_idesc`` raise. The rows are the test suite's own model of Table 39 (``conftest.py``),
 not ``tables/shapes.toml``.
 
-Then the encoder's fast path (the sets ``descgen.facts.shape_keys``, ``major_keys`` and
+Then the encoder's fast path (the sets ``descgen.model.facts.shape_keys``, ``major_keys`` and
 ``selector_keys``, plus the kind's type combinations) is checked equal to what the rules decide
 over the whole space, factor by factor and on random points of the full product.
 """
@@ -21,10 +21,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from descgen import EncodeError, decode_idesc, encode_idesc, validate_idesc
-from descgen.catalog import catalog, constraints
-from descgen.checks import rule_impl
-from descgen.context import no_context
-from descgen.facts import kind_facts, major_keys, selector_keys, shape_keys, shape_rows
+from descgen.model.catalog import catalog, constraints
+from descgen.rules.checks import rule_impl
+from descgen.model.context import no_context
+from descgen.model.facts import kind_facts, major_keys, selector_keys, shape_keys, shape_rows
 
 from conftest import AB_CODES, DENSE_KINDS, K_OF, KINDS, MXF4_KINDS, TABLE39, TRANSPOSE_OK, TYPE_BITS, VALID_M, VALID_N
 

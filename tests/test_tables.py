@@ -1,4 +1,4 @@
-"""The table loader (descgen.loader): PTX Tables 39-45 as data, and its strictness."""
+"""The table loader (descgen.model.loader): PTX Tables 39-45 as data, and its strictness."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import os
 import pytest
 
 import descgen
-from descgen import loader
-from descgen.loader import parse_layout, parse_shapes
+from descgen.model import loader
+from descgen.model.loader import parse_layout, parse_shapes
 
 from conftest import (
     AB_CODES,
@@ -524,7 +524,7 @@ def test_parsed_tables_cache_is_keyed_by_the_file(tmp_path, monkeypatch):
     import marshal
     import tomllib
 
-    from descgen import loader
+    from descgen.model import loader
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv("DESCGEN_CACHE_DIR", raising=False)
@@ -555,7 +555,7 @@ def test_parsed_tables_cache_is_keyed_by_the_file(tmp_path, monkeypatch):
 def test_the_tables_cache_directory(monkeypatch, tmp_path):
     """``$XDG_CACHE_HOME/descgen`` (``~/.cache/descgen``), unless ``DESCGEN_CACHE_DIR`` names one;
     none with ``DESCGEN_NO_CACHE``."""
-    from descgen import loader
+    from descgen.model import loader
 
     for name in ("DESCGEN_CACHE_DIR", "DESCGEN_NO_CACHE", "XDG_CACHE_HOME"):
         monkeypatch.delenv(name, raising=False)

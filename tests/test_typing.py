@@ -1,6 +1,6 @@
 """The public API is typed: ``mypy --strict`` passes on a user's script that uses every export
 (tests/typing/user_script.py), rejects a script with type errors, and the ``Literal`` types of
-:mod:`descgen.types` list exactly the tables' members.
+:mod:`descgen.core.types` list exactly the tables' members.
 
 mypy runs as it does for a user with descgen installed (``py.typed``): with
 ``--follow-imports=silent``, descgen's own modules are analysed for their signatures but their
@@ -21,10 +21,10 @@ from typing import get_args
 import pytest
 
 import descgen
-from descgen import types
-from descgen.catalog import constraints
-from descgen.identify import DESCRIPTORS
-from descgen.loader import atoms, layout, shapes
+from descgen.core import types
+from descgen.model.catalog import constraints
+from descgen.words.identify import DESCRIPTORS
+from descgen.model.loader import atoms, layout, shapes
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPT = os.path.join(REPO, "tests", "typing", "user_script.py")

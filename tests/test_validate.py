@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 import descgen
 from descgen import EncodeError, UsageError, check_mma, encode_idesc, encode_smem, encode_zcm
 from descgen import validate_idesc, validate_smem, validate_zcm
-from descgen.catalog import catalog, contexts as _contexts, layout_table
-from descgen.checks import implemented
+from descgen.model.catalog import catalog, contexts as _contexts, layout_table
+from descgen.rules.checks import implemented
 from descgen.codes import all_codes, field_codes, usage_codes
 from descgen.examples import example, rules_markdown
 

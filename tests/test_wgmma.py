@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 from descgen import KnownBits, TableError, check_wgmma
 from descgen.ptx.scan import scan_ptx
-from descgen.wgmma_facts import parse_wgmma_shape, parse_wgmma_table, wgmma_table
+from descgen.model.wgmma_facts import parse_wgmma_shape, parse_wgmma_table, wgmma_table
 
 #: Hopper descriptors (§9.7.15.5.1.2.2): 128B swizzle (bits 62-63 = 1), SBO 1024, LBO 16, start
 #: 0x400 / 0x4400; the same with LBO 8192; 32B swizzle with SBO 256; no swizzle.

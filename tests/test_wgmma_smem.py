@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import descgen
 from descgen.cli import cli
-from descgen.identify import identify
+from descgen.words.identify import identify
 
 #: K-major 128B f16 at 0x400, LBO 16 ("assumed 1"), SBO 1024: a CUTLASS word (gmma_desc_words.txt).
 HOPPER = 0x4000004000010040
@@ -275,7 +275,7 @@ def test_the_tile_model_takes_wgmmas_types_from_the_shape_table():
     """The element types, K and major-ness smem_for_tile(arch="sm_90a") takes come from
     tables/wgmma_shapes.toml (one home): every multiplicand type but b1, K of the dense shape,
     MN-major only where the form has imm-trans."""
-    from descgen.loader import atoms
+    from descgen.model.loader import atoms
 
     for t, k, mn in (("f16", 16, True), ("bf16", 16, True), ("tf32", 8, False), ("e4m3", 32, False),
                      ("e5m2", 32, False), ("s8", 32, False), ("u8", 32, False)):

@@ -14,7 +14,7 @@ for the instruction descriptor (Tables 42-44, one layout per kind), the shared m
 - the code -> rule sentence table, and ``DESCGEN_CHECK``.
 
 Everything the header compares against is DATA written here from what the Python engine itself
-reads: the layouts (:mod:`descgen.loader`), the context names and codes (:mod:`descgen.catalog`),
+reads: the layouts (:mod:`descgen.model.loader`), the context names and codes (:mod:`descgen.model.catalog`),
 and the rules: each catalog rule's checks compiled from its declaration in ``tables/rules.toml``,
 with the tables they read written out (:mod:`descgen.backends.cpp_rules`). The C++ beside it
 (``cpp_header_eval.hpp``, shipped beside this module) is a small evaluator: field extraction by bit
@@ -31,17 +31,17 @@ from typing import Any, Callable, Iterable
 
 from ..codes import field_codes
 from .cpp_rules import HEADER_WORDS, rule_functions, scopes, table_data, tables_of
-from ..catalog import SCALE_VECS, catalog, constraints, contexts
-from ..context import ws_cta_groups
-from ..emitters import CHECK_MACRO
-from ..engine import finding_code
-from ..facts import (kind_facts)
-from ..idesc import encode_idesc
-from ..loader import IDESC_LAYOUTS, KINDS, Field, layout
-from ..smem import encode_smem
-from ..taddr import encode_taddr
-from ..version import __version__
-from ..zcm import encode_zcm
+from ..model.catalog import SCALE_VECS, catalog, constraints, contexts
+from ..model.context import ws_cta_groups
+from .emitters import CHECK_MACRO
+from ..model.engine import finding_code
+from ..model.facts import (kind_facts)
+from ..words.idesc import encode_idesc
+from ..model.loader import IDESC_LAYOUTS, KINDS, Field, layout
+from ..words.smem import encode_smem
+from ..words.taddr import encode_taddr
+from ..core.version import __version__
+from ..words.zcm import encode_zcm
 
 __all__ = ["header", "codes", "plans", "unreachable_codes", "FILE_NAME"]
 

@@ -20,10 +20,10 @@ import ast
 import itertools
 from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
-from ..catalog import SCALE_VECS, catalog, constraints, contexts
-from ..checks import declared
-from ..emitters import comment
-from ..loader import KINDS, layout
+from ..model.catalog import SCALE_VECS, catalog, constraints, contexts
+from ..rules.checks import declared
+from .emitters import comment
+from ..model.loader import KINDS, layout
 from ..rules.language import TEXT_FUNCTIONS, Check, tables_read
 from ..rules.tables import OPEN_DOMAINS, TABLES, Table, domain
 

@@ -37,18 +37,18 @@ import functools
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence, Union
 
-from ..catalog import usage_error
-from ..engine import Decoded
-from ..emitters import CHECK_MACRO, NEEDS, comment, guarded, identifier, word_comment
-from ..errors import DescgenError
-from ..facts import swizzle_period
-from ..identify import decode_as
-from ..idesc import validate_idesc
-from ..report import Report
+from ..model.catalog import usage_error
+from ..model.engine import Decoded
+from .emitters import CHECK_MACRO, NEEDS, comment, guarded, identifier, word_comment
+from ..core.errors import DescgenError
+from ..model.facts import swizzle_period
+from ..words.identify import decode_as
+from ..words.idesc import validate_idesc
+from ..model.report import Report
 from ..tiles import ADDRESS_LIMIT, CHUNK, TileDescriptor, smem_for_tile
-from ..types import Format
-from ..version import __version__
-from ..zcm import validate_zcm
+from ..core.types import Format
+from ..core.version import __version__
+from ..words.zcm import validate_zcm
 
 __all__ = ["FUNCTION_FORMATS", "DescriptorFunctions", "Function", "descriptor_functions", "emit_functions"]
 

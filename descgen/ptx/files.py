@@ -14,9 +14,9 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
 
-from ..context import bare_target, normalize_arch
-from ..types import Arch
-from ..workers import MAX_AUTO_JOBS, PARALLEL_BYTES, can_fork, cores, ignore_interrupt
+from ..model.context import bare_target, normalize_arch
+from ..core.types import Arch
+from ..core.workers import MAX_AUTO_JOBS, PARALLEL_BYTES, can_fork, cores, ignore_interrupt
 from .results import ScanChunk
 from .scan import scan_stream
 from .skipping import not_ptx
@@ -85,7 +85,7 @@ class _Ended:
 
 def auto_jobs(paths: list[str]) -> int:
     """Workers for ``paths`` when the caller leaves it to descgen: one per core (at most
-    :data:`~descgen.workers.MAX_AUTO_JOBS`, at most one per file) for several files, none of them
+    :data:`~descgen.core.workers.MAX_AUTO_JOBS`, at most one per file) for several files, none of them
     standard input, of at least :data:`PARALLEL_BYTES` in all; else 1."""
     if len(paths) < 2 or "-" in paths or not can_fork():
         return 1

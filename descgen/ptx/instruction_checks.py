@@ -11,12 +11,12 @@ import functools
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..engine import KnownBits
-from ..errors import Finding
-from ..instruction import check_mma, check_wgmma
-from ..report import Report
-from ..smem import validate_smem
-from ..types import Kind
+from ..model.engine import KnownBits
+from ..core.errors import Finding
+from ..words.instruction import check_mma, check_wgmma
+from ..model.report import Report
+from ..words.smem import validate_smem
+from ..core.types import Kind
 from .dataflow import Value
 from .knownbits import kb_ext
 from .lexer import Operand, parse_int

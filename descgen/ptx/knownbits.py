@@ -1,4 +1,4 @@
-"""Known bits: transfer functions on :class:`descgen.engine.KnownBits` (``mask`` = bits fixed at
+"""Known bits: transfer functions on :class:`descgen.model.engine.KnownBits` (``mask`` = bits fixed at
 compile time, ``value`` = those bits), the first of the two abstract domains of
 :mod:`descgen.ptx.dataflow` (the other is :mod:`descgen.ptx.ranges`).
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ..engine import KnownBits
+from ..model.engine import KnownBits
 
 __all__ = ["kb_const", "kb_unknown", "kb_meet", "kb_add", "kb_sub", "kb_and", "kb_or", "kb_xor", "kb_not", "kb_shl",
            "kb_shr", "kb_bfe", "kb_bfi", "kb_mul", "kb_prmt", "kb_ext", "kb_concat", "kb_slice", "mask_of"]

@@ -18,9 +18,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterator, Mapping, Union, cast
 
-from ..loader import KINDS
-from ..types import Kind
-from ..wgmma_facts import parse_wgmma_shape, wgmma_table
+from ..model.loader import KINDS
+from ..core.types import Kind
+from ..model.wgmma_facts import parse_wgmma_shape, wgmma_table
 from .lexer import parse_int, split_operands
 
 __all__ = ["QualifierRecord", "MmaQualifiers", "MmaOperands", "CpQualifiers", "WgmmaQualifiers", "Qualifiers",

@@ -15,7 +15,7 @@ never empty. Widths are in bits (1..64).
 
 from __future__ import annotations
 
-from ..engine import KnownBits
+from ..model.engine import KnownBits
 
 __all__ = ["Range", "full", "const", "join", "meet", "of_bits", "bits_of", "add", "sub", "mul", "mul_hi", "shl",
            "shr", "and_", "or_", "xor", "ext", "bfe", "rem", "div", "min_", "max_", "refine", "to_signed"]

@@ -10,10 +10,10 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
 
-from ..engine import KnownBits, hex_word, show_value
-from ..errors import Finding, HasFindings
-from ..identify import key_fields
-from ..report import Report
+from ..model.engine import KnownBits, hex_word, show_value
+from ..core.errors import Finding, HasFindings
+from ..words.identify import key_fields
+from ..model.report import Report
 from .qualifiers import Qualifiers
 
 __all__ = ["ScanOperand", "ScanFinding", "ScanInstruction", "ScanChunk", "ScanTally", "ScanResult", "severity_word",
@@ -41,7 +41,7 @@ class ScanOperand:
         origin_line: the line of that definition (the instruction's own line for an immediate).
         reason: why some bits are unknown (None when all are known): the run-time leaves the value
             comes from (``"kernel parameter"``, ``"loop-carried, shared memory address"``).
-        known: the known bits (:class:`descgen.engine.KnownBits`; ``mask`` = bits fixed at compile
+        known: the known bits (:class:`descgen.model.engine.KnownBits`; ``mask`` = bits fixed at compile
             time), ``width`` bits.
         unknown: the descriptor fields with an unknown bit (``("start_address",)``), after decoding.
         range: the unsigned interval ``(lo, hi)`` every value of the operand lies in (E42), or None

@@ -8,7 +8,7 @@ its own qualifiers.
 ``.block_scale{.scale_vectorsize}``, ``.collector::*``, ``.ashift``, ``[a-tmem]``) and every
 ``tcgen05.cp`` (§9.7.16.9.2), and gives each descriptor operand (``idesc``, ``a-desc``,
 ``b-desc``, ``zero-column-mask-desc``, ``s-desc``; 32 or 64 bits) its known bits
-(:class:`descgen.engine.KnownBits`) and value range: an immediate (E33) is known; a register is
+(:class:`descgen.model.engine.KnownBits`) and value range: an immediate (E33) is known; a register is
 followed through the definitions that reach the instruction by :mod:`descgen.ptx.dataflow` (E38,
 E42). Braces open register scopes; registers may be named without ``%`` when declared. Only
 functions with such an instruction are analysed: text is read function by function and a function
@@ -54,9 +54,9 @@ from __future__ import annotations
 import re
 from typing import Iterable, Iterator
 
-from ..context import bare_target, normalize_arch
-from ..errors import DescgenError
-from ..types import Arch
+from ..model.context import bare_target, normalize_arch
+from ..core.errors import DescgenError
+from ..core.types import Arch
 from .dataflow import Function, Recorder
 from .instruction_checks import PendingInstruction, check_instruction
 from .lexer import Lexer, Operand, parse_int, split_operands

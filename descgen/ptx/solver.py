@@ -16,7 +16,7 @@ import bisect
 from collections import deque
 from typing import Callable, Mapping, Sequence
 
-from ..engine import KnownBits
+from ..model.engine import KnownBits
 from . import ranges as R
 from .cfg import ControlFlow, ReachingDefinitions
 from .knownbits import kb_add, kb_const, kb_ext, mask_of

@@ -2,7 +2,7 @@
 ``tables/rules.toml``: the instruction's syntax, the file's ``.target`` and ``.version``, operands
 the scan cannot read), each one function here, registered under its code.
 
-A rule function takes the catalog's :class:`~descgen.catalog.Rule`, the line and one record of
+A rule function takes the catalog's :class:`~descgen.model.catalog.Rule`, the line and one record of
 facts the scanner read, and returns its findings (none when the facts break no rule), each made
 with ``rule.finding(...)``. It is registered with the types of facts it reads
 (``@_rule("PTX-CP-SHAPE", CpQualifiers)``); the scanner hands each record it reads to :func:`check`,
@@ -31,9 +31,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, TypeVar
 
-from ..catalog import Rule, catalog, constraints
-from ..engine import Decoded, hex_word
-from ..wgmma_facts import wgmma_table
+from ..model.catalog import Rule, catalog, constraints
+from ..model.engine import Decoded, hex_word
+from ..model.wgmma_facts import wgmma_table
 from .lexer import parse_int
 from .qualifiers import CP_SHAPES, MX_KINDS, CpQualifiers, Malformed, MmaOperands, MmaQualifiers
 from .results import ScanFinding, ScanOperand

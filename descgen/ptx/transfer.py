@@ -22,7 +22,7 @@ import functools
 import re
 from typing import Callable, Protocol, Sequence
 
-from ..engine import KnownBits
+from ..model.engine import KnownBits
 from . import ranges as R
 from .knownbits import (kb_add, kb_and, kb_bfe, kb_bfi, kb_concat, kb_const, kb_ext, kb_meet, kb_mul, kb_not, kb_or,
                         kb_prmt, kb_shl, kb_shr, kb_slice, kb_sub, kb_xor, mask_of)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from ..engine import KnownBits
+from ..model.engine import KnownBits
 from . import ranges as R
 from .knownbits import kb_const, kb_meet, mask_of
 

@@ -4,7 +4,7 @@ Each ``[[rule]]`` of ``tables/rules.toml`` that a word or instruction is checked
 checks (``[[rule.check]]``), each a few expressions in a small language with Python's syntax.
 This module parses and checks them (the front end), says which facts each reads (the rules' read
 sets, e.g. what the idesc memo keys on), and compiles them to Python (the reference back end: the
-checks :mod:`descgen.checks` runs). ``descgen.backends.cpp_rules`` compiles the same expressions
+checks :mod:`descgen.rules.checks` runs). ``descgen.backends.cpp_rules`` compiles the same expressions
 to C++ for the header; a PTX back end compiles them the same way.
 
 A check::
@@ -54,7 +54,7 @@ import functools
 import string
 from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
-from ..errors import TableError
+from ..core.errors import TableError
 
 __all__ = ["Check", "RuleChecks", "parse_expr", "parse_template", "parse_checks", "reads", "tables_read",
            "python_source", "python_expression", "compile_python", "FUNCTIONS", "TEXT_FUNCTIONS", "OPERAND_NAMES", "OPERAND_PRELUDE",

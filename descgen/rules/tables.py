@@ -2,7 +2,7 @@
 
 A rule's checks (:mod:`descgen.rules.language`) compare facts with upper-case tables:
 ``m in SHAPE_M[kind, cta_group, ws, sparse, k]``. Each table here is a function of its key
-(computed from :mod:`descgen.facts`, :mod:`descgen.catalog` and :mod:`descgen.wgmma_facts` on
+(computed from :mod:`descgen.model.facts`, :mod:`descgen.model.catalog` and :mod:`descgen.model.wgmma_facts` on
 first use and remembered), declared with the domain of each key part, so that a back end that
 cannot call Python (the C++ header, PTX) can write the whole table out as data: it evaluates the
 function over the product of the key domains (:func:`domain`). An entry is an integer, a
@@ -17,11 +17,11 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable, NamedTuple
 
-from ..catalog import SCALE_VECS, constraints
-from ..facts import (alloc_sizes, chunk_elements, describe_ints, kind_facts, mma_k, pattern_boundary, scale_rows, shape_case, shape_rows,
+from ..model.catalog import SCALE_VECS, constraints
+from ..model.facts import (alloc_sizes, chunk_elements, describe_ints, kind_facts, mma_k, pattern_boundary, scale_rows, shape_case, shape_rows,
                      shape_union, submask_counts, swizzle_period, swizzle_row, tmem_shape, warps_per_warpgroup)
-from ..loader import KINDS, atoms, shapes
-from ..wgmma_facts import WgmmaTypes, wgmma_table, wgmma_types
+from ..model.loader import KINDS, atoms, shapes
+from ..model.wgmma_facts import WgmmaTypes, wgmma_table, wgmma_types
 
 __all__ = ["Table", "TABLES", "table", "domain", "DOMAINS", "OPEN_DOMAINS", "text_functions"]
 

@@ -27,13 +27,13 @@ from array import array
 from typing import Any, Iterator
 
 import descgen
-from descgen import checks
+from descgen.rules import checks
 from descgen.backends import cpp_header
-from descgen.catalog import SCALE_VECS, catalog, constraints
-from descgen.context import context
-from descgen.engine import plan
-from descgen.facts import kind_facts
-from descgen.loader import KINDS, layout
+from descgen.model.catalog import SCALE_VECS, catalog, constraints
+from descgen.model.context import context
+from descgen.model.engine import plan
+from descgen.model.facts import kind_facts
+from descgen.model.loader import KINDS, layout
 
 RECORD = struct.Struct("<BBbbbbbbbBB5xQQQQqq")
 assert RECORD.size == 64

@@ -227,7 +227,7 @@ def errors() -> None:
 
 
 def rule_of(report: descgen.Report) -> None:
-    from descgen.catalog import catalog
+    from descgen.model.catalog import catalog
 
     for f in report.findings:
         rule: descgen.Rule = catalog()[f.code]

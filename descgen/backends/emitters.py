@@ -25,18 +25,18 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, Union, get_args
 
-from .catalog import usage_table
-from .engine import Decoded, hex_word, unit_word
-from .errors import Finding, UsageError
-from .identify import DESCRIPTORS, decode_as
-from .loader import VALUE_TYPES, layout
-from .report import Report
-from .types import Descriptor, Format, Kind
-from .version import __version__
+from ..model.catalog import usage_table
+from ..model.engine import Decoded, hex_word, unit_word
+from ..core.errors import Finding, UsageError
+from ..words.identify import DESCRIPTORS, decode_as
+from ..model.loader import VALUE_TYPES, layout
+from ..model.report import Report
+from ..core.types import Descriptor, Format, Kind
+from ..core.version import __version__
 
 
 if TYPE_CHECKING:  # descgen.tiles loads on first use (descgen's lazy exports): not imported here
-    from .tiles import TileDescriptor
+    from ..tiles import TileDescriptor
 
 __all__ = ["CHECK_MACRO", "FORMATS", "NEEDS", "Emittable", "comment", "emit", "guarded", "identifier", "word_comment"]
 

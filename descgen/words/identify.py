@@ -30,19 +30,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, get_args
 
-from .catalog import usage_error
-from .context import context as normalize_context
-from .context import words_context
-from .engine import Decoded, check_word, show_value
-from .errors import Finding, WordError
-from .facts import normalize_kind, smem_family_target
+from ..model.catalog import usage_error
+from ..model.context import context as normalize_context
+from ..model.context import words_context
+from ..model.engine import Decoded, check_word, show_value
+from ..core.errors import Finding, WordError
+from ..model.facts import normalize_kind, smem_family_target
 from .idesc import decode_idesc, idesc_report
-from .loader import KINDS, layout
-from .report import Report
+from ..model.loader import KINDS, layout
+from ..model.report import Report
 from .runtime import RuntimeIdesc, idesc_from_runtime
 from .smem import decode_smem, validate_smem
 from .taddr import decode_taddr, validate_taddr
-from .types import Descriptor, Kind
+from ..core.types import Descriptor, Kind
 from .wgmma_smem import decode_wgmma_smem, validate_wgmma_smem
 from .zcm import decode_zcm, validate_zcm
 

@@ -1,7 +1,7 @@
 """Facts the tables imply, per MMA kind and per word, computed once: which layout serves a kind,
 the K of each kind (Table 39), Table 39 with Table 50 and Table 52 as sets of legal keys, the
 zero-column mask's sub-mask break-up (the table after Table 45) and tensor memory's shape
-(§9.7.16.1). The rules (:mod:`descgen.checks`) and the encoders' fast paths both read these; the
+(§9.7.16.1). The rules (:mod:`descgen.rules.checks`) and the encoders' fast paths both read these; the
 sets are derived from the same table rows the rules read, and a test walks the whole legal space
 to keep them equal.
 """
@@ -15,7 +15,7 @@ from .catalog import constraints, usage_error
 from .context import normalize_warp
 from .engine import Plan, plan
 from .loader import IDESC_LAYOUTS, KINDS, SMEM_LAYOUTS, Shape, atoms, layout, shapes
-from .types import AccumType, ElementType, Kind, LboMode, Major, ScaleType, Swizzle, WgmmaSwizzle
+from ..core.types import AccumType, ElementType, Kind, LboMode, Major, ScaleType, Swizzle, WgmmaSwizzle
 
 if TYPE_CHECKING:  # computed from the tables on first use (module __getattr__ below)
     KIND_LAYOUTS: dict[str, str]

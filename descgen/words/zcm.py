@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .catalog import usage_error
-from .checks import enforce, zcm_encode_findings, zcm_findings
-from .context import context, no_context
-from .engine import Decoded, Plan, Word, WordInput, hex_bits, plan
-from .facts import submask_counts
-from .report import NotChecked, Report
+from ..model.catalog import usage_error
+from ..rules.checks import enforce, zcm_encode_findings, zcm_findings
+from ..model.context import context, no_context
+from ..model.engine import Decoded, Plan, Word, WordInput, hex_bits, plan
+from ..model.facts import submask_counts
+from ..model.report import NotChecked, Report
 
 __all__ = ["encode_zcm", "decode_zcm", "validate_zcm", "checked_zcm", "zcm_mask", "zcm_submasks", "submask_counts", "mask_info",
            "binary_runs"]
@@ -131,7 +131,7 @@ def validate_zcm(word: WordInput, *, m: int | None = None, n: int | None = None,
 
 
 def checked_zcm(word: WordInput, ctx: Mapping[str, Any]) -> tuple[Decoded, tuple[NotChecked, ...]]:
-    """:func:`validate_zcm`'s work under a normalized context (:func:`descgen.context.context`):
+    """:func:`validate_zcm`'s work under a normalized context (:func:`descgen.model.context.context`):
     the word decoded once with every finding, and the rules not checked."""
     p = plan("zcm_desc")
     read = p.read(word)

@@ -5,12 +5,12 @@ from __future__ import annotations
 import functools
 from typing import Any, Mapping
 
-from .checks import enforce, smem_encode_findings, smem_findings
-from .context import context, no_context
-from .engine import Decoded, FieldsRead, Plan, Word, WordInput, plan
-from .facts import swizzle_derived
-from .report import NotChecked, Report
-from .types import Arch, LboMode, Swizzle
+from ..rules.checks import enforce, smem_encode_findings, smem_findings
+from ..model.context import context, no_context
+from ..model.engine import Decoded, FieldsRead, Plan, Word, WordInput, plan
+from ..model.facts import swizzle_derived
+from ..model.report import NotChecked, Report
+from ..core.types import Arch, LboMode, Swizzle
 
 __all__ = ["encode_smem", "decode_smem", "decode_fields", "validate_smem", "checked_smem"]
 
@@ -151,7 +151,7 @@ def validate_smem(word: WordInput, *, arch: Arch | None = None, pattern_start: i
 
 
 def checked_smem(word: WordInput, ctx: Mapping[str, Any]) -> tuple[Decoded, tuple[NotChecked, ...]]:
-    """:func:`validate_smem`'s work under a normalized context (:func:`descgen.context.context`):
+    """:func:`validate_smem`'s work under a normalized context (:func:`descgen.model.context.context`):
     the word decoded once with every finding, and the rules not checked."""
     p, read, derived = _read(word)
     found, skipped = smem_findings(read.values, ctx, read.unknown)

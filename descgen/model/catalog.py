@@ -10,7 +10,7 @@ tables the rules read (Table 50, Tables 54/55, the target notes...) are in
 sentence and source, in ``tables/codes.toml``: ``[[usage]]`` (a call wrong in itself,
 :func:`usage_error`) and ``[[layout]]`` (the shared-memory tile model, with severity and fields:
 :func:`layout_finding`); the raise sites add only what they found. The checks themselves are in
-:mod:`descgen.checks`; this module holds the data they read.
+:mod:`descgen.rules.checks`; this module holds the data they read.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any, Mapping, NamedTuple, get_args
 
-from .errors import SEVERITIES, DescgenError, Finding, TableError, UsageError
+from ..core.errors import SEVERITIES, DescgenError, Finding, TableError, UsageError
 from .loader import KINDS, atoms, check_keys, layout, read_table
-from .types import Arch, ScaleVec
+from ..core.types import Arch, ScaleVec
 
 __all__ = [
     "RULES_FILE",

@@ -14,17 +14,17 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Mapping
 
-from .catalog import usage_error
-from .checks import Facts, mma_findings, partial, wgmma_findings
-from .context import context, no_context
-from .engine import Decoded, KnownBits
-from .errors import Finding
-from .facts import normalize_kind
+from ..model.catalog import usage_error
+from ..rules.checks import Facts, mma_findings, partial, wgmma_findings
+from ..model.context import context, no_context
+from ..model.engine import Decoded, KnownBits
+from ..core.errors import Finding
+from ..model.facts import normalize_kind
 from .idesc import checked_idesc
-from .report import NotChecked, Report
+from ..model.report import NotChecked, Report
 from .smem import checked_smem
-from .types import Arch, CtaGroup, Kind, ScaleVec
-from .wgmma_facts import wgmma_table
+from ..core.types import Arch, CtaGroup, Kind, ScaleVec
+from ..model.wgmma_facts import wgmma_table
 from .wgmma_smem import checked_wgmma_smem
 from .zcm import checked_zcm
 
@@ -52,7 +52,7 @@ def _check_operands(checker: _Checker, base_ctx: Mapping[str, Any],
     once by ``checker`` (``checked_smem``, ``checked_wgmma_smem``) under ``base_ctx`` with the
     operand's pattern start: its findings and rules not checked named with the operand
     (``a_desc.swizzle``, ``b_desc.start_address``), its decode in ``decoded``, its values in
-    ``facts`` for the instruction rules (:func:`descgen.checks.partial`: a partly known word's
+    ``facts`` for the instruction rules (:func:`descgen.rules.checks.partial`: a partly known word's
     run-time fields are not read). Appends to the lists and dicts given."""
     for role, (word, start) in zip(("a_desc", "b_desc"), words):
         if word is None:
@@ -87,7 +87,7 @@ def check_mma(*, idesc: int | KnownBits, kind: Kind, b_desc: int | KnownBits, a_
     ``b_desc.lbo``, ``zcm.column_shift``.
 
     A word a compiler fixes only in part (the start address known at run time only, say) is
-    given as :class:`descgen.engine.KnownBits`: every field whose bits are all known is checked,
+    given as :class:`descgen.model.engine.KnownBits`: every field whose bits are all known is checked,
     and every rule whose inputs are known runs, cross-word rules included; a rule that reads an
     unknown field is listed in ``.not_checked`` with ``why="run-time"``. ``KnownBits(0, 0)`` is
     a word known at run time only.

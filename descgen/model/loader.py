@@ -2,7 +2,7 @@
 
 The loader proves each layout tiles its 32 or 64 bits exactly (no gap, no overlap, fields in the
 spec's bit order), that enum codes fit their width, that every field cites a source, and rejects
-unknown keys with ``tables/x.toml: field 'lbo': ...`` messages (:class:`~descgen.errors.TableError`).
+unknown keys with ``tables/x.toml: field 'lbo': ...`` messages (:class:`~descgen.core.errors.TableError`).
 Loading uses only the standard library (``tomllib``) and is cached.
 """
 
@@ -14,9 +14,9 @@ import os
 from dataclasses import dataclass, field as dc_field
 from typing import Any, Iterable, Mapping, NamedTuple, get_args
 
-from .errors import TableError
-from .transforms import TRANSFORMS, Transform
-from .types import Kind, Major
+from ..core.errors import TableError
+from ..core.transforms import TRANSFORMS, Transform
+from ..core.types import Kind, Major
 
 __all__ = [
     "Domain",
@@ -190,7 +190,7 @@ class Field:
         description: the spec's wording for the row.
         source: PTX table / section.
         unit: unit of the logical value (``bytes``, ``columns``, ``rows``...), or ``""``.
-        transform: how the logical value is stored (see :mod:`descgen.transforms`).
+        transform: how the logical value is stored (see :mod:`descgen.core.transforms`).
         members: enum members per kind (key ``None`` = every kind): name -> code.
         member_attrs: extra per-member attributes from the table (e.g. swizzle ``bytes``).
         domains: legal logical values per kind (key ``None`` = every kind).

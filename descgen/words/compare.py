@@ -13,13 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .catalog import usage_error
-from .engine import Decoded, check_word, hex_word
-from .errors import Finding, UsageError
-from .loader import KINDS
+from ..model.catalog import usage_error
+from ..model.engine import Decoded, check_word, hex_word
+from ..core.errors import Finding, UsageError
+from ..model.loader import KINDS
 from .identify import DESCRIPTORS, Reading, check_any_word, identify
 from .runtime import RuntimeIdesc
-from .types import Descriptor, Kind
+from ..core.types import Descriptor, Kind
 
 __all__ = ["DESCRIPTORS", "FieldDiff", "Diff", "diff"]
 
@@ -95,7 +95,7 @@ def _key(f: Finding) -> tuple[str, str]:
 
 def _readings(word: int, descriptor: Descriptor, kind: Kind | None = None) -> dict[str, Reading]:
     """``word`` read as ``descriptor`` (an idesc under every kind, or ``kind``; CUTLASS's runtime
-    form split), by reading name: :func:`descgen.identify.identify`, the one reading of a word."""
+    form split), by reading name: :func:`descgen.words.identify.identify`, the one reading of a word."""
     return {r.name: r for r in identify(word, descriptor=descriptor, kind=kind).readings}
 
 

@@ -20,9 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .catalog import usage_error
-from .engine import check_word
-from .errors import WordError
+from ..model.catalog import usage_error
+from ..model.engine import check_word
+from ..core.errors import WordError
 
 __all__ = ["RuntimeIdesc", "idesc_from_runtime"]
 

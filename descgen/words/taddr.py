@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .checks import alloc_findings, enforce, taddr_findings
-from .context import context
-from .engine import Decoded, FieldsRead, Word, WordInput, plan
-from .errors import Finding
-from .facts import alloc_sizes, describe_range, lane_warp, tmem_shape, warp_lanes, warps_per_warpgroup
-from .report import Report
+from ..rules.checks import alloc_findings, enforce, taddr_findings
+from ..model.context import context
+from ..model.engine import Decoded, FieldsRead, Word, WordInput, plan
+from ..core.errors import Finding
+from ..model.facts import alloc_sizes, describe_range, lane_warp, tmem_shape, warp_lanes, warps_per_warpgroup
+from ..model.report import Report
 
 __all__ = ["encode_taddr", "decode_taddr", "validate_taddr", "warp_lanes", "lane_warp", "alloc_sizes", "check_alloc",
            "tmem_shape", "warps_per_warpgroup"]
@@ -109,7 +109,7 @@ def decode_taddr(word: WordInput) -> Decoded:
 
 
 def _read(word: WordInput) -> FieldsRead:
-    """The address's fields read (:meth:`descgen.engine.Plan.read`), with CUTLASS's scale-factor
+    """The address's fields read (:meth:`descgen.model.engine.Plan.read`), with CUTLASS's scale-factor
     form noted on the lane finding."""
     read = plan(_LAYOUT).read(word)
     if read.word >> _SF_BYTE_LO:  # CUTLASS's scale-factor address form: the lane finding says so (E31)

@@ -4,7 +4,7 @@
 One :class:`WgmmaTypes` row per family of multiplicand types (``f16``, ``bf16``, ``tf32``, ``fp8``,
 ``int8``, ``b1``): the ``.atype``/``.btype``/``.dtype`` it takes, K of its dense and sparse shapes,
 its N, and which immediate operands its syntax forms have (``imm-scale-a/b``, ``imm-trans-a/b``,
-``.satfinite``, ``sp-sel``). The rules over it are in :mod:`descgen.checks` (``applies = "wgmma"``).
+``.satfinite``, ``sp-sel``). The rules over it are in :mod:`descgen.rules.checks` (``applies = "wgmma"``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from .errors import TableError
+from ..core.errors import TableError
 from .loader import check_keys, read_table
 
 __all__ = ["WGMMA_FILE", "WgmmaTypes", "WgmmaTable", "wgmma_table", "wgmma_types", "parse_wgmma_table",

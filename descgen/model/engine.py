@@ -1,6 +1,6 @@
 """The one generic field engine: encode, decode and check, for every descriptor layout.
 
-Each layout (a PTX table, see :mod:`descgen.loader`) is compiled per kind into a :class:`Plan`:
+Each layout (a PTX table, see :mod:`descgen.model.loader`) is compiled per kind into a :class:`Plan`:
 fields become ``(name, shift, mask, transform, domain)`` and, where the domain is small, a
 lookup table from logical value to the shifted raw bits, so encoding is one dictionary lookup and
 one ``|`` per field. Encode is strict (any problem raises, with every finding); decode is total
@@ -15,9 +15,9 @@ import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, NamedTuple, TypeAlias
 
-from .errors import EncodeError, Finding, HasFindings, UsageError, WordError
+from ..core.errors import EncodeError, Finding, HasFindings, UsageError, WordError
 from .loader import VALUE_TYPES, Field, Layout, layout
-from .transforms import Transform
+from ..core.transforms import Transform
 
 if TYPE_CHECKING:  # bitstring is imported where a Bits is made (Decoded.bits), never at import time
     from bitstring import Bits
@@ -737,7 +737,7 @@ class Decoded(HasFindings):
 
 
 def decode(layout_name: str, word: WordInput, kind: str | None = None) -> Decoded:
-    """Decode ``word`` with any layout (a key of :data:`descgen.loader.LAYOUT_FILES`).
+    """Decode ``word`` with any layout (a key of :data:`descgen.model.loader.LAYOUT_FILES`).
 
     The generic form of :func:`descgen.decode_idesc`, :func:`descgen.decode_smem`,
     :func:`descgen.decode_zcm`; it reaches every field the tables declare. ``word`` is an

@@ -9,16 +9,16 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any, Mapping
 
-from .catalog import catalog
-from .checks import enforce, idesc_findings, idesc_word_findings
-from .context import context, no_context
-from .engine import Decoded, FieldsRead, Plan, Word, WordInput, as_word
-from .errors import EncodeError, Finding
-from .facts import kind_facts, major_keys, mma_k, normalize_kind, selector_keys, shape_keys
-from .loader import KINDS
-from .memo import Memo
-from .report import NotChecked, Report
-from .types import AccumType, Arch, CtaGroup, ElementType, Kind, Major, ScaleType, ScaleVec
+from ..model.catalog import catalog
+from ..rules.checks import enforce, idesc_findings, idesc_word_findings
+from ..model.context import context, no_context
+from ..model.engine import Decoded, FieldsRead, Plan, Word, WordInput, as_word
+from ..core.errors import EncodeError, Finding
+from ..model.facts import kind_facts, major_keys, mma_k, normalize_kind, selector_keys, shape_keys
+from ..model.loader import KINDS
+from ..core.memo import Memo
+from ..model.report import NotChecked, Report
+from ..core.types import AccumType, Arch, CtaGroup, ElementType, Kind, Major, ScaleType, ScaleVec
 
 if TYPE_CHECKING:
     from bitstring import Bits
@@ -133,7 +133,7 @@ def encode_idesc(
             word = p.encode(values, check=check)
             if sp is None and scale_vec is None and arch is None:
                 # Table 39/50/52, the sub-column selectors and the type combinations as sets
-                # (descgen.facts builds them from the tables): a legal configuration costs four
+                # (descgen.model.facts builds them from the tables): a legal configuration costs four
                 # lookups. Anything else goes through the rules, which report it.
                 # (cta_group's class is in the key: True == 1 must not find cta_group 1's entry)
                 fast = _FAST.get((kind, cta_group, cta_group.__class__, ws, a_tmem)) or _fast(kind, cta_group, ws, a_tmem)
@@ -163,8 +163,8 @@ _FAST: Memo[tuple[frozenset[Any], dict[Any, bool], frozenset[Any]]] = Memo("ides
 
 
 def _fast(kind: str, cta_group: Any, ws: Any, a_tmem: Any) -> tuple[frozenset[Any], dict[Any, bool], frozenset[Any]]:
-    """The encoder's fast path for one kind and context: :func:`descgen.facts.shape_keys`,
-    :func:`~descgen.facts.major_keys` and :func:`~descgen.facts.selector_keys` (a test walks the
+    """The encoder's fast path for one kind and context: :func:`descgen.model.facts.shape_keys`,
+    :func:`~descgen.model.facts.major_keys` and :func:`~descgen.model.facts.selector_keys` (a test walks the
     legal space to keep them equal to what the rules decide)."""
     ctx = context(cta_group=cta_group, ws=ws, a_tmem=a_tmem)  # raises on a bad context value
     name = normalize_kind(kind)
@@ -292,14 +292,14 @@ def validate_idesc(word: WordInput, kind: Kind, *, cta_group: CtaGroup | None = 
 
 
 def idesc_report(word: WordInput, kind: str, ctx: Mapping[str, Any]) -> Report:
-    """:func:`validate_idesc` under a context normalized already (:func:`descgen.context.context`):
+    """:func:`validate_idesc` under a context normalized already (:func:`descgen.model.context.context`):
     for one word read under several kinds, one normalization."""
     d, skipped = checked_idesc(word, kind, ctx)
     return Report(d.findings, skipped, {"idesc": d}, ctx)
 
 
 def checked_idesc(word: WordInput, kind: str, ctx: Mapping[str, Any]) -> tuple[Decoded, tuple[NotChecked, ...]]:
-    """:func:`validate_idesc`'s work under a normalized context (:func:`descgen.context.context`):
+    """:func:`validate_idesc`'s work under a normalized context (:func:`descgen.model.context.context`):
     the word decoded once with every finding, and the rules not checked."""
     p, read, derived = _read(word, kind)
     assert p.kind is not None  # an idesc plan is a kind's

@@ -46,7 +46,7 @@ LboMode = Literal["relative", "absolute"]
 #: Scale vector sizes (``.scale_vec::1X/2X/4X``, ``.block16``/``.block32``): ``descgen.SCALE_VECS``.
 ScaleVec = Literal["1X", "2X", "4X", "block16", "block32"]
 
-#: Targets (``tables/constraints.toml``: ``descgen.catalog.constraints().targets``), then the old names
+#: Targets (``tables/constraints.toml``: ``descgen.model.catalog.constraints().targets``), then the old names
 #: descgen accepts for them (``sm_101a``/``sm_101f``, renamed ``sm_110a``/``sm_110f``).
 Arch = Literal["sm_100a", "sm_100f", "sm_103a", "sm_103f", "sm_110a", "sm_110f", "sm_101a", "sm_101f"]
 

@@ -18,14 +18,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .catalog import usage_error
-from .engine import Decoded, check_word, plan
-from .errors import EncodeError, Finding, WordError
-from .facts import smem_family_target, smem_target, smem_targets
+from ..model.catalog import usage_error
+from ..model.engine import Decoded, check_word, plan
+from ..core.errors import EncodeError, Finding, WordError
+from ..model.facts import smem_family_target, smem_target, smem_targets
 from .identify import Identified, identify
-from .loader import SMEM_LAYOUTS, Field, layout
+from ..model.loader import SMEM_LAYOUTS, Field, layout
 from .smem import encode_smem, validate_smem
-from .types import SmemArch
+from ..core.types import SmemArch
 from .wgmma_smem import encode_wgmma_smem, validate_wgmma_smem
 
 __all__ = ["PortChange", "Ported", "port_smem"]
@@ -70,7 +70,7 @@ class Ported:
         changes: the fields that change, or that mean the same with other bits (the swizzle).
         findings: the target word's warnings and notes (errors raise instead).
         note: why nothing was ported, when the word is already the target family's (the family
-            :func:`descgen.identify` reads it as: ``source`` is then ``target``, ``changes``
+            :func:`descgen.words.identify` reads it as: ``source`` is then ``target``, ``changes``
             empty); ``""`` otherwise.
     """
 
@@ -112,7 +112,7 @@ def port_smem(word: int, *, to: SmemArch) -> Ported:
     values and bits; the swizzle keeps its mode (and its bits: the codes differ, errata E44);
     tcgen05's constant bits 46-48 are set or dropped.
 
-    Which family a word is in is what :func:`descgen.identify` says (E44): the family that reads it
+    Which family a word is in is what :func:`descgen.words.identify` says (E44): the family that reads it
     without an error, and with fewer findings where both do (a Hopper word, bit 46 clear, is
     wgmma's: as tcgen05 it has the version warning). A word already in the target family is
     returned unchanged, with ``.note`` saying so.
@@ -172,7 +172,7 @@ def _family(layout_name: str) -> str:
 
 
 def _what(found: Identified) -> str:
-    """What :func:`descgen.identify` reads a word as, in words: its best consistent reading that is
+    """What :func:`descgen.words.identify` reads a word as, in words: its best consistent reading that is
     no shared memory descriptor (an instruction descriptor and its kinds, CUTLASS's runtime form, a
     tensor memory address, a zero-column mask descriptor), else what no reading fits."""
     consistent = [r for r in found.consistent if r.decoded.layout not in SMEM_LAYOUTS]

@@ -1,7 +1,7 @@
 """The instruction context: what descgen knows of the instruction a word is used in.
 
 The names, what each means, where PTX defines it and which words' rules use it are the
-``[[context]]`` entries of ``tables/contexts.toml`` (:func:`descgen.catalog.contexts`). This module
+``[[context]]`` entries of ``tables/contexts.toml`` (:func:`descgen.model.catalog.contexts`). This module
 checks and normalizes given values; None always means "not given", and a rule that needs a name
 that was not given is reported as not checked, never guessed.
 """
@@ -12,10 +12,10 @@ import functools
 from typing import Any, Callable, Mapping
 
 from .catalog import SCALE_VECS, constraints, contexts, usage_error
-from .errors import Finding, UsageError
+from ..core.errors import Finding, UsageError
 from .loader import layout, shapes
-from .memo import Memo
-from .types import Arch, ScaleVec
+from ..core.memo import Memo
+from ..core.types import Arch, ScaleVec
 
 __all__ = ["bare_target", "context", "context_source", "normalize_arch", "normalize_scale_vec",
            "normalize_warp", "no_context", "words_context"]
@@ -148,7 +148,7 @@ _NORMALIZE: dict[str, Callable[[str, Any], Any]] = {"flag": _flag, "uint": _uint
 
 
 def context(**given: Any) -> dict[str, Any]:
-    """Check and normalize instruction context: every name of :func:`descgen.catalog.contexts`, None
+    """Check and normalize instruction context: every name of :func:`descgen.model.catalog.contexts`, None
     meaning "not given" for each (``context(cta_group=2, arch="sm_101a")`` -> ``{"cta_group": 2,
     "ws": None, ..., "arch": "sm_110a", ...}``).
 

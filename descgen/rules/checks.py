@@ -20,15 +20,15 @@ import itertools
 import operator
 from typing import Any, Callable, Iterable, Mapping
 
-from .catalog import Constraints, Rule, catalog, constraints, derived
-from .context import context, no_context
-from .engine import Word, plan
-from .errors import EncodeError, Finding
-from .facts import kind_facts, mma_k
-from .memo import Memo
-from .report import NotChecked
-from .rules.language import RuleChecks, compile_python, parse_checks, reads
-from .rules.tables import TABLES, text_functions
+from ..model.catalog import Constraints, Rule, catalog, constraints, derived
+from ..model.context import context, no_context
+from ..model.engine import Word, plan
+from ..core.errors import EncodeError, Finding
+from ..model.facts import kind_facts, mma_k
+from ..core.memo import Memo
+from ..model.report import NotChecked
+from .language import RuleChecks, compile_python, parse_checks, reads
+from .tables import TABLES, text_functions
 
 __all__ = ["Facts", "implemented", "rule_impl", "run_rules", "enforce", "idesc_findings", "smem_findings",
            "zcm_findings", "taddr_findings", "alloc_findings", "mma_findings", "partial", "declared", "RunTimeValue",
@@ -256,7 +256,7 @@ _GROUP_IDS = itertools.count()
 
 def idesc_word_findings(kind: str, values: Mapping[str, Any], ctx: Mapping[str, Any]) -> tuple[list[Finding], tuple[NotChecked, ...]]:
     """:func:`idesc_findings` for the values of a word of ``kind`` decoded with every bit known
-    (:meth:`descgen.engine.Plan.decode`) under a normalized context: the rules' findings
+    (:meth:`descgen.model.engine.Plan.decode`) under a normalized context: the rules' findings
     remembered per the facts they read (:func:`idesc_reads`), so that a group of rules runs once
     per such key. A context value of another class than normalization gives (an int subclass as
     ``cta_group``) runs the rules as :func:`idesc_findings` does."""

@@ -1,6 +1,6 @@
 """The 64-bit shared memory matrix descriptor of Hopper's ``wgmma.mma_async`` (``sm_90a``, PTX ISA
 9.1 §9.7.15.5.1.2.2): the second family of the shared memory descriptor, beside tcgen05's
-(Table 40, :mod:`descgen.smem`).
+(Table 40, :mod:`descgen.words.smem`).
 
 The same generic engine reads ``tables/wgmma_smem_desc.toml``; the rules are the shared memory
 descriptor's own (``SMEM-BASE-OFFSET-*`` in ``tables/rules.toml``), those whose fields this family
@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from .checks import enforce, smem_encode_findings, smem_findings
-from .context import context, no_context
-from .engine import Decoded, Plan, Word, WordInput, plan
-from .facts import swizzle_derived
-from .report import NotChecked, Report
-from .types import WgmmaSwizzle
+from ..rules.checks import enforce, smem_encode_findings, smem_findings
+from ..model.context import context, no_context
+from ..model.engine import Decoded, Plan, Word, WordInput, plan
+from ..model.facts import swizzle_derived
+from ..model.report import NotChecked, Report
+from ..core.types import WgmmaSwizzle
 
 __all__ = ["LAYOUT", "encode_wgmma_smem", "decode_wgmma_smem", "validate_wgmma_smem", "checked_wgmma_smem"]
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping
 
 from .engine import Decoded
-from .errors import Finding, HasFindings
+from ..core.errors import Finding, HasFindings
 
 __all__ = ["NotChecked", "Report", "ROLES", "role_of"]
 
