@@ -151,18 +151,23 @@ def cli_figures(runs: int) -> None:
     if os.environ.get("PYTHONDONTWRITEBYTECODE"):
         print("  (PYTHONDONTWRITEBYTECODE is set: every run compiles descgen's modules from source; an installed\n"
               "   descgen has .pyc files. Unset it, run once, then measure, for the installed figure.)")
-    print(f"  python -c pass (bare venv)  {base * 1e3:7.1f} ms   the baseline: an interpreter with nothing else installed")
+    print(f"  python -c pass (bare venv)  {base * 1e3:7.1f} ms   "
+          "the baseline: an interpreter with nothing else installed")
     for name, label, note in (
             ("dev", "python -c pass (this venv)", "its installs' start-up hooks, for reference"),
             ("click", "python -c 'import click'", "this venv: the floor of every command"),
-            ("rich", "python -c 'import rich...'", "this venv: the floor of a terminal table (rich.console, rich.text)"),
+            ("rich", "python -c 'import rich...'",
+             "this venv: the floor of a terminal table (rich.console, rich.text)"),
             ("lib", "python -c 'import descgen'", "this venv: the library's start-up")):
         print(f"  {label:27s} {t[name] * 1e3:7.1f} ms   {t[name] / base:5.2f}x   ({note})")
-    print(f"  descgen idesc ... (piped)   {t['piped'] * 1e3:7.1f} ms   {record('CLI idesc, piped', t['piped'] / base, STARTUP_TARGETS['piped'])}")
-    print(f"  descgen idesc ... (tty)     {t['tty'] * 1e3:7.1f} ms   {record('CLI idesc, on a terminal', t['tty'] / base, STARTUP_TARGETS['terminal'])}")
-    print(f"  descgen idesc ... --table   {t['table'] * 1e3:7.1f} ms   {t['table'] / base:5.2f}x   (piped, for reference)"
-          f"{' COLUMNS=' + env_cols if env_cols else ''}")
-    print(f"  descgen decode WORD (piped) {t['decode'] * 1e3:7.1f} ms   {record('CLI decode, piped', t['decode'] / base, STARTUP_TARGETS['piped'])}")
+    print(f"  descgen idesc ... (piped)   {t['piped'] * 1e3:7.1f} ms   "
+          f"{record('CLI idesc, piped', t['piped'] / base, STARTUP_TARGETS['piped'])}")
+    print(f"  descgen idesc ... (tty)     {t['tty'] * 1e3:7.1f} ms   "
+          f"{record('CLI idesc, on a terminal', t['tty'] / base, STARTUP_TARGETS['terminal'])}")
+    print(f"  descgen idesc ... --table   {t['table'] * 1e3:7.1f} ms   {t['table'] / base:5.2f}x   "
+          f"(piped, for reference){' COLUMNS=' + env_cols if env_cols else ''}")
+    print(f"  descgen decode WORD (piped) {t['decode'] * 1e3:7.1f} ms   "
+          f"{record('CLI decode, piped', t['decode'] / base, STARTUP_TARGETS['piped'])}")
     print(f"  descgen decode WORD (tty)   {t['decode_tty'] * 1e3:7.1f} ms   "
           f"{record('CLI decode, on a terminal', t['decode_tty'] / base, STARTUP_TARGETS['terminal'])}")
 
@@ -285,7 +290,8 @@ def encode_figures(repeat: int) -> None:
     ours, hand = paired(descgen.encode_idesc, calls, handwritten.encode_idesc, calls, repeat, per_call)
     print(f"encode_idesc over {len(calls)} distinct valid configurations (best of {repeat}, timed in turn)")
     print(f"  hand-written shift-and-or   {hand * 1e6:6.2f} us/call")
-    print(f"  descgen.encode_idesc        {ours * 1e6:6.2f} us/call   {record('encode_idesc / hand-written', ours / hand, 3)}")
+    print(f"  descgen.encode_idesc        {ours * 1e6:6.2f} us/call   "
+          f"{record('encode_idesc / hand-written', ours / hand, 3)}")
     for name, configs in (("smem", smem_configurations()), ("zcm", zcm_configurations())):
         ours_fn, hand_fn = getattr(descgen, f"encode_{name}"), getattr(handwritten, f"encode_{name}")
         full = [{**fields, **ctx} for fields, ctx in configs]
@@ -294,10 +300,11 @@ def encode_figures(repeat: int) -> None:
             assert ours_fn(**kw) == hand_fn(**fields), kw
         ours, hand = paired(ours_fn, full, hand_fn, bare, repeat)
         given = sum(1 for _, ctx in configs if ctx)
-        print(f"encode_{name} over {len(configs)} distinct valid configurations, {given} with context (best of {repeat}, "
-              "timed in turn)")
+        print(f"encode_{name} over {len(configs)} distinct valid configurations, {given} with context "
+              f"(best of {repeat}, timed in turn)")
         print(f"  hand-written shift-and-or   {hand * 1e6:6.2f} us/call")
-        print(f"  descgen.encode_{name:12s}{ours * 1e6:6.2f} us/call   {record(f'encode_{name} / hand-written', ours / hand, 3)}")
+        print(f"  descgen.encode_{name:12s}{ours * 1e6:6.2f} us/call   "
+              f"{record(f'encode_{name} / hand-written', ours / hand, 3)}")
 
 
 def validate_figures(repeat: int, target: int = 20_000) -> None:
@@ -315,9 +322,11 @@ def validate_figures(repeat: int, target: int = 20_000) -> None:
         best = min(best, (time.perf_counter() - t) / len(words))
     raw = per_call(lambda kind, m, n, **kw: descgen.encode_idesc(kind, m, n, **kw, check=False),
                    [(kind, m, n, kw) for kind, m, n, kw, _ in sample], repeat)
-    print(f"validate_idesc with full context over {len(words)} of {len(members)} legal-space members (best of {repeat})")
+    print(f"validate_idesc with full context over {len(words)} of {len(members)} legal-space members "
+          f"(best of {repeat})")
     print(f"  encode_idesc(check=False)   {raw * 1e6:6.2f} us/call")
-    print(f"  descgen.validate_idesc      {best * 1e6:6.2f} us/call   {record('validate_idesc / encode(check=False)', best / raw, 10)}")
+    print(f"  descgen.validate_idesc      {best * 1e6:6.2f} us/call   "
+          f"{record('validate_idesc / encode(check=False)', best / raw, 10)}")
 
 
 def other_figures(repeat: int) -> None:
@@ -339,7 +348,8 @@ def other_figures(repeat: int) -> None:
     timeit("decode_smem", descgen.decode_smem, smem_words)
     zcm_args = [(s, u) for s in range(1, 60) for u in range(1, 60)]
     timeit("decode_zcm", descgen.decode_zcm, [(descgen.encode_zcm(skip_span=s, use_span=u),) for s, u in zcm_args])
-    timeit("zcm_mask (M=32, N=256)", lambda s, u: descgen.zcm_mask(descgen.encode_zcm(skip_span=s, use_span=u), 32, 256), zcm_args[:500])
+    timeit("zcm_mask (M=32, N=256)",
+           lambda s, u: descgen.zcm_mask(descgen.encode_zcm(skip_span=s, use_span=u), 32, 256), zcm_args[:500])
     tf32 = [(w, k) for (k, m, n, kw), w in zip(configurations()[:2000], words)]
     mma = [(w, k, a[0], b[0]) for (w, k), a, b in zip(tf32, smem_words, reversed(smem_words))]
     timeit("check_mma (idesc, A, B)",
@@ -351,7 +361,8 @@ def summary() -> int:
     for label, ratio, target in RESULTS:
         print(f"  {label:40s}{ratio:6.2f}x  <= {target:<4g}  {'ok' if ratio <= target else 'FAIL'}")
     missed = [label for label, ratio, target in RESULTS if ratio > target]
-    print(f"{len(RESULTS) - len(missed)} of {len(RESULTS)} figures meet their target" + (f"; FAIL: {', '.join(missed)}" if missed else ""))
+    print(f"{len(RESULTS) - len(missed)} of {len(RESULTS)} figures meet their target"
+          + (f"; FAIL: {', '.join(missed)}" if missed else ""))
     return 1 if missed else 0
 
 

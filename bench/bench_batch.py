@@ -78,8 +78,8 @@ def build(n: int, seed: int = 5, working_set: int | None = None) -> list[str]:
         base = 0
         if swz != "none" and rng.random() < 0.3:
             base = (start >> 7) & 7
-        return {"start_address": start, "lbo": rng.choice((16, 128, 256, 2048, 8192)), "sbo": rng.choice((256, 512, 1024, 2048)),
-                "swizzle": swz, "base_offset": base}
+        return {"start_address": start, "lbo": rng.choice((16, 128, 256, 2048, 8192)),
+                "sbo": rng.choice((256, 512, 1024, 2048)), "swizzle": swz, "base_offset": base}
 
     def smem_word() -> int:
         f = smem_fields()
@@ -90,8 +90,9 @@ def build(n: int, seed: int = 5, working_set: int | None = None) -> list[str]:
         count = {32: 4, 64: 2, 128: 1}[m]
         sc = [rng.randrange(0, 256) if i < count else 0 for i in range(4)]
         fs = [rng.randrange(0, 2) if i < count else 0 for i in range(4)]
-        return {"start_count": sc, "first_span": fs, "skip_span": rng.randrange(1, 257), "use_span": rng.randrange(1, 257),
-                "column_shift": rng.randrange(0, 17 if m == 32 else 33), "m": m, "n": rng.choice((64, 128, 256)), "ws": True}
+        return {"start_count": sc, "first_span": fs, "skip_span": rng.randrange(1, 257),
+                "use_span": rng.randrange(1, 257), "column_shift": rng.randrange(0, 17 if m == 32 else 33), "m": m,
+                "n": rng.choice((64, 128, 256)), "ws": True}
 
     def req(i: int) -> dict | str:
         r = rng.random()
@@ -108,8 +109,8 @@ def build(n: int, seed: int = 5, working_set: int | None = None) -> list[str]:
             swz = rng.choice(("128B", "64B", "32B", "none"))
             start = rng.randrange(0, 1 << 16, BOUNDARY[swz] or 128)
             return {"op": "encode", "descriptor": "smem", "dtype": dtype, "major": "k", "swizzle": swz,
-                    "mn": rng.choice((64, 128, 256)), "k": rng.choice((16, 32, 64)) * (2 if dtype in ("e4m3", "s8") else 1),
-                    "start_address": start}
+                    "mn": rng.choice((64, 128, 256)),
+                    "k": rng.choice((16, 32, 64)) * (2 if dtype in ("e4m3", "s8") else 1), "start_address": start}
         r -= 0.02
         if r < 0.05:
             f = zcm_fields()
@@ -162,7 +163,8 @@ def build(n: int, seed: int = 5, working_set: int | None = None) -> list[str]:
         if bad == 2:
             return {"op": "encode", "descriptor": "idesc", "kind": "f16", "m": 128, "n": 256, "atpye": "bf16"}
         if bad == 3:
-            return {"op": "encode", "descriptor": "idesc", "kind": "f16", "m": rng.choice(("abc", True, 128.0)), "n": 256}
+            return {"op": "encode", "descriptor": "idesc", "kind": "f16", "m": rng.choice(("abc", True, 128.0)),
+                    "n": 256}
         if bad == 4:
             kind, m, n, kw, ctx = one_idesc()
             return {"op": "encode", "descriptor": "idesc", "kind": kind, "m": m, "n": n + 4, **kw}
@@ -195,7 +197,8 @@ _PEAK = ("import resource, subprocess, sys, time; t = time.perf_counter(); "
 
 def wall_peak(cmd: list[str]) -> tuple[float, float]:
     """(wall seconds, peak RSS in MB of the largest process ``cmd`` ran: itself or a worker)."""
-    out = subprocess.run([sys.executable, "-c", _PEAK, *cmd], stdout=subprocess.PIPE, check=True, text=True).stdout.split()
+    out = subprocess.run([sys.executable, "-c", _PEAK, *cmd], stdout=subprocess.PIPE, check=True,
+                         text=True).stdout.split()
     return float(out[0]), int(out[1]) / 1024
 
 
@@ -216,12 +219,14 @@ def scale_figures(sizes: list[int]) -> None:
             per[n] = (t1 - start) / n
             ok = max(peak, peak1) < 200
             RESULTS.append((f"peak memory, {n:,} lines", f"{max(peak, peak1):,.0f} MB", "< 200 MB", ok))
-            print(f"  {n:>9,} lines  --jobs 1: {per[n] * 1e6:6.1f} us/request ({n / t1:8,.0f} req/s), peak {peak1:5.0f} MB;"
+            print(f"  {n:>9,} lines  --jobs 1: {per[n] * 1e6:6.1f} us/request ({n / t1:8,.0f} req/s), "
+                  f"peak {peak1:5.0f} MB;"
                   f"  default: {n / t:8,.0f} req/s, peak {peak:5.0f} MB{'' if ok else '  FAIL'}")
     lo, hi = min(sizes), max(sizes)
     ratio = per[hi] / per[lo]
     RESULTS.append((f"cost per request, {hi:,} / {lo:,} lines", f"{ratio:.2f}x", "<= 1.25x", ratio <= 1.25))
-    print(f"  cost per request at {hi:,} lines / at {lo:,}: {ratio:.2f}x (target <= 1.25x: flat){'' if ratio <= 1.25 else '  FAIL'}")
+    print(f"  cost per request at {hi:,} lines / at {lo:,}: {ratio:.2f}x (target <= 1.25x: flat)"
+          f"{'' if ratio <= 1.25 else '  FAIL'}")
     print()
 
 
@@ -230,7 +235,8 @@ def summary() -> int:
     for label, value, target, ok in RESULTS:
         print(f"  {label:46s}{value:>16s}  {target:>11s}  {'ok' if ok else 'FAIL'}")
     missed = [label for label, _, _, ok in RESULTS if not ok]
-    print(f"{len(RESULTS) - len(missed)} of {len(RESULTS)} figures meet their target" + (f"; FAIL: {', '.join(missed)}" if missed else ""))
+    print(f"{len(RESULTS) - len(missed)} of {len(RESULTS)} figures meet their target"
+          + (f"; FAIL: {', '.join(missed)}" if missed else ""))
     return 1 if missed else 0
 
 

@@ -44,7 +44,8 @@ unsigned word() { return encode_idesc(Kind::f16, 128, 256); }
 """
 #: The same with the kind known only at run time: every kind's validate_idesc instance is compiled.
 USE_ANY_KIND = USE.replace("unsigned w)", "unsigned w, Kind kind)").replace("Kind::f16, c", "kind, c")
-BARE = "#include <cstdint>\nbool check(unsigned w) { return w == 0x08400010u; }\nunsigned word() { return 0x08400010u; }\n"
+BARE = ("#include <cstdint>\nbool check(unsigned w) { return w == 0x08400010u; }\n"
+        "unsigned word() { return 0x08400010u; }\n")
 
 
 def record(label: str, value: float, target: float, unit: str) -> str:
@@ -68,7 +69,8 @@ def compile_time(gxx: str, work: Path, source: str, repeats: int) -> tuple[float
 
 
 def validators(driver: Path, records: Path, repeats: int) -> dict[str, float]:
-    out = subprocess.run([str(driver), str(records), "--bench", str(repeats)], check=True, capture_output=True, text=True).stdout
+    out = subprocess.run([str(driver), str(records), "--bench", str(repeats)], check=True, capture_output=True,
+                         text=True).stdout
     return {k: float(v) for k, v in (line.split("=") for line in out.splitlines())}
 
 
@@ -92,10 +94,11 @@ def main() -> int:
               f"{record('compile a TU with the header (CPU)', full, 1.0, 's')} ({full / bare:.1f}x the bare TU; "
               f"wall {full_wall:.3f} s vs {bare_wall:.3f} s)")
         any_kind, _ = compile_time(gxx, work, USE_ANY_KIND, repeats)
-        print(f"1b. the same TU with the kind a run-time argument (every kind's validate_idesc compiled): {any_kind:.2f} s")
+        print("1b. the same TU with the kind a run-time argument (every kind's validate_idesc compiled): "
+              f"{any_kind:.2f} s")
         driver = work / "driver"
-        subprocess.run([gxx, "-std=c++17", "-O2", f"-I{work}", f"-I{ROOT / 'tests' / 'cpp'}", str(ROOT / "tests" / "cpp" / "driver.cpp"),
-                        "-o", str(driver)], check=True)
+        subprocess.run([gxx, "-std=c++17", "-O2", f"-I{work}", f"-I{ROOT / 'tests' / 'cpp'}",
+                        str(ROOT / "tests" / "cpp" / "driver.cpp"), "-o", str(driver)], check=True)
         legal = b"".join(r for r in differential._exhaustive() if r[0] == 0)
         (work / "legal.bin").write_bytes(legal)
         mix = differential.records(200_000 if args.quick else differential.SIZE)
@@ -103,10 +106,11 @@ def main() -> int:
         a = validators(driver, work / "legal.bin", repeats)
         b = validators(driver, work / "mix.bin", repeats)
         print(f"2a. validate_idesc over the legal space with contexts ({int(a['records'])} words): "
-              f"{record('validate_idesc, legal space', a['validators_ns'], 50, 'ns/word')}; baseline {a['baseline_ns']:.2f} ns "
-              f"({a['validators_ns'] / a['baseline_ns']:.0f}x)")
+              f"{record('validate_idesc, legal space', a['validators_ns'], 50, 'ns/word')}; "
+              f"baseline {a['baseline_ns']:.2f} ns ({a['validators_ns'] / a['baseline_ns']:.0f}x)")
         print(f"2b. the differential's mix ({int(b['records'])} records, check_mma counts one): "
-              f"{b['validators_ns']:.2f} ns/record; baseline {b['baseline_ns']:.2f} ns ({b['validators_ns'] / b['baseline_ns']:.0f}x)")
+              f"{b['validators_ns']:.2f} ns/record; baseline {b['baseline_ns']:.2f} ns "
+              f"({b['validators_ns'] / b['baseline_ns']:.0f}x)")
     print()
     print(f"{'figure':40} {'value':>10} {'target':>10}")
     for label, value, target, unit in RESULTS:

@@ -121,8 +121,8 @@ def main() -> None:
     c = result.counts
     print(f"input: {mb:.2f} MB, {text.count(chr(10))} lines, {c['instructions']} instructions, "
           f"{c['known']} operands fully known, {c['partial']} partly, {c['unknown']} unknown")
-    print(f"scan_ptx: best of {args.runs}: {dt:.2f} s = {mb / dt:.1f} MB/s (median {mb / statistics.median(times):.1f}) "
-          f"({dt / max(1, c['instructions']) * 1e6:.0f} us/instruction)")
+    print(f"scan_ptx: best of {args.runs}: {dt:.2f} s = {mb / dt:.1f} MB/s "
+          f"(median {mb / statistics.median(times):.1f}) ({dt / max(1, c['instructions']) * 1e6:.0f} us/instruction)")
     if args.linear:
         for times_n in (2, 4):
             big = "\n".join([text] * times_n)

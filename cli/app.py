@@ -184,7 +184,8 @@ def _tolerate_narrow_encodings() -> None:
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
 @click.version_option(descgen.__version__, "--version", "-V", prog_name="descgen", message="%(prog)s %(version)s")
-@click.option("--traceback", is_flag=True, hidden=True, help="Re-raise errors with a Python traceback (for developers).")
+@click.option("--traceback", is_flag=True, hidden=True,
+              help="Re-raise errors with a Python traceback (for developers).")
 def cli(traceback: bool) -> None:
     """Encode, decode and check NVIDIA Blackwell tcgen05 descriptors (PTX ISA 9.1 §9.7.16.4).
 
@@ -204,7 +205,7 @@ def cli(traceback: bool) -> None:
       descgen scan kernel.ptx                                  check the descriptors in PTX
       descgen check-wgmma --shape m64n128k16 --dtype f32 --atype f16 --adesc 0x4000004000010040 --bdesc 0x4000004000010440
       descgen batch requests.jsonl                             JSON-lines requests, in bulk
-    """
+    """  # noqa: E501
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -243,10 +244,12 @@ _TYPE_HELP = "Default: the kind's ({})."
 
 @cli.command(short_help="Encode a 32-bit instruction descriptor (Tables 42-44).")
 @click.option("--kind", required=True, type=KindType(), help="MMA kind (kind::f16 and .kind::f16 accepted).")
-@click.option("--m", "m", required=True, type=UINT, metavar="M", help="M: rows of A and D (the pair's M for cta_group::2).")
+@click.option("--m", "m", required=True, type=UINT, metavar="M",
+              help="M: rows of A and D (the pair's M for cta_group::2).")
 @click.option("--n", "n", required=True, type=UINT, metavar="N", help="N: columns of B and D.")
 @click.option("--atype", type=TypeFieldChoice("atype"),
-              help="A element type. " + _TYPE_HELP.format("f16: f16, tf32: tf32, f8f6f4/mxf8f6f4: e4m3, i8: s8, mxf4*: e2m1"))
+              help="A element type. "
+                   + _TYPE_HELP.format("f16: f16, tf32: tf32, f8f6f4/mxf8f6f4: e4m3, i8: s8, mxf4*: e2m1"))
 @click.option("--btype", type=TypeFieldChoice("btype"), help="B element type. Default: the kind's (as for --atype).")
 @click.option("--dtype", type=TypeFieldChoice("dtype"),
               help="D type. " + _TYPE_HELP.format("f32; s32 for i8; block-scaled kinds: f32 only"))
@@ -258,14 +261,18 @@ _TYPE_HELP = "Default: the kind's ({})."
 @click.option("--negate-b", is_flag=True, help="Negate B (not for i8).")
 @click.option("--saturate", is_flag=True, help="Saturate (i8 only).")
 @click.option("--sparse", is_flag=True, help="Sparse MMA (tcgen05.mma.sp).")
-@click.option("--sparsity-selector", type=UINT, default=0, show_default=True, metavar="N", help="Sparsity selector 0-3 (Table 42 kinds).")
+@click.option("--sparsity-selector", type=UINT, default=0, show_default=True, metavar="N",
+              help="Sparsity selector 0-3 (Table 42 kinds).")
 @click.option("--max-shift", type=LazyChoice("max_shift", cast=int),
               help=".ws B-reuse maximum shift (Table 42 kinds).  [default: 0]")
 @click.option("--scale-type", type=TypeFieldChoice("scale_type"),
               help="Scale factor type (mx kinds). " + _TYPE_HELP.format("ue8m0; ue4m3 for mxf4nvf4"))
-@click.option("--a-sf-id", type=UINT, default=0, show_default=True, metavar="N", help="Scale factor A ID 0-3 (mx kinds).")
-@click.option("--b-sf-id", type=UINT, default=0, show_default=True, metavar="N", help="Scale factor B ID 0-3 (mx kinds).")
-@click.option("--k", "k", type=UINT, metavar="K", help="The MMA's K; only mxf4/mxf4nvf4 dense can choose (96). Default: Table 39's.")
+@click.option("--a-sf-id", type=UINT, default=0, show_default=True, metavar="N",
+              help="Scale factor A ID 0-3 (mx kinds).")
+@click.option("--b-sf-id", type=UINT, default=0, show_default=True, metavar="N",
+              help="Scale factor B ID 0-3 (mx kinds).")
+@click.option("--k", "k", type=UINT, metavar="K",
+              help="The MMA's K; only mxf4/mxf4nvf4 dense can choose (96). Default: Table 39's.")
 @_functions_option
 @context_options(*APPLIES["idesc"])
 @output_options(code=True)
@@ -277,16 +284,17 @@ def idesc() -> None:
 #: A/B element types (tables/smem_atoms.toml) and major-ness, for the layout options.
 
 
-@cli.command(short_help="Encode a 64-bit shared memory descriptor (Tables 40-41; --arch sm_90a: wgmma), or derive one from a tile.")
+@cli.command(short_help="Encode a 64-bit shared memory descriptor (Tables 40-41; --arch sm_90a: wgmma), "
+                        "or derive one from a tile.")
 @click.option("--start-address", "--addr", "start_address", type=UINT, metavar="BYTES",
-              help="Matrix start address in shared memory, bytes (16-aligned). Left out with --format c|cpp|ptx|python: "
-                   "the descriptor's fixed part and functions that take the address at run time (with --tile: NAME, "
-                   "NAME_k, NAME_stage; with --lbo/--sbo: NAME, NAME_advance).")
+              help="Matrix start address in shared memory, bytes (16-aligned). Left out with --format "
+                   "c|cpp|ptx|python: the descriptor's fixed part and functions that take the address at run time "
+                   "(with --tile: NAME, NAME_k, NAME_stage; with --lbo/--sbo: NAME, NAME_advance).")
 @click.option("--stage-bytes", type=UINT, metavar="BYTES", help="Without --addr: bytes from one pipeline stage's tile "
               "to the next, for the NAME_stage function (default: the tile's size).")
 @click.option("--swizzle", required=True, type=LazyChoice("swizzles"), help="Swizzling mode (case-insensitive).")
-@click.option("--lbo", type=UINT, metavar="BYTES", help="Leading dimension byte offset (or address, --lbo-mode absolute). "
-              "Computed with --tile.")
+@click.option("--lbo", type=UINT, metavar="BYTES", help="Leading dimension byte offset (or address, --lbo-mode "
+              "absolute). Computed with --tile.")
 @click.option("--sbo", type=UINT, metavar="BYTES", help="Stride dimension byte offset. Computed with --tile.")
 @click.option("--base-offset", type=UINT, metavar="N", help="Matrix base offset 0-7 (Table 41). Default 0; with --tile "
               "it comes from --pattern-start.")
@@ -295,8 +303,9 @@ def idesc() -> None:
               "(with --dtype and --major); prints the reasoning.")
 @click.option("--dtype", type=DTYPE, help="With --tile: A/B element type.")
 @click.option("--major", type=MAJOR, help="With --tile: k (K-major) or mn (MN-major).")
-@click.option("--pattern-start", type=UINT, metavar="BYTES", help="Where the repeating swizzle pattern starts (Table 41). "
-              "With --tile it sets the base offset (default: absolute address bits, base offset 0); else the base offset is checked against it.")
+@click.option("--pattern-start", type=UINT, metavar="BYTES", help="Where the repeating swizzle pattern starts "
+              "(Table 41). With --tile it sets the base offset (default: absolute address bits, base offset 0); "
+              "else the base offset is checked against it.")
 @click.option("--atom-order", type=LazyChoice("atom_orders"), help="With --tile: which neighbour follows an "
               "atom in memory: mn_first (default; CuTe tile_to_shape Step<_1,_2>) or k_first.")
 @click.option("--kind", type=KindType(), help="With --tile: MMA kind; needed for e2m1.")
@@ -308,12 +317,18 @@ def smem() -> None:
 
 
 @cli.command(short_help="Encode a 64-bit zero-column mask descriptor (Table 45).")
-@click.option("--skip-span", required=True, type=UINT, metavar="COUNT", help="Run length of zeroed columns (mask bits 1), 1-256.")
-@click.option("--use-span", required=True, type=UINT, metavar="COUNT", help="Run length of used columns (mask bits 0), 1-256.")
-@click.option("--start-count", type=UIntList(4), default="0,0,0,0", show_default=True, help="Per sub-mask: mask bits dropped from its start, 0-255.")
-@click.option("--first-span", type=UIntList(4), default="0,0,0,0", show_default=True, help="Per sub-mask: first value, 0 (used) or 1 (zeroed).")
-@click.option("--nonzero-mask/--no-nonzero-mask", default=True, show_default=True, help="--no-nonzero-mask makes the mask all zeros.")
-@click.option("--column-shift", type=UINT, default=0, show_default=True, metavar="N", help="Columns of B to shift by, 0-32 (16 for M = 32).")
+@click.option("--skip-span", required=True, type=UINT, metavar="COUNT",
+              help="Run length of zeroed columns (mask bits 1), 1-256.")
+@click.option("--use-span", required=True, type=UINT, metavar="COUNT",
+              help="Run length of used columns (mask bits 0), 1-256.")
+@click.option("--start-count", type=UIntList(4), default="0,0,0,0", show_default=True,
+              help="Per sub-mask: mask bits dropped from its start, 0-255.")
+@click.option("--first-span", type=UIntList(4), default="0,0,0,0", show_default=True,
+              help="Per sub-mask: first value, 0 (used) or 1 (zeroed).")
+@click.option("--nonzero-mask/--no-nonzero-mask", default=True, show_default=True,
+              help="--no-nonzero-mask makes the mask all zeros.")
+@click.option("--column-shift", type=UINT, default=0, show_default=True, metavar="N",
+              help="Columns of B to shift by, 0-32 (16 for M = 32).")
 @_mn_options
 @_functions_option
 @context_options("ws")
@@ -334,10 +349,12 @@ def zcm() -> None:
                    "kind reads the word and it is a valid one), else smem, wgmma_smem and zcm.")
 @click.option("--kind", type=KindType(), help="MMA kind for an idesc (implies --as idesc). Default: every kind.")
 @_mn_options
-@context_options("cta_group", "ws", "sp", "scale_vec", "a_tmem", "arch", "pattern_start", "warp", "alloc_columns", "alloc_base", wgmma=True)
-@click.option("-v", "--verbose", is_flag=True, help="Also list the rules not checked because their context was not given.")
-@click.option("--all", "show_all", is_flag=True, help="When several readings are consistent: show each in full (the table "
-                                                      "shows one line per reading, then the best in full).")
+@context_options("cta_group", "ws", "sp", "scale_vec", "a_tmem", "arch", "pattern_start", "warp", "alloc_columns",
+                 "alloc_base", wgmma=True)
+@click.option("-v", "--verbose", is_flag=True,
+              help="Also list the rules not checked because their context was not given.")
+@click.option("--all", "show_all", is_flag=True, help="When several readings are consistent: show each in full "
+                                                      "(the table shows one line per reading, then the best in full).")
 @click.option("--short", is_flag=True, help="One line per word: its reading(s), key fields and findings "
               "(with --json: one compact JSON object per word, JSON lines).")
 @output_options

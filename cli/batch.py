@@ -119,7 +119,8 @@ def _lines(stream: Iterable[str]) -> Iterator[str]:
               help="Write the answers here. Default: stdout.")
 @click.option("--fail-on-error", is_flag=True, help='Exit 1 when some answer has "ok": false.')
 @click.option("-v", "--verbose", is_flag=True,
-              help="Print a summary on stderr (requests, ok, not ok, refused). Default: only when stderr is a terminal.")
+              help="Print a summary on stderr (requests, ok, not ok, refused). Default: only when stderr is a "
+                   "terminal.")
 @click.option("-j", "--jobs", default="auto", metavar="N|auto", show_default=True,
               help="Worker processes answering parts of a file (answers still in input order; each worker has its own "
                    "answer cache). 1: in-process, answers streamed line by line. auto: every core for a regular input "
@@ -162,7 +163,8 @@ def batch(file: str, output: str, fail_on_error: bool, verbose: bool, jobs: str,
         out.close()
     if verbose or _isatty(sys.stderr):
         click.echo(f"descgen batch: {stats.requests} requests, {stats.ok} ok, {stats.failed} not ok "
-                   f"({stats.errors} refused{f', {stats.internal} internal errors' if stats.internal else ''})", err=True)
+                   f"({stats.errors} refused{f', {stats.internal} internal errors' if stats.internal else ''})",
+                   err=True)
     if stats.internal:
         sys.exit(EXIT_INTERNAL)
     if fail_on_error and stats.failed:
@@ -186,7 +188,8 @@ def _jobs(jobs: str, file: str) -> int:
 
 def _open_input(file: str) -> TextIO:
     if file == "-":
-        return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace") if hasattr(sys.stdin, "buffer") else sys.stdin
+        return (io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace") if hasattr(sys.stdin, "buffer")
+                else sys.stdin)
     try:
         return open(file, encoding="utf-8", errors="replace")
     except OSError as e:

@@ -206,15 +206,17 @@ def _decode(out: Output, word: int, as_: descgen.Descriptor | None, kind: descge
     if bare32:  # the descriptors whose rules take what was given
         extra = [n for n, v in context.items() if v is not None and n not in APPLIES["idesc"] + APPLIES["taddr"]]
         fits = [d for d in ("smem", "wgmma_smem", "zcm") if any(n in APPLIES[d] for n in extra)] or ["smem", "zcm"]
-        hint = f"; a word below 2**32 decodes as an idesc or a tensor memory address, add {' or '.join('--as ' + d for d in fits)}"
-    check_applies(context, ("smem", "zcm") if chosen == "smem+zcm" else ("idesc", "taddr") if bare32 else chosen, hint=hint)
+        hint = ("; a word below 2**32 decodes as an idesc or a tensor memory address, "
+                f"add {' or '.join('--as ' + d for d in fits)}")
+    check_applies(context, ("smem", "zcm") if chosen == "smem+zcm" else ("idesc", "taddr") if bare32 else chosen,
+                  hint=hint)
     if bare32:
         only = {w: [n for n in APPLIES[w] if context.get(n) is not None and n not in APPLIES[o]]
                 for w, o in (("idesc", "taddr"), ("taddr", "idesc"))}
         if only["idesc"] and only["taddr"]:
-            raise usage_error(f"{', '.join(map(option_name, only['idesc']))} is an instruction descriptor's context and "
-                              f"{', '.join(map(option_name, only['taddr']))} a tensor memory address's: no reading of the "
-                              "word takes both; add --as idesc or --as taddr")
+            raise usage_error(f"{', '.join(map(option_name, only['idesc']))} is an instruction descriptor's context "
+                              f"and {', '.join(map(option_name, only['taddr']))} a tensor memory address's: no reading "
+                              "of the word takes both; add --as idesc or --as taddr")
     out.input["word"] = word_as(word, chosen)
     ctx = {**context, "m": mask_m, "n": mask_n}
 
@@ -225,10 +227,12 @@ def _decode(out: Output, word: int, as_: descgen.Descriptor | None, kind: descge
     runtime = None
     if chosen == "idesc":
         first = found.best
-        if first.descriptor == "taddr":  # no kind reads it and it is a valid tensor memory address, or its context says so
+        # no kind reads it and it is a valid tensor memory address, or its context says so
+        if first.descriptor == "taddr":
             if not out.json:
                 why = ("no .kind reads it as an instruction descriptor without an error" if len(found.readings) > 1 else
-                       "its context (" + ", ".join(option_name(n) for n in APPLIES["taddr"] if context.get(n) is not None)
+                       "its context ("
+                       + ", ".join(option_name(n) for n in APPLIES["taddr"] if context.get(n) is not None)
                        + ") is a tensor memory address's")
                 echo(f"note: {word_as(word, 'taddr')} read as a tensor memory address (lane, column): {why} "
                      "(--as idesc shows the kinds)", err=True)
@@ -270,7 +274,8 @@ def _result(d: descgen.Decoded, report: descgen.Report) -> dict[str, Any]:
 
 
 def _plain_not_checked(report: descgen.Report, prefix: str = "") -> list[str]:
-    return [f"{prefix}not_checked={n.code} needs={','.join(n.missing)}: {n.rule} [{n.source}]" for n in report.not_checked]
+    return [f"{prefix}not_checked={n.code} needs={','.join(n.missing)}: {n.rule} [{n.source}]"
+            for n in report.not_checked]
 
 
 def _runtime_lines(runtime: dict[str, Any] | None, prefix: str = "") -> list[str]:
@@ -292,7 +297,8 @@ def _show_one(out: Output, report: descgen.Report, role: str, verbose: bool, mas
               *, runtime: dict[str, Any] | None = None) -> int:
     d = report.decoded[role]
     if out.json:
-        out.emit_json(result=_result(d, report), **({"mask": mask} if mask else {}), **({"runtime": runtime} if runtime else {}))
+        out.emit_json(result=_result(d, report), **({"mask": mask} if mask else {}),
+                      **({"runtime": runtime} if runtime else {}))
     elif out.table:
         _runtime_note(runtime)
         renderer().decoded(d, mask=mask, not_checked=report.not_checked if verbose else None)

@@ -56,7 +56,8 @@ def plain_diff(d: Any, show_all: bool) -> list[str]:
               "Default: the first kind both words are consistent with.")
 @click.option("--all", "show_all", is_flag=True, help="Show the fields that are equal too.")
 @output_options
-def diff(out: Output, a: int, b: int, as_: descgen.Descriptor | None, kind: descgen.Kind | None, show_all: bool) -> None:
+def diff(out: Output, a: int, b: int, as_: descgen.Descriptor | None, kind: descgen.Kind | None,
+         show_all: bool) -> None:
     """Compare words A and B field by field: for each field that differs, its bits, the raw bits
     and the logical value (with its unit) in each word; then the findings one decode has and the
     other has not.
@@ -107,7 +108,8 @@ def _table(d: Any, show_all: bool) -> None:
     head = Text()
     head.append(f"{d.descriptor}" + (f" .kind::{d.kind}" if d.kind else ""), style="bold")
     head.append(f"  A {d.a.hex}  B {d.b.hex}  ", style="bold")
-    head.append("equal" if d.equal else f"{len(d.changed)} field(s) differ", style="bold green" if d.equal else "bold yellow")
+    head.append("equal" if d.equal else f"{len(d.changed)} field(s) differ",
+                style="bold green" if d.equal else "bold yellow")
     console.print(head)
     if d.chosen != "given":
         console.print(Text(f"layout: {d.chosen}", style="dim"))

@@ -93,7 +93,8 @@ def zcm(out: Output, skip_span: int, use_span: int, start_count: tuple[int, ...]
     ctx = {"m": mask_m, "n": mask_n, "ws": context["ws"]}
     out.input = {**args, "start_count": list(start_count), "first_span": list(first_span), **ctx}
     word = descgen.encode_zcm(**args, **ctx)  # M breaks a rule: exit 1
-    mask = mask_info(word, mask_m, mask_n) if mask_m is not None and mask_n is not None else None  # N does not split: exit 2
+    mask = (mask_info(word, mask_m, mask_n)  # N does not split: exit 2
+            if mask_m is not None and mask_n is not None else None)
     if not (out.json or out.table or out.code):
         out.word(word, 64)
         return

@@ -32,10 +32,11 @@ def row_bytes(lay: descgen.SmemLayout) -> int:
 @click.option("--major", required=True, type=MAJOR, help="k (K-major) or mn (MN-major).")
 @click.option("--tile", required=True, type=TILE, help="Elements read: MN x K (e.g. 128x16 for one bf16 MMA of A).")
 @click.option("--kind", type=KindType(), help="MMA kind; needed for e2m1 (f8f6f4/mxf8f6f4 pad, mxf4/mxf4nvf4 pack).")
-@click.option("--buffer-start", type=UINT, metavar="BYTES", help="With --buffer-size: the operand's buffer; reads outside it are errors.")
+@click.option("--buffer-start", type=UINT, metavar="BYTES",
+              help="With --buffer-size: the operand's buffer; reads outside it are errors.")
 @click.option("--buffer-size", type=UINT, metavar="BYTES", help="With --buffer-start: the buffer's size in bytes.")
-@click.option("--arch", type=ArchType(wgmma=True), help="sm_90a: WORD is a Hopper wgmma descriptor (§9.7.15.5.1.2.2); a tcgen05 "
-                                              "target, or none: a tcgen05 one (Table 40).")
+@click.option("--arch", type=ArchType(wgmma=True), help="sm_90a: WORD is a Hopper wgmma descriptor (§9.7.15.5.1.2.2); "
+                                              "a tcgen05 target, or none: a tcgen05 one (Table 40).")
 @output_options
 def layout(out: Output, word: int, dtype: descgen.ElementType, major: descgen.Major, tile: tuple[int, int],
            kind: descgen.Kind | None, buffer_start: int | None, buffer_size: int | None,
@@ -64,7 +65,8 @@ def layout(out: Output, word: int, dtype: descgen.ElementType, major: descgen.Ma
     buffer = (buffer_start, buffer_size) if buffer_start is not None and buffer_size is not None else None
     out.input = {"word": hex_word(word, 64), "dtype": dtype, "major": major, "tile": list(tile), "kind": kind,
                  "buffer": list(buffer) if buffer else None, **({"arch": arch} if arch else {})}
-    lay = descgen.smem_layout(word, dtype=dtype, major=major, mn=tile[0], k=tile[1], kind=kind, buffer=buffer, arch=arch)
+    lay = descgen.smem_layout(word, dtype=dtype, major=major, mn=tile[0], k=tile[1], kind=kind, buffer=buffer,
+                              arch=arch)
     if out.json:
         out.emit_json(result=lay.as_dict())
     elif out.table:
@@ -176,7 +178,8 @@ def show_layout(lay: descgen.SmemLayout) -> None:
     atoms_mn = -(-lay.mn // lay.atom.mn)
     t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
               caption=f"row = {row_bytes(lay)} bytes; cell = a 16-byte chunk and its elements (i along MN, j along "
-                      f"K); whole row = the i or j every element of the row has; colour = {lay.atom.mn}x{lay.atom.k} atom", caption_justify="left")
+                      f"K); whole row = the i or j every element of the row has; colour = {lay.atom.mn}x{lay.atom.k} "
+                      "atom", caption_justify="left")
     t.add_column("address", justify="right", no_wrap=True, style="dim", min_width=7)
     t.add_column("whole row", no_wrap=True, style="bold")
     width = row_bytes(lay)

@@ -46,8 +46,8 @@ def output_options(f: Callable[..., Any] | None = None, *, code: bool = False, j
     @functools.wraps(f)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         ctx = click.get_current_context()
-        out = Output.resolve(ctx.info_name or f.__name__, kwargs.pop("as_json"), kwargs.pop("table"), kwargs.pop("plain"),
-                             kwargs.pop("fmt", None), kwargs.pop("name", None))
+        out = Output.resolve(ctx.info_name or f.__name__, kwargs.pop("as_json"), kwargs.pop("table"),
+                             kwargs.pop("plain"), kwargs.pop("fmt", None), kwargs.pop("name", None))
         out.quiet = kwargs.pop("quiet", False)
         try:
             status = f(out, *args, **kwargs)
@@ -72,9 +72,10 @@ def output_options(f: Callable[..., Any] | None = None, *, code: bool = False, j
                               "std::uint64_t), ptx (mov.b32 / mov.b64 %name, ...;), python (NAME = 0x...); the type "
                               "is the word's width."),
             click.option("--name", metavar="IDENT", help="With --format c|cpp|ptx|python: the constant's or register's "
-                                                         "name. Default: the descriptor's (IDESC, smem_desc, %zcm_desc...)."),
-            click.option("-q", "--quiet", is_flag=True, help="Plain output: the word only, without its warnings and notes "
-                                                             "on stderr."),
+                                                         "name. Default: the descriptor's (IDESC, smem_desc, "
+                                                         "%zcm_desc...)."),
+            click.option("-q", "--quiet", is_flag=True, help="Plain output: the word only, without its warnings and "
+                                                             "notes on stderr."),
         ]
     for option in reversed(options):
         wrapper = option(wrapper)

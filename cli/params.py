@@ -322,9 +322,11 @@ class ArchType(Value):
                 return bare
             if own:
                 raise ValueError(f"{value!r} has no tcgen05: ptxas refuses tcgen05.mma on .target {bare}; its "
-                                 f"architecture-specific and family targets are {' and '.join(own)} (E49); one of {known}")
+                                 f"architecture-specific and family targets are {' and '.join(own)} (E49); "
+                                 f"one of {known}")
             if found is not None:  # sm_90a where only tcgen05 words are read
-                raise ValueError(f"{value!r} is Hopper's target (wgmma); --arch here takes a tcgen05 target: one of {known}")
+                raise ValueError(f"{value!r} is Hopper's target (wgmma); --arch here takes a tcgen05 target: "
+                                 f"one of {known}")
             raise ValueError(f"{value!r} is not a target descgen knows; one of {known}")
         return found[1]
 

@@ -34,8 +34,9 @@ def plain_port(p: Any) -> list[str]:
 
 @click.command("port", short_help="Port a shared memory descriptor between wgmma (sm_90a) and tcgen05 (sm_100a).")
 @click.argument("word", type=WORD)
-@click.option("--to", "to", required=True, type=ArchType(wgmma=True), help="The target to port to: sm_90a (WORD is a tcgen05 "
-              "descriptor, written as wgmma's) or a tcgen05 target such as sm_100a (WORD is a wgmma descriptor).")
+@click.option("--to", "to", required=True, type=ArchType(wgmma=True), help="The target to port to: sm_90a (WORD is "
+              "a tcgen05 descriptor, written as wgmma's) or a tcgen05 target such as sm_100a (WORD is a wgmma "
+              "descriptor).")
 @output_options(code=True)
 def port(out: Output, word: int, to: str) -> None:
     """Port the 64-bit shared memory descriptor WORD to the family TARGET's MMA reads.

@@ -26,8 +26,8 @@ from descgen.model.loader import layout as _layout
 
 from descgen.model.engine import hex_bits, hex_word, show_value as plain_value, unit_word
 
-__all__ = ["new_console", "glyphs", "encoded", "decoded", "decoded_many", "validated", "checked", "explained", "rules_table", "bit_diagram",
-           "field_styles", "findings_text", "not_checked_view", "error_block"]
+__all__ = ["new_console", "glyphs", "encoded", "decoded", "decoded_many", "validated", "checked", "explained",
+           "rules_table", "bit_diagram", "field_styles", "findings_text", "not_checked_view", "error_block"]
 
 #: Colours cycled over the value fields (red and yellow are kept for findings).
 PALETTE = ("cyan", "magenta", "green", "blue", "bright_cyan", "bright_magenta", "bright_green", "bright_blue")
@@ -317,7 +317,8 @@ def derived_line(d: descgen.Decoded, defaults: dict[str, Any]) -> Text | None:
     parts = []
     for name, value, unit in d.derived:
         shown = "K" if name == "k" else name
-        suffix = f" {unit_word(value, unit)}" if unit else (" (implied by the kind; not in the word)" if name != "k" else "")
+        suffix = (f" {unit_word(value, unit)}" if unit
+                  else (" (implied by the kind; not in the word)" if name != "k" else ""))
         parts.append(f"{shown} = {plain_value(value)}{suffix}")
     if parts:
         text.append("derived: ", style="bold")
@@ -346,7 +347,8 @@ def findings_text(findings: Any, g: dict[str, str], *, indent: int = 0,
 
     parts: list[Any] = []
     for f in findings:
-        head = Text(f"{' ' * indent}{g.get(f.severity, '?')} {f.severity} {f.code}", style=SEVERITY_STYLE.get(f.severity, ""))
+        head = Text(f"{' ' * indent}{g.get(f.severity, '?')} {f.severity} {f.code}",
+                    style=SEVERITY_STYLE.get(f.severity, ""))
         head.append(f"  {f.field} = {_show(f.value)}", style="bold")
         body = Table.grid(padding=(0, 1))
         body.add_column(no_wrap=True)
@@ -453,7 +455,8 @@ def _half(segs: list[tuple[Any, int, int, str]], styles: dict[str, str], finding
         line.append(labels[i], style=style)
         finding = findings.get(f.name)
         if finding is not None:
-            line.append(f"  {g.get(finding.severity, '?')} {finding.code}", style=SEVERITY_STYLE.get(finding.severity, ""))
+            line.append(f"  {g.get(finding.severity, '?')} {finding.code}",
+                        style=SEVERITY_STYLE.get(finding.severity, ""))
         out.append(line)
     return out
 
@@ -626,7 +629,8 @@ def explained(info: dict[str, Any]) -> None:
     origin = {"catalog": "catalog rule (tables/rules.toml)",
               "field": "the field's own check, generated from its layout table",
               "layout": "the shared-memory tile model (descgen layout, smem --tile; [[layout]] of tables/codes.toml)",
-              "usage": "a usage error: the call itself is wrong (raised, exit 2; never found in a word)"}[info["origin"]]
+              "usage": "a usage error: the call itself is wrong (raised, exit 2; "
+                       "never found in a word)"}[info["origin"]]
     head.append(f"  applies to {info['applies']}; {origin}", style="dim")
     console.print(head)
     t = Table(box=None, show_header=False, pad_edge=False)

@@ -31,7 +31,8 @@ def access_info(lane: int) -> list[dict[str, Any]]:
 
 @click.command("taddr", short_help="Encode a 32-bit tensor memory address (§9.7.16.1.1).")
 @click.option("--lane", required=True, type=UINT, metavar="LANE", help="Lane index (row), 0-127 (bits 31-16).")
-@click.option("--column", required=True, type=UINT, metavar="COLUMN", help="Column index (32-bit cells), 0-511 (bits 15-0).")
+@click.option("--column", required=True, type=UINT, metavar="COLUMN",
+              help="Column index (32-bit cells), 0-511 (bits 15-0).")
 @context_options("warp", "alloc_columns", "alloc_base")
 @output_options(code=True)
 def taddr(out: Any, lane: int, column: int, context: dict[str, Any]) -> None:
@@ -59,7 +60,8 @@ def taddr(out: Any, lane: int, column: int, context: dict[str, Any]) -> None:
     d = report.decoded["taddr"]
     access = access_info(lane)
     if out.code:
-        warps = ", ".join(f"warp {a['warp']} (lanes {a['lanes'][0]}-{a['lanes'][1]})" for a in access if a["may_access"])
+        warps = ", ".join(f"warp {a['warp']} (lanes {a['lanes'][0]}-{a['lanes'][1]})"
+                          for a in access if a["may_access"])
         out.write_code(report, notes=[f"tcgen05.ld/st may access lane {lane} from: {warps} (sec. 9.7.16.8.1)"])
         return
     if out.json:

@@ -18,7 +18,8 @@ from descgen.examples import example, examples_for, rules_markdown, unreachable
 from .options import output_options
 from .encoders import renderer, wgmma_arch
 from .context import APPLIES, check_applies, context_options
-from .output import EXIT_RULE, ROLES, Output, hex_word, paged, pager_option, plain_finding, plain_not_checked, role_of, word_as
+from .output import (EXIT_RULE, ROLES, Output, hex_word, paged, pager_option, plain_finding, plain_not_checked, role_of,
+                     word_as)
 from .params import UINT, WORD, KindType, LazyChoice, TypeChoice, descriptor_names
 
 __all__ = ["validate", "check", "explain", "rules", "verbose_options"]
@@ -51,8 +52,8 @@ def _finish(report: descgen.Report, exit_zero: bool) -> None:
 @context_options(wgmma=True)
 @verbose_options
 @output_options
-def validate(out: Output, word: int, as_: descgen.Descriptor | None, kind: descgen.Kind | None, context: dict[str, Any], verbose: bool,
-             exit_zero: bool) -> None:
+def validate(out: Output, word: int, as_: descgen.Descriptor | None, kind: descgen.Kind | None, context: dict[str, Any],
+             verbose: bool, exit_zero: bool) -> None:
     """Validate WORD: every rule of its descriptor type, with the context given.
 
     \b
@@ -98,7 +99,8 @@ def validate(out: Output, word: int, as_: descgen.Descriptor | None, kind: descg
     from descgen.words.identify import identify  # loaded by the commands that read bare words (start-up)
 
     if as_ is None and kind is None and any(context[n] is not None for n in APPLIES["taddr"]):
-        raise click.UsageError("--warp, --alloc-columns and --alloc-base apply to tensor memory addresses: add --as taddr")
+        raise click.UsageError("--warp, --alloc-columns and --alloc-base apply to tensor memory addresses: "
+                               "add --as taddr")
     if kind is not None and as_ not in (None, "idesc"):
         raise click.UsageError(f"--kind applies to instruction descriptors, not --as {as_}")
     if kind is None and as_ in (None, "wgmma_smem") and word >> 32 and wgmma_arch(context):
@@ -112,8 +114,8 @@ def validate(out: Output, word: int, as_: descgen.Descriptor | None, kind: descg
     reading = found.best
     read_as = reading.descriptor  # (a descriptor name: identify chose it)
     check_applies(context, read_as)
-    out.input = {"word": word_as(word, read_as), "as": read_as, "kind": reading.kind if kind is None and read_as == "idesc" else kind,
-                 **context}
+    out.input = {"word": word_as(word, read_as), "as": read_as,
+                 "kind": reading.kind if kind is None and read_as == "idesc" else kind, **context}
     ctx = {name: context[name] for name in APPLIES[read_as]}
     report = reading.report
     runtime = reading.runtime.as_dict() if reading.runtime else None
@@ -121,7 +123,8 @@ def validate(out: Output, word: int, as_: descgen.Descriptor | None, kind: descg
     if found.asked != "kind" and len(found.readings) > 1:  # chosen as descgen decode chooses (identify)
         others = [f".kind::{r.kind}" if r.kind else r.descriptor for r in found.consistent if r is not reading]
         chosen = {"reading": reading.name, "why": (
-            "the first reading with no error finding" if reading.ok else "no reading is free of errors; the one with the fewest"),
+            "the first reading with no error finding" if reading.ok
+            else "no reading is free of errors; the one with the fewest"),
             "consistent": [r.name for r in found.consistent]}
         if not out.json:
             what = f".kind::{reading.kind}" if reading.kind else reading.descriptor
@@ -157,8 +160,10 @@ _ELSEWHERE = {"pattern_start": "per operand: --a-pattern-start / --b-pattern-sta
 @click.option("--bdesc", "b_word", required=True, type=WORD, metavar="WORD", help="B's shared memory descriptor.")
 @click.option("--zcm", "zcm_word", type=WORD, metavar="WORD",
               help="The zero-column mask descriptor (tcgen05.mma.ws only); M and N come from the idesc.")
-@click.option("--a-pattern-start", type=UINT, metavar="BYTES", help="Where A's swizzle pattern starts (Table 41 base offset check).")
-@click.option("--b-pattern-start", type=UINT, metavar="BYTES", help="Where B's swizzle pattern starts (Table 41 base offset check).")
+@click.option("--a-pattern-start", type=UINT, metavar="BYTES",
+              help="Where A's swizzle pattern starts (Table 41 base offset check).")
+@click.option("--b-pattern-start", type=UINT, metavar="BYTES",
+              help="Where B's swizzle pattern starts (Table 41 base offset check).")
 @context_options(*APPLIES["mma"])
 @verbose_options
 @output_options
@@ -229,8 +234,10 @@ def check(out: Output, idesc_word: int, kind: descgen.Kind, a_word: int | None, 
 @click.option("--scale-b", type=int, metavar="1|-1", help="imm-scale-b (-1 negates B).")
 @click.option("--scale-d", type=int, metavar="0|1", help="scale-d as an immediate (omit: a predicate).")
 @click.option("--satfinite", is_flag=True, help=".satfinite (integer forms).")
-@click.option("--a-pattern-start", type=UINT, metavar="BYTES", help="Where A's swizzle pattern starts (base offset check).")
-@click.option("--b-pattern-start", type=UINT, metavar="BYTES", help="Where B's swizzle pattern starts (base offset check).")
+@click.option("--a-pattern-start", type=UINT, metavar="BYTES",
+              help="Where A's swizzle pattern starts (base offset check).")
+@click.option("--b-pattern-start", type=UINT, metavar="BYTES",
+              help="Where B's swizzle pattern starts (base offset check).")
 @verbose_options
 @output_options
 def check_wgmma(out: Output, shape: str, dtype: str, atype: str, btype: str | None, a_word: int | None, b_word: int,
@@ -259,8 +266,8 @@ def check_wgmma(out: Output, shape: str, dtype: str, atype: str, btype: str | No
     args: dict[str, Any] = dict(atype=atype, btype=btype, dtype=dtype, m=m, n=n, k=k, sp=sp, sp_sel=sp_sel,
                                 trans_a=trans_a, trans_b=trans_b, scale_a=scale_a, scale_b=scale_b, scale_d=scale_d,
                                 satfinite=satfinite, a_pattern_start=a_pattern_start, b_pattern_start=b_pattern_start)
-    out.input = {"shape": shape, "adesc": None if a_word is None else hex_word(a_word, 64), "bdesc": hex_word(b_word, 64),
-                 **{key: v for key, v in args.items() if key not in ("m", "n", "k")}}
+    out.input = {"shape": shape, "adesc": None if a_word is None else hex_word(a_word, 64),
+                 "bdesc": hex_word(b_word, 64), **{key: v for key, v in args.items() if key not in ("m", "n", "k")}}
     report = descgen.check_wgmma(a_desc=a_word, b_desc=b_word, **args)
     if out.json:
         out.emit_json(result=report.as_dict())
@@ -268,7 +275,8 @@ def check_wgmma(out: Output, shape: str, dtype: str, atype: str, btype: str | No
         roles = [r for r in ("a_desc", "b_desc") if r in report.decoded]  # no a_desc: A from registers
         groups: dict[str, list[Any]] = {r: [f for f in report.findings if role_of(f) == r] for r in roles}
         groups["instruction"] = [f for f in report.findings if role_of(f) not in roles]
-        instruction = (f"wgmma.mma_async{'.sp' if sp else ''}.{shape.lstrip('.').lower()}.{dtype}.{atype}.{btype or atype}"
+        instruction = (f"wgmma.mma_async{'.sp' if sp else ''}.{shape.lstrip('.').lower()}"
+                       f".{dtype}.{atype}.{btype or atype}"
                        + ("  (A from registers)" if a_word is None else ""))
         renderer().checked(report, instruction, None, groups, verbose=verbose)
     else:
@@ -400,7 +408,8 @@ def _plain_explain(info: dict[str, Any]) -> list[str]:
         lines.append(f"where={where['layout']} bits {where['bits']}: {domains}")
     for which, ex in info.get("examples", {}).items():
         found = ", ".join(f"{f['severity']} {f['code']}" for f in ex["findings"]) or "clean"
-        lines += [f"{which}={ex['command']}", f"{which}.reports=" + (f"raises {ex['raised']}: " if ex["raised"] else "") + found]
+        lines += [f"{which}={ex['command']}",
+                  f"{which}.reports=" + (f"raises {ex['raised']}: " if ex["raised"] else "") + found]
     if "unreachable" in info:
         lines.append(f"unreachable={info['unreachable']}")
     return lines
@@ -413,9 +422,9 @@ def _plain_explain(info: dict[str, Any]) -> list[str]:
 @click.command(short_help="List every finding code descgen can report.")
 @click.option("--applies", type=LazyChoice(lambda: tuple(dict.fromkeys((*APPLIES_TO, *USAGE_APPLIES)))),
               help="Only the codes of one word (mma: the rules between the words of one instruction; "
-                   "ptx: the PTX scanner's own rules; layout: the shared-memory tile model (descgen layout, smem --tile); "
-                   "emit: descgen.emit's usage errors; batch: bad batch requests; context: bad context values; "
-                   "tables: a malformed tables/ file).")
+                   "ptx: the PTX scanner's own rules; layout: the shared-memory tile model (descgen layout, "
+                   "smem --tile); emit: descgen.emit's usage errors; batch: bad batch requests; context: bad context "
+                   "values; tables: a malformed tables/ file).")
 @click.option("--markdown", is_flag=True, help="Print the rules page (docs/rules.md) as Markdown, verbatim.")
 @pager_option
 @output_options
@@ -428,7 +437,7 @@ def rules(out: Output, applies: str | None, markdown: bool, no_pager: bool) -> N
     Piped (--plain): one line per code:
       CODE SEVERITY APPLIES needs=NAME,...: rule [source]
     descgen explain CODE shows one code with examples.
-    """
+    """  # noqa: E501
     params = click.get_current_context().params
     if markdown and (params.get("as_json") or params.get("table") or params.get("plain")):
         raise click.UsageError("--markdown prints the rules page; it does not combine with --json, --table or --plain")

@@ -23,7 +23,7 @@ The descriptor words of tcgen05 and Hopper's wgmma, one generic engine driven by
 Encoders are strict and raise :class:`DescgenError` subclasses; decoders are total and report
 problems as :class:`Finding` records on the result. ``import descgen`` loads the standard library
 only; tables are read on first use.
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 
@@ -38,8 +38,8 @@ from .words.instruction import check_mma, check_wgmma
 from .model.loader import KINDS
 from .model.report import NotChecked, Report
 from .words.smem import decode_smem, encode_smem, validate_smem
-from .core.types import (AccumType, Arch, AtomOrder, CtaGroup, Descriptor, ElementType, Format, Kind, LboMode, Major, ScaleType,
-                    ScaleVec, SmemArch, Swizzle, WgmmaSwizzle)
+from .core.types import (AccumType, Arch, AtomOrder, CtaGroup, Descriptor, ElementType, Format, Kind, LboMode, Major,
+                    ScaleType, ScaleVec, SmemArch, Swizzle, WgmmaSwizzle)
 from .core.version import __version__
 from .words.zcm import decode_zcm, encode_zcm, validate_zcm, zcm_mask, zcm_submasks
 
@@ -74,7 +74,8 @@ _LAZY = {
     **dict.fromkeys(("diff", "Diff"), "words.compare"),
     **dict.fromkeys(("FORMATS", "emit"), "backends.emitters"),
     "emit_functions": "backends.descriptor_functions",
-    **dict.fromkeys(("ScanFinding", "ScanInstruction", "ScanOperand", "ScanResult", "scan_file", "scan_ptx"), "ptx.scan"),
+    **dict.fromkeys(("ScanFinding", "ScanInstruction", "ScanOperand", "ScanResult", "scan_file", "scan_ptx"),
+                    "ptx.scan"),
     **dict.fromkeys(("scan_files", "FileScan"), "ptx.files"),
 }
 

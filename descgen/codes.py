@@ -43,8 +43,8 @@ def field_codes() -> dict[str, Rule]:
                 code = finding_code(lay.word, f, check)
                 if code in out:
                     continue
-                out[code] = Rule(code, "error" if check in ("TYPE", "ALIGN") else f.severity, lay.word, (f.name,), (), (),
-                                 check_rule(f, check), f.source)
+                out[code] = Rule(code, "error" if check in ("TYPE", "ALIGN") else f.severity, lay.word, (f.name,), (),
+                                 (), check_rule(f, check), f.source)
     return out
 
 
@@ -60,11 +60,13 @@ def usage_codes() -> dict[str, Rule]:
     out = dict(usage_table())
     out.update(rule(f"IDESC-{arg.upper().replace('_', '-')}-ABSENT", "idesc", arg,
                     f"{arg} is given but the kind's layout has no field for it", "Tables 42-44") for arg in ABSENT_ARGS)
-    for word, source in (("idesc", "§9.7.16.4.2 (32-bit)"), ("smem", "§9.7.16.4.1 (64-bit)"), ("zcm", "§9.7.16.4.3 (64-bit)"),
-                         ("taddr", "§9.7.16.1.1 (32-bit)"), ("wgmma_smem", "§9.7.15.5.1.2.2 (64-bit)")):
-        out.update([rule(f"{code_word(word)}-WORD-RANGE", word, "word", f"a {word} word is an unsigned integer of its width", source)])
-        out.update([rule(f"{code_word(word)}-FIELD-FIXED", word, "field", "reserved and constant fields are not values: "
-                         "they are not set by name (descgen.model.engine.check_value)", source.split(" (")[0])])
+    for word, source in (("idesc", "§9.7.16.4.2 (32-bit)"), ("smem", "§9.7.16.4.1 (64-bit)"),
+                         ("zcm", "§9.7.16.4.3 (64-bit)"), ("taddr", "§9.7.16.1.1 (32-bit)"),
+                         ("wgmma_smem", "§9.7.15.5.1.2.2 (64-bit)")):
+        out.update([rule(f"{code_word(word)}-WORD-RANGE", word, "word",
+                         f"a {word} word is an unsigned integer of its width", source)])
+        out.update([rule(f"{code_word(word)}-FIELD-FIXED", word, "field", "reserved and constant fields are not "
+                         "values: they are not set by name (descgen.model.engine.check_value)", source.split(" (")[0])])
         out.update([rule(f"{code_word(word)}-FIELD-UNKNOWN", word, "field", "descgen.encode takes the layout's value "
                          "fields by name; an unknown name is never ignored", source.split(" (")[0])])
     for lay in (layout(n) for n in LAYOUT_FILES):

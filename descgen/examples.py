@@ -29,7 +29,7 @@ An example spec is a mapping with ``as``:
   (positional), ``kwargs`` and ``then`` (a method called on the result, itself a call); an
   argument that is a table with ``call`` is a call too, an array is passed as a tuple;
 - ``batch``: JSON request ``lines`` answered by :func:`descgen.batch.run` (``descgen batch``).
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 
@@ -223,13 +223,14 @@ def calls() -> dict[str, Any]:
     from .words.port import port_smem
     from .words.runtime import idesc_from_runtime
     from .words.smem import encode_smem
-    from .tiles import advance_smem, smem_for_tile, smem_layout
+    from .tiles.addresses import advance_smem, smem_layout
+    from .tiles.descriptor import smem_for_tile
     from .words.wgmma_smem import validate_wgmma_smem
     from .words.zcm import encode_zcm, zcm_mask
 
-    public = (encode, decode, encode_idesc, validate_idesc, encode_smem, validate_smem, encode_zcm, validate_zcm, zcm_mask,
-              validate_taddr, validate_wgmma_smem, idesc_from_runtime, check_mma, smem_for_tile, smem_layout, advance_smem,
-              port_smem, diff, emit, emit_functions)
+    public = (encode, decode, encode_idesc, validate_idesc, encode_smem, validate_smem, encode_zcm, validate_zcm,
+              zcm_mask, validate_taddr, validate_wgmma_smem, idesc_from_runtime, check_mma, smem_for_tile, smem_layout,
+              advance_smem, port_smem, diff, emit, emit_functions)
     return {**{fn.__name__: fn for fn in public}, "descgen.words.identify.identify": identify,
             "descgen.model.loader.parse_shapes": parse_shapes, "descgen.model.loader.read_table": read_table}
 
@@ -319,7 +320,7 @@ def _findings(thing: Any, depth: int = 0) -> Iterable[Any]:
 def _batch(lines: tuple[str, ...]) -> Outcome:
     """``descgen batch``'s answers to ``lines``: their findings (those of an error too) and the
     rules not checked; ``raised`` names the first error's type."""
-    from .batch import run
+    from .batch.stream import run
 
     findings: list[Finding] = []
     not_checked: list[str] = []
@@ -329,7 +330,8 @@ def _batch(lines: tuple[str, ...]) -> Outcome:
         error = answer.get("error") or {}
         raised = raised or error.get("type", "")
         for f in (*answer.get("findings", ()), *error.get("findings", ())):
-            findings.append(Finding(f["code"], f["severity"], f["field"], f["value"], f["allowed"], f["rule"], f["source"]))
+            findings.append(Finding(f["code"], f["severity"], f["field"], f["value"], f["allowed"], f["rule"],
+                                    f["source"]))
         not_checked += answer.get("not_checked", ())
     return Outcome(tuple(findings), tuple(not_checked), raised)
 
@@ -420,7 +422,8 @@ def _field_pair(lay: Layout, kind: str | None, f: Field, check: str) -> Pair | N
     if check == "TYPE":
         if f.type == "flag":
             legal = True in dom
-            return _encode(lay, kind, _with(lay, f.name, legal)), _encode(lay, kind, _with(lay, f.name, str(legal).lower()))
+            return (_encode(lay, kind, _with(lay, f.name, legal)),
+                    _encode(lay, kind, _with(lay, f.name, str(legal).lower())))
         legal = _value_of(lay, kind, f)
         return _encode(lay, kind, _with(lay, f.name, legal)), _encode(lay, kind, _with(lay, f.name, str(legal)))
     if check == "VALUE":
@@ -480,9 +483,10 @@ def _generated() -> tuple[dict[str, Pair], dict[str, str]]:
         unknown = (_BASE[lay.name], {**_BASE[lay.name], fixed.name: 0}) if fixed else (
             _BASE[lay.name], {(k + "s" if i == 0 else k): v for i, (k, v) in enumerate(_BASE[lay.name].items())})
         pairs[f"{w}-FIELD-UNKNOWN"] = (_encode(lay, kind, unknown[0]), _encode(lay, kind, unknown[1]))
-        dead[f"{w}-FIELD-FIXED"] = (f"descgen.encode refuses a reserved or constant field's name as {w}-FIELD-UNKNOWN before "
-                                    "any value check, and the encoders and validators check only value fields' values "
-                                    f"(a set reserved bit is {w}-RESERVED-N, a wrong constant {w}-<FIELD>-CONST)")
+        dead[f"{w}-FIELD-FIXED"] = (f"descgen.encode refuses a reserved or constant field's name as {w}-FIELD-UNKNOWN "
+                                    "before any value check, and the encoders and validators check only value fields' "
+                                    f"values (a set reserved bit is {w}-RESERVED-N, a wrong constant "
+                                    f"{w}-<FIELD>-CONST)")
     for lay in _layouts():
         kind = _KIND.get(lay.name, lay.kinds[0] if lay.kinds else None)
         for f in lay.fields:
@@ -505,7 +509,8 @@ def _absent_pair(arg: str) -> Pair:
     allowed = (ABSENT_ARGS[arg], lacking.implied.get(arg))
     value = next(v for k in having.kinds for v in having.field(arg).domain(k).members() if v not in allowed)
     base = _BASE[lacking.name]
-    return _call("encode_idesc", kind, base["m"], base["n"]), _call("encode_idesc", kind, base["m"], base["n"], **{arg: value})
+    return (_call("encode_idesc", kind, base["m"], base["n"]),
+            _call("encode_idesc", kind, base["m"], base["n"], **{arg: value}))
 
 
 def _context_pairs() -> dict[str, tuple[Mapping[str, Any], Mapping[str, Any]]]:

@@ -30,7 +30,8 @@ _INT = re.compile(r"-?(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]+|[0-9]+)[uU]?")
 #: The instructions whose descriptor operands the scanner checks: the runs head for them.
 TARGETS = ("tcgen05.mma", "tcgen05.cp", "wgmma.mma_async")
 _NO_DEST = {"bar", "barrier", "bra", "brx", "ret", "exit", "trap", "st", "red", "prefetch", "prefetchu", "nanosleep",
-            "fence", "membar", "griddepcontrol", "setmaxnreg", "pmevent", "stmatrix", "discard", "applypriority", "call"}
+            "fence", "membar", "griddepcontrol", "setmaxnreg", "pmevent", "stmatrix", "discard", "applypriority",
+            "call"}
 
 
 def lit(t: str) -> int | None:
@@ -82,7 +83,9 @@ class Stmt:
     guard: tuple[str, bool] | None  # (key, negated)
     op: str
     texts: list[str]  # the operands as written
-    args: list  # operands with names resolved: ("r", key) | ("i", int) | ("s", special) | ("m", sym, off) | ("v", [..]) | ("p", [..]) | ("_",) | ("x", text)
+    # operands with names resolved: ("r", key) | ("i", int) | ("s", special) | ("m", sym, off) | ("v", [..])
+    # | ("p", [..]) | ("_",) | ("x", text)
+    args: list
     target: int | None = None
 
 
@@ -112,7 +115,8 @@ def parse(text: str, shared: dict[str, int] | None = None) -> list[Fn]:
                 if name.startswith(pre) and rest.isdigit() and (rest == "0" or rest[0] != "0") and int(rest) < n:
                     return name + suf
         return name if name.startswith("%") and not name.startswith(tuple(SPECIAL)) and not re.match(
-            r"%(clock|lanemask|smid|nsmid|gridid|globaltimer|dynamic_smem|total_smem|pm|envreg|nwarpid|cluster|is_explicit|aggr|reserved|current)", name) else None
+            r"%(clock|lanemask|smid|nsmid|gridid|globaltimer|dynamic_smem|total_smem|pm|envreg|nwarpid|cluster|"
+            r"is_explicit|aggr|reserved|current)", name) else None
 
     def operand(t: str):
         t = t.strip()
@@ -388,7 +392,8 @@ class Machine:
             x = v(0, sw)
             out = (sx(x, sw) if st == "s" else x) & ((1 << dw) - 1)
             w = dw
-        elif base in ("and", "or", "xor", "add", "sub", "min", "max") and ".cc" not in op and not (ts and ts[0][0] == "f"):
+        elif (base in ("and", "or", "xor", "add", "sub", "min", "max") and ".cc" not in op
+              and not (ts and ts[0][0] == "f")):
             a, b = v(0), v(1)
             if base in ("min", "max"):
                 ka, kb = (sx(a, w), sx(b, w)) if signed else (a, b)

@@ -50,7 +50,8 @@ def need(tool: str) -> str:
     return path
 
 
-def compile_at(tool: str, std: str, source: str, name: str, where: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+def compile_at(tool: str, std: str, source: str, name: str, where: Path,
+               *flags: str) -> subprocess.CompletedProcess[str]:
     """``source`` written to ``where/name`` and compiled (syntax only; nvcc: an object for the
     ``-gencode`` in ``flags``) with ``tool`` at ``-std=std``."""
     path = where / name

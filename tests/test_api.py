@@ -89,7 +89,8 @@ def test_decoded_accessors():
     assert d.descriptor == "idesc" and d.layout == "idesc_dense" and d.kind == "f16" and d.width == 32
     f = d["n"]
     assert isinstance(f, descgen.DecodedField)
-    assert (f.name, f.bits, f.lo, f.hi, f.raw, f.value, f.unit, f.type) == ("n", "17-22", 17, 22, 32, 256, "columns", "uint")
+    assert (f.name, f.bits, f.lo, f.hi, f.raw, f.value, f.unit, f.type) == ("n", "17-22", 17, 22, 32, 256, "columns",
+                                                                            "uint")
     assert "Table 42" in f.source
     assert d.value("n") == 256
     assert d.value("k") == 16  # derived

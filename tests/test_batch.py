@@ -159,7 +159,8 @@ def test_decode_follows_the_cli_rules():
     assert wide["consistent"] == ["idesc"] and wide["results"]["idesc"]["kind"] == "f16"
     assert error_codes(one({"op": "decode", "word": 1 << 64, "descriptor": "idesc"})) == ["IDESC-WORD-RANGE"]
     bad = one({"op": "decode", "word": 0x10400010, "kind": "f16", "cta_group": 1, "ws": False})
-    assert bad["ok"] is False and "error" not in bad and "IDESC-M-SHAPE" in [f["code"] for f in bad["result"]["findings"]]
+    assert (bad["ok"] is False and "error" not in bad
+            and "IDESC-M-SHAPE" in [f["code"] for f in bad["result"]["findings"]])
 
 
 def test_validate():
@@ -253,10 +254,12 @@ def test_format_adds_the_words_as_source_code():
     assert (scope["IDESC"], scope["A_DESC"], scope["B_DESC"]) == (0x08400010, 0x4000404000010040, 0x4000404000010440)
     d = one({"op": "decode", "word": "0x000c008007050301", "descriptor": "zcm", "format": "ptx"}, full=False)
     assert d["code"].splitlines()[-1] == "mov.b64 %zcm_desc, 0x000c008007050301;"
-    assert error_codes(one({"op": "decode", "word": "0x08400010", "format": "c"}, full=False)) == ["BATCH-KEY"]  # every kind
+    # every kind
+    assert error_codes(one({"op": "decode", "word": "0x08400010", "format": "c"}, full=False)) == ["BATCH-KEY"]
     assert error_codes(one({"op": "encode", "descriptor": "smem", "start_address": 0, "lbo": 16, "sbo": 16,
                             "swizzle": "none", "format": "rust"}, full=False)) == ["EMIT-FORMAT"]
-    assert error_codes(one({"op": "validate", "word": 1, "kind": "f16", "name": "x"}, full=False)) == ["BATCH-KEY-MISSING"]
+    assert error_codes(one({"op": "validate", "word": 1, "kind": "f16", "name": "x"}, full=False)) == \
+        ["BATCH-KEY-MISSING"]
 
 
 def test_functions_ask_for_the_run_time_functions():
@@ -291,10 +294,12 @@ def test_functions_ask_for_the_run_time_functions():
     assert error_codes(one({**bad, "functions": True}, full=False)) == ["BATCH-KEY-MISSING"]  # no format
     assert error_codes(one({**bad, "format": "c", "functions": "yes"}, full=False)) == ["BATCH-KEY"]
     assert error_codes(one({**bad, "format": "c", "stage_bytes": 1024}, full=False)) == ["BATCH-KEY"]
-    assert error_codes(one({**bad, "format": "c", "functions": True, "stage_bytes": 1024}, full=False)) == ["EMIT-STAGE-BYTES"]
+    assert error_codes(one({**bad, "format": "c", "functions": True, "stage_bytes": 1024}, full=False)) == \
+        ["EMIT-STAGE-BYTES"]
     assert error_codes(one({**bad, "format": "hex", "functions": True}, full=False)) == ["EMIT-FORMAT"]
     assert error_codes(one({"op": "check", "idesc": "0x08400010", "kind": "f16", "a_desc": "0x4000404000010040",
-                            "b_desc": "0x4000404000010440", "format": "c", "functions": True}, full=False)) == ["EMIT-INPUT"]
+                            "b_desc": "0x4000404000010440", "format": "c", "functions": True},
+                           full=False)) == ["EMIT-INPUT"]
 
 
 def test_functions_through_the_cli(tmp_path):
@@ -324,7 +329,8 @@ def test_brief_answers_agree_with_the_api(member):
 # Results equal the direct API calls.
 
 
-_SPACE = [(kind, m, n, kw, ctx) for kind in descgen.KINDS for i, (m, n, kw, ctx) in enumerate(legal_space(kind)) if i % 97 == 0]
+_SPACE = [(kind, m, n, kw, ctx) for kind in descgen.KINDS for i, (m, n, kw, ctx) in enumerate(legal_space(kind))
+          if i % 97 == 0]
 
 
 @settings(max_examples=60)
@@ -343,7 +349,8 @@ def test_legal_configurations_agree_with_the_api(member, with_context):
     assert enc["ok"] and int(enc["result"]["word"], 16) == word
     assert enc["result"] == plain(descgen.validate_idesc(word, kind, **context).decoded["idesc"].as_dict())
     report = descgen.validate_idesc(word, kind)
-    assert dec["result"] == plain({**report.decoded["idesc"].as_dict(), "not_checked": [x.as_dict() for x in report.not_checked]})
+    assert dec["result"] == plain({**report.decoded["idesc"].as_dict(),
+                                   "not_checked": [x.as_dict() for x in report.not_checked]})
     assert val["ok"] and val["result"] == plain(descgen.validate_idesc(word, kind, **ctx).as_dict())
     assert val["result"]["findings"] == []
 
@@ -409,8 +416,9 @@ def test_each_kind_of_bad_line_is_an_answer():
 
 
 def test_blank_and_comment_lines_are_skipped_but_counted():
-    got = answers("", "# a comment", '  # indented comment', '{"op": "decode", "word": 1, "kind": "f16", "id": [1, {"a": null}]}',
-                  "   ", '{"op": "nope", "id": 2.5}')
+    got = answers("", "# a comment", '  # indented comment',
+                  '{"op": "decode", "word": 1, "kind": "f16", "id": [1, {"a": null}]}', "   ",
+                  '{"op": "nope", "id": 2.5}')
     assert [(a["line"], a.get("id")) for a in got] == [(4, [1, {"a": None}]), (6, 2.5)]
 
 
@@ -419,7 +427,8 @@ def test_order_and_ids_are_kept_and_the_cache_is_invisible():
     for i in range(40):
         n = 16 * (1 + i % 5)
         reqs.append({"op": "encode", "descriptor": "idesc", "kind": "f16", "m": 128, "n": n, "id": i})
-        reqs.append({"op": "encode", "descriptor": "idesc", "kind": "f16", "m": 128, "n": n + 8 * (i % 2), "id": f"s{i}"})
+        reqs.append({"op": "encode", "descriptor": "idesc", "kind": "f16", "m": 128, "n": n + 8 * (i % 2),
+                     "id": f"s{i}"})
     cached, fresh = answers(*reqs), answers(*reqs, cache=False)
     assert cached == fresh
     assert [a["id"] for a in cached] == [r["id"] for r in reqs]
@@ -432,14 +441,16 @@ def test_order_and_ids_are_kept_and_the_cache_is_invisible():
 
 
 _JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
-                     | st.text(max_size=8), lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
-                     max_leaves=6)
+                     | st.text(max_size=8),
+                     lambda inner: st.lists(inner, max_size=4)
+                     | st.dictionaries(st.text(max_size=4), inner, max_size=3), max_leaves=6)
 _KEYS = sorted({k for shape in request_keys().values() for k in shape["keys"]} | {"atpye", "word", "x"})
 
 
 @settings(max_examples=300)
 @given(st.sampled_from(["encode", "decode", "validate", "check", "bogus"]),
-       st.dictionaries(st.sampled_from(_KEYS), _JSON | st.sampled_from(["f16", "mxf4", "smem", "zcm", "idesc", "0x10", "128B"])
+       st.dictionaries(st.sampled_from(_KEYS),
+                       _JSON | st.sampled_from(["f16", "mxf4", "smem", "zcm", "idesc", "0x10", "128B"])
                        | st.integers(0, 300), max_size=8))
 def test_fuzzed_requests_never_crash(op, fields):
     got = answers({**fields, "op": op})
@@ -510,7 +521,8 @@ def test_cli_help_documents_the_schema():
 
 
 def test_cli_worker_processes_give_the_same_answers(tmp_path):
-    lines = [json.dumps({"op": "encode", "descriptor": "idesc", "kind": "f16", "m": 128, "n": 16 * (1 + i % 16), "id": i})
+    lines = [json.dumps({"op": "encode", "descriptor": "idesc", "kind": "f16", "m": 128, "n": 16 * (1 + i % 16),
+                         "id": i})
              if i % 7 else '{"bad' for i in range(2500)]
     path = tmp_path / "many.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -574,7 +586,8 @@ def _same_as_serial(path, *args: str, code: int = 0) -> bytes:
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="workers are forked")
-@pytest.mark.parametrize("ending,last", [(b"\n", b"\n"), (b"\r\n", b""), (b"\r\n", b"\r\n"), (b"\n", b"\r"), (b"\r", b"")])
+@pytest.mark.parametrize("ending,last", [(b"\n", b"\n"), (b"\r\n", b""), (b"\r\n", b"\r\n"), (b"\n", b"\r"),
+                                         (b"\r", b"")])
 def test_cli_forked_workers_answer_as_in_process(tmp_path, small_ranges, ending, last):
     """Blank and # lines counted, a BOM dropped, invalid UTF-8 replaced, CRLF and lone CR, a last
     line without newline: forked workers answer byte for byte as the in-process path, cut anywhere."""
@@ -583,7 +596,8 @@ def test_cli_forked_workers_answer_as_in_process(tmp_path, small_ranges, ending,
     expected = [strict(x) for x in _same_as_serial(path).decode().splitlines()]
     with open(path, encoding="utf-8", errors="replace") as f:
         assert [a["line"] for a in expected] == [
-            n for n, line in enumerate(f, 1) if line.strip().removeprefix("\ufeff") and not line.strip().startswith("#")]
+            n for n, line in enumerate(f, 1)
+            if line.strip().removeprefix("\ufeff") and not line.strip().startswith("#")]
     for low, high in ((1, 1), (7, 50), (300, 4096)):
         small_ranges(low, high)
         _same_as_serial(path, "--fail-on-error", code=1)
@@ -595,7 +609,8 @@ def test_cli_forked_workers_edge_files(tmp_path, small_ranges, monkeypatch):
     """One line longer than any range, an empty file, -o FILE, and an internal error (exit 3)."""
     small_ranges(16, 64)
     huge = tmp_path / "huge.jsonl"
-    huge.write_bytes(b'{"op": "encode", "descriptor": "zcm", "skip_span": 1, "use_span": 13, "id": "' + b"x" * 5000 + b'"}')
+    huge.write_bytes(b'{"op": "encode", "descriptor": "zcm", "skip_span": 1, "use_span": 13, "id": "'
+                     + b"x" * 5000 + b'"}')
     assert _same_as_serial(huge).count(b"\n") == 1
     huge.write_bytes(b"\n\n" + huge.read_bytes() + b"\n" + _ENC % (256, 1) + b"\n")
     assert _same_as_serial(huge).count(b"\n") == 2
@@ -609,11 +624,11 @@ def test_cli_forked_workers_edge_files(tmp_path, small_ranges, monkeypatch):
         r = cli_run("batch", str(path), "--jobs", jobs, "-o", str(out), "-v")
         assert r.stdout == "" and "requests" in r.stderr
     assert (tmp_path / "out1.jsonl").read_bytes() == (tmp_path / "out2.jsonl").read_bytes()
-    import descgen.batch
+    import descgen.batch.handlers
 
     def broken(*args, **kwargs):
         raise RuntimeError("planted")
-    monkeypatch.setattr(descgen.batch, "encode_zcm", broken)
+    monkeypatch.setattr(descgen.batch.handlers, "encode_zcm", broken)
     assert b"InternalError" in _same_as_serial(huge, code=3)
 
 

@@ -67,7 +67,8 @@ class TablePacker:
                 if kinds and set(members) <= set(kinds):  # a per-kind table of members
                     members = members.get(kind, {})
                 as_key = int if row.get("value_type") == "int" else str
-                f["codes"] = {as_key(name): code["code"] if isinstance(code, dict) else code for name, code in members.items()}
+                f["codes"] = {as_key(name): code["code"] if isinstance(code, dict) else code
+                              for name, code in members.items()}
             self.fields.append(f)
         self.fields.sort(key=lambda f: -f["lo"])  # MSB first, as bitstring writes a word
         self.fmt = ", ".join(f"uint{f['hi'] - f['lo'] + 1}={f['name']}" for f in self.fields)
@@ -139,7 +140,8 @@ def test_the_format_string_tiles_the_word(name: str, kind: str | None) -> None:
     lay = layout(name)
     assert packer.width == lay.width
     assert [f["name"] for f in packer.fields] == [f.name for f in reversed(lay.fields)]
-    assert len(packer.pack({f.name: m[0] for f, m in ((f, f.domain(kind).members()) for f in lay.fields if f.is_value)})) == lay.width
+    assert len(packer.pack({f.name: m[0] for f, m in ((f, f.domain(kind).members())
+                                                      for f in lay.fields if f.is_value)})) == lay.width
     assert sum(f["hi"] - f["lo"] + 1 for f in packer.fields) == lay.width
 
 
@@ -192,7 +194,8 @@ def test_every_raw_value_unpacks_alike(name: str, kind: str | None) -> None:
 
 
 def _legal_values(name: str, kind: str | None) -> st.SearchStrategy[dict[str, Any]]:
-    return st.fixed_dictionaries({field: st.sampled_from(members) for field, members in _domains(plan(name, kind)).items()})
+    return st.fixed_dictionaries({field: st.sampled_from(members)
+                                  for field, members in _domains(plan(name, kind)).items()})
 
 
 @settings(max_examples=150, deadline=None)
@@ -228,10 +231,12 @@ def test_the_packer_sees_a_wrong_table() -> None:
     gives another word than the engine's."""
     p = plan("smem_desc")
     packer = TablePacker(LAYOUT_FILES["smem_desc"], None)
-    values = {"start_address": 0x400, "lbo": 16, "sbo": 1024, "base_offset": 0, "lbo_mode": "relative", "swizzle": "128B"}
+    values = {"start_address": 0x400, "lbo": 16, "sbo": 1024, "base_offset": 0, "lbo_mode": "relative",
+              "swizzle": "128B"}
     assert packer.pack(values).uint == _engine_pack(p, values) == 0x4000404000010040
     packer.fmt = packer.fmt.replace("=sbo", "=TMP").replace("=start_address", "=sbo").replace("=TMP", "=start_address")
-    assert bitstring.pack(packer.fmt, **packer.raw({**values, "sbo": 2048})).uint != _engine_pack(p, {**values, "sbo": 2048})
+    assert (bitstring.pack(packer.fmt, **packer.raw({**values, "sbo": 2048})).uint
+            != _engine_pack(p, {**values, "sbo": 2048}))
     packer = TablePacker(LAYOUT_FILES["smem_desc"], None)
     packer.fields[-1]["transform"] = lambda x: x >> 3
     assert packer.pack(values).uint != _engine_pack(p, values)
@@ -268,9 +273,9 @@ DECODERS: list[tuple[str, int, Callable[[Any], descgen.Decoded]]] = [
     ("wgmma_smem", 64, lambda w: descgen.validate_wgmma_smem(w).decoded["wgmma_smem"]),
     ("taddr", 32, lambda w: descgen.validate_taddr(w, warp=1).decoded["taddr"]),
 ]
-DECODER_IDS = ["decode_idesc", "decode_idesc-mxf4nvf4", "decode_smem", "decode_wgmma_smem", "decode_zcm", "decode_taddr",
-               "decode-smem", "decode-idesc", "validate_idesc", "validate_smem", "validate_zcm", "validate_wgmma_smem",
-               "validate_taddr"]
+DECODER_IDS = ["decode_idesc", "decode_idesc-mxf4nvf4", "decode_smem", "decode_wgmma_smem", "decode_zcm",
+               "decode_taddr", "decode-smem", "decode-idesc", "validate_idesc", "validate_smem", "validate_zcm",
+               "validate_wgmma_smem", "validate_taddr"]
 
 
 @settings(max_examples=60, deadline=None)
@@ -345,7 +350,8 @@ def test_a_wrong_length_is_a_word_error(decode: Callable[[Any], Any], width: int
     assert type(e.value.findings[0].value) is bitstring.Bits and hash(e.value.findings[0]) is not None
     with pytest.raises(descgen.WordError) as e:
         decode(memoryview(bytearray(width // 8 + 1)))
-    assert e.value.findings[0].value == bytes(width // 8 + 1) and isinstance(e.value.findings[0].as_dict()["value"], str)
+    assert (e.value.findings[0].value == bytes(width // 8 + 1)
+            and isinstance(e.value.findings[0].as_dict()["value"], str))
     with pytest.raises(descgen.WordError) as e:  # other objects: the integer check, as before
         decode("0x08400010")
     assert e.value.code == code

@@ -134,8 +134,8 @@ def test_idesc_round_trip(args, word, expect):
     assert doc["result"]["ok"] is True
     got = fields(doc["result"])
     assert {k: got[k] for k in ("m", "n", "atype", "btype", "dtype")} == expect
-    context = dict.fromkeys(("cta_group", "ws", "sp", "scale_vec", "a_tmem", "arch", "pattern_start", "warp", "alloc_columns",
-                             "alloc_base"))
+    context = dict.fromkeys(("cta_group", "ws", "sp", "scale_vec", "a_tmem", "arch", "pattern_start", "warp",
+                             "alloc_columns", "alloc_base"))
     assert doc["input"] == {"word": word, "as": None, "kind": kind, "m": None, "n": None, **context}
 
 
@@ -224,11 +224,14 @@ def test_decode_plain_mask_lines():
     (["idesc", "--kind", "f16", "--m", "48", "--n", "256"], ["m = 48", "IDESC-M-RANGE", "Table 39"]),
     (["smem", "--start-address", "0x401", "--lbo", "16", "--sbo", "256", "--swizzle", "32B"],
      ["start_address", "multiple of 16", "SMEM-START-ADDRESS-ALIGN"]),
-    (["idesc", "--kind", "tf32", "--m", "128", "--n", "256", "--atype", "bf16"], ["atype", "bf16", "tf32", "IDESC-ATYPE-CODE"]),
-    (["idesc", "--kind", "mxf4", "--m", "128", "--n", "256", "--max-shift", "8"], ["max_shift", "IDESC-MAX-SHIFT-ABSENT"]),
+    (["idesc", "--kind", "tf32", "--m", "128", "--n", "256", "--atype", "bf16"],
+     ["atype", "bf16", "tf32", "IDESC-ATYPE-CODE"]),
+    (["idesc", "--kind", "mxf4", "--m", "128", "--n", "256", "--max-shift", "8"],
+     ["max_shift", "IDESC-MAX-SHIFT-ABSENT"]),
     (["zcm", "--skip-span", "0", "--use-span", "1"], ["skip_span", "ZCM-SKIP-SPAN-RANGE"]),
     # M is the instruction's context for the zcm rules (catalog rule ZCM-M), not a usage error.
-    (["zcm", "--skip-span", "1", "--use-span", "1", "--m", "48", "--n", "64"], ["m = 48", "M = 32, 64 and 128", "ZCM-M"]),
+    (["zcm", "--skip-span", "1", "--use-span", "1", "--m", "48", "--n", "64"],
+     ["m = 48", "M = 32, 64 and 128", "ZCM-M"]),
 ])
 def test_rule_violations_exit_1(args, words):
     result = run(*args, code=1)
@@ -507,20 +510,23 @@ def test_run_time_function_options_are_usage_errors_elsewhere(args, message) -> 
 def test_smem_fields_without_addr_write_the_run_time_functions() -> None:
     """Without --addr, --lbo/--sbo with a code format writes descgen.emit_functions' text of the
     word with start address 0: NAME(smem_addr) and NAME_advance(desc, offset)."""
-    args = ["smem", "--lbo", "16", "--sbo", "512", "--swizzle", "64B", "--base-offset", "3", "--format", "cpp", "--name", "a_desc"]
+    args = ["smem", "--lbo", "16", "--sbo", "512", "--swizzle", "64B", "--base-offset", "3", "--format", "cpp",
+            "--name", "a_desc"]
     out = run(*args).stdout
     word = descgen.encode_smem(start_address=0, lbo=16, sbo=512, swizzle="64B", base_offset=3)
     assert out == descgen.emit_functions(descgen.validate_smem(word), "cpp", name="a_desc",
                                          source="descgen " + " ".join(args)) + "\n"
     assert "a_desc_advance(std::uint64_t desc, std::uint32_t offset)" in out
     ns: dict = {}
-    exec(run("smem", "--lbo", "16", "--sbo", "512", "--swizzle", "64B", "--base-offset", "3", "--format", "python").stdout, ns)
+    exec(run("smem", "--lbo", "16", "--sbo", "512", "--swizzle", "64B", "--base-offset", "3",
+             "--format", "python").stdout, ns)
     d = ns["smem_desc"](0x580)
     assert d == descgen.encode_smem(start_address=0x580, lbo=16, sbo=512, swizzle="64B", base_offset=3)
     assert ns["smem_desc_advance"](d, 32) == descgen.encode_smem(start_address=0x5a0, lbo=16, sbo=512, swizzle="64B",
                                                                  base_offset=3)
     ns = {}
-    exec(run("smem", "--lbo", "16", "--sbo", "1024", "--swizzle", "128B", "--arch", "sm_90a", "--format", "python").stdout, ns)
+    exec(run("smem", "--lbo", "16", "--sbo", "1024", "--swizzle", "128B", "--arch", "sm_90a",
+             "--format", "python").stdout, ns)
     assert ns["smem_desc"](0x400) == descgen.encode_wgmma_smem(start_address=0x400, lbo=16, sbo=1024, swizzle="128B")
 
 

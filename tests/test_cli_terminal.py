@@ -136,7 +136,8 @@ def test_api_enum_names_are_case_insensitive() -> None:
     assert descgen.encode_smem(start_address=0x400, lbo=16, sbo=1024, swizzle="NONE") == \
         descgen.encode_smem(start_address=0x400, lbo=16, sbo=1024, swizzle="none")
     same = descgen.encode_idesc("f16", 128, 256, atype="bf16", btype="bf16", dtype="f32", a_major="k", b_major="mn")
-    assert descgen.encode_idesc("F16", 128, 256, atype="BF16", btype="Bf16", dtype="F32", a_major="K", b_major="MN") == same
+    assert descgen.encode_idesc("F16", 128, 256, atype="BF16", btype="Bf16", dtype="F32", a_major="K",
+                                b_major="MN") == same
     assert descgen.encode_idesc("mxf4nvf4", 128, 256, scale_type="UE8M0", scale_vec="2X") == \
         descgen.encode_idesc("mxf4nvf4", 128, 256, scale_type="ue8m0", scale_vec="2X")
     assert descgen.encode_zcm(start_count=(0, 0, 0, 0), skip_span=1, use_span=1) >= 0  # no enum: unchanged
@@ -146,7 +147,8 @@ def test_api_rules_see_the_tables_spelling() -> None:
     """The rules that run after the fields read the canonical name: absolute LBO mode with 128B
     swizzling passes whatever the case, with 64B it still breaks SMEM-LBO-MODE-SWIZZLE."""
     args = dict(start_address=0x400, lbo=0x400, sbo=1024, lbo_mode="ABSOLUTE", arch="sm_103a")
-    assert descgen.encode_smem(swizzle="128b", **args) == descgen.encode_smem(swizzle="128B", **{**args, "lbo_mode": "absolute"})
+    assert descgen.encode_smem(swizzle="128b", **args) == descgen.encode_smem(swizzle="128B",
+                                                                              **{**args, "lbo_mode": "absolute"})
     with pytest.raises(descgen.EncodeError) as err:
         descgen.encode_smem(swizzle="64b", **args)
     assert err.value.code == "SMEM-LBO-MODE-SWIZZLE"
@@ -162,7 +164,8 @@ def test_api_unknown_names_still_raise() -> None:
 
 
 def test_batch_takes_the_api_spelling_rule() -> None:
-    line = json.dumps({"op": "encode", "descriptor": "smem", "start_address": 1024, "lbo": 16, "sbo": 1024, "swizzle": "128b"})
+    line = json.dumps({"op": "encode", "descriptor": "smem", "start_address": 1024, "lbo": 16, "sbo": 1024,
+                       "swizzle": "128b"})
     answer = json.loads(_runner().invoke(cli, ["batch", "-"], input=line).stdout)
     assert answer["ok"] and answer["word"] == "0x4000404000010040"
 
@@ -173,8 +176,10 @@ def test_cli_passes_encoder_names_through_to_the_api() -> None:
     doc = json.loads(run("idesc", "--kind", "F16", "--m", "128", "--n", "256", "--atype", "BF16", "--btype", "bf16",
                          "--a-major", "K", "--b-major", "MN", "--json").stdout)
     assert doc["input"]["atype"] == "BF16" and doc["input"]["a_major"] == "K" and doc["input"]["b_major"] == "MN"
-    assert doc["result"]["word"] == f"{descgen.encode_idesc('f16', 128, 256, atype='bf16', btype='bf16', b_major='mn'):#010x}"
-    assert run("smem", "--addr", "0x400", "--lbo", "16", "--sbo", "1024", "--swizzle", "128b").stdout == "0x4000404000010040\n"
+    assert doc["result"]["word"] == \
+        f"{descgen.encode_idesc('f16', 128, 256, atype='bf16', btype='bf16', b_major='mn'):#010x}"
+    assert run("smem", "--addr", "0x400", "--lbo", "16", "--sbo", "1024",
+               "--swizzle", "128b").stdout == "0x4000404000010040\n"
     bad = run("idesc", "--kind", "f16", "--m", "128", "--n", "256", "--atype", "XF16", code=2)
     assert "'XF16' is not one of" in bad.stderr
 
@@ -195,12 +200,14 @@ def test_encode_error_on_a_terminal_is_the_validate_finding_block() -> None:
     assert refused.stdout == ""
     err = _lines(refused.stderr)
     assert err[0] == "Error: idesc, .kind::f16: 1 problem"
-    validated = _lines(run("validate", "0x10200010", "--kind", "f16", "--cta-group", "1", "--table", code=1, env=env).stdout)
+    validated = _lines(run("validate", "0x10200010", "--kind", "f16", "--cta-group", "1", "--table", code=1,
+                           env=env).stdout)
     block = err[1:]
     assert any("error IDESC-M-SHAPE  m = 256" in line for line in block)
     start = next(i for i, line in enumerate(validated) if "IDESC-M-SHAPE" in line)
     # The same block (wrapped one indent further in): the same words, rule, allowed and source.
-    assert " ".join(block).split() == " ".join(validated[start:start + len(block) + 1]).split()[:len(" ".join(block).split())]
+    assert (" ".join(block).split()
+            == " ".join(validated[start:start + len(block) + 1]).split()[:len(" ".join(block).split())])
     assert any(line.strip() == "allowed: 32, 64, 128" for line in block)
 
 
@@ -301,7 +308,8 @@ _RENDERED = [
 
 
 @pytest.mark.parametrize("width", [80, 120])
-@pytest.mark.parametrize("args, decoded", _RENDERED, ids=[" ".join(a[:2]) + f"-{i}" for i, (a, _) in enumerate(_RENDERED)])
+@pytest.mark.parametrize("args, decoded", _RENDERED,
+                         ids=[" ".join(a[:2]) + f"-{i}" for i, (a, _) in enumerate(_RENDERED)])
 def test_tables_and_diagrams_fit_the_terminal_and_keep_every_value(width: int, args: list[str], decoded) -> None:
     d = decoded()
     out = run(*args, "--table", code=None, env={"COLUMNS": str(width), "NO_COLOR": "1"}).stdout
@@ -327,7 +335,8 @@ def test_narrow_terminal_gives_way_with_the_source_column_first() -> None:
     row = next(line for line in smem.splitlines() if line.split()[:2] == ["0-13", "start_address"])
     assert row.split()[2:] == ["0x0800", "32768", "(0x8000)", "bytes", "Table", "40,", "bits", "0-13"]
     assert "start_address = 32768 bytes" in smem  # the diagram keeps the value (the hex gives way)
-    wide = run("decode", "0xc000401000010800", "--as", "smem", "--table", env={"COLUMNS": "120", "NO_COLOR": "1"}).stdout
+    wide = run("decode", "0xc000401000010800", "--as", "smem", "--table",
+               env={"COLUMNS": "120", "NO_COLOR": "1"}).stdout
     assert "source column" not in wide and "start_address = 32768 bytes (0x8000)" in wide
     assert "16-byte alignment: §9.7.16.4.1" in wide
     idesc = run("idesc", "--kind", "f16", "--m", "128", "--n", "256", "--table", env=env).stdout
@@ -366,7 +375,8 @@ def test_decode_all_shows_every_reading_in_full() -> None:
 def test_decode_64_bit_word_short_answer() -> None:
     out = run("decode", "0xc000401000010800", "--table", env=_WIDE).stdout
     lines = out.splitlines()
-    assert lines[1].split()[:3] == ["smem", "no", "findings"] and "start 0x8000, LBO 16, SBO 256, swizzle 32B" in lines[1]
+    assert (lines[1].split()[:3] == ["smem", "no", "findings"]
+            and "start 0x8000, LBO 16, SBO 256, swizzle 32B" in lines[1])
     assert "not consistent with wgmma_smem, zcm" in out and out.count("decoded with") == 1
 
 

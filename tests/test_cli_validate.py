@@ -94,7 +94,8 @@ def test_note_only_exits_0():
     (["explain", "NOPE"], ["unknown code 'NOPE'", "descgen rules lists every code"]),
     (["check", "--idesc", F16_OK, "--bdesc", BDESC, "--kind", "f16"], ["--adesc WORD", "--a-tmem"]),
     (["check", "--idesc", F16_OK, "--bdesc", BDESC, "--kind", "f16", "--no-a-tmem"], ["--adesc WORD", "--a-tmem"]),
-    (["check", "--idesc", F16_OK, "--adesc", ADESC, "--bdesc", BDESC, "--kind", "f16", "--a-tmem"], ["exclude each other"]),
+    (["check", "--idesc", F16_OK, "--adesc", ADESC, "--bdesc", BDESC, "--kind", "f16", "--a-tmem"],
+     ["exclude each other"]),
     (["check", "--idesc", F16_OK, "--adesc", ADESC, "--kind", "f16"], ["Missing option", "--bdesc"]),
     (["check", "--idesc", F16_OK, "--adesc", ADESC, "--bdesc", BDESC, "--kind", "f16", "--pattern-start", "0"],
      ["No such option"]),
@@ -271,7 +272,8 @@ def _ptx_example_runs_as_printed(code, which, ex):
     severe = [f.code for f in expected.findings if f.severity != "info"]
     assert [line.split()[2] for line in lines] == severe
     lines = _runner().invoke(cli, [*argv[1:], "-v"], input=stdin).stdout.splitlines()
-    assert sorted(line.split()[2] for line in lines if line.split()[1] in ("error:", "warning:", "note:")) == sorted(got)
+    assert sorted(line.split()[2] for line in lines
+                  if line.split()[1] in ("error:", "warning:", "note:")) == sorted(got)
 
 
 # --------------------------------------------------------------------------------------------
@@ -367,8 +369,8 @@ def test_explain_field_code():
     assert "where=idesc_dense bits 17-22: tf32, f16, f8f6f4: 8..256 step 8; i8: 8..32 step 8, 48..256 step 16" in lines
     doc = run_json("explain", "smem-reserved-14")
     assert doc["result"]["origin"] == "field" and doc["result"]["examples"]["illegal"]["shows"] is True
-    assert doc["result"]["layouts"] == [{"layout": "smem_desc", "source": "§9.7.16.4.1, Table 40", "field": "reserved_14",
-                                         "bits": "14-15", "domains": {"": "0"}}]
+    assert doc["result"]["layouts"] == [{"layout": "smem_desc", "source": "§9.7.16.4.1, Table 40",
+                                         "field": "reserved_14", "bits": "14-15", "domains": {"": "0"}}]
     out = run("explain", "IDESC-N-RANGE", "--table").stdout
     assert "the field's own check" in out and "bits 17-22" in out
 

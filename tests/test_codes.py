@@ -82,14 +82,16 @@ def collect(source: str, filename: str = "<sample>") -> tuple[set[tuple[str, int
     templates = {(t, n.lineno) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) and (t := _is_code_template(n))}
     inside = {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values}
     literals = {(n.value, n.lineno) for n in ast.walk(tree)
-                if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in inside and CODE.match(n.value)}
+                if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in inside
+                and CODE.match(n.value)}
     return literals, templates
 
 
 def _sources() -> Iterable[tuple[str, str]]:
     for package in ("descgen", "cli"):
         for root, dirs, names in os.walk(os.path.join(REPO, package)):
-            dirs[:] = sorted(d for d in dirs if d not in ("cli", "tables", "__pycache__"))  # (descgen/cli: the link to cli/)
+            # (descgen/cli: the link to cli/)
+            dirs[:] = sorted(d for d in dirs if d not in ("cli", "tables", "__pycache__"))
             for name in sorted(names):
                 if name.endswith(".py"):
                     path = os.path.join(root, name)
@@ -131,7 +133,7 @@ def _missing_codes() -> set[str]:
 #: Every f-string code template of the sources, expanded over the values its placeholders take.
 #: A new template fails test_every_code_template_is_expanded until it is listed here.
 EXPANSIONS: dict[str, Any] = {
-    "LAYOUT-{}-RANGE": lambda: {"LAYOUT-MN-RANGE", "LAYOUT-K-RANGE"},  # tiles._positive("mn" | "k")
+    "LAYOUT-{}-RANGE": lambda: {"LAYOUT-MN-RANGE", "LAYOUT-K-RANGE"},  # tiles.atoms.positive("mn" | "k")
     "LAYOUT-{}-ATOM": lambda: {"LAYOUT-MN-ATOM", "LAYOUT-K-ATOM"},  # smem_for_tile: mn, k
     "ZCM-{}-LENGTH": lambda: {"ZCM-START-COUNT-LENGTH", "ZCM-FIRST-SPAN-LENGTH"},
     "IDESC-{}-ABSENT": lambda: {f"IDESC-{_dash(a)}-ABSENT" for a in ABSENT_ARGS},
@@ -270,7 +272,8 @@ WITH_EXAMPLES = [code for code in ALL if examples_for(code) is not None]
 def coverage_gaps(codes: Iterable[str], has_examples: Any, dead: Iterable[str]) -> tuple[set[str], set[str]]:
     """(codes with neither examples nor a reason, codes with both)."""
     codes, dead = set(codes), set(dead)
-    return {c for c in codes if not has_examples(c) and c not in dead}, {c for c in codes if has_examples(c) and c in dead}
+    return ({c for c in codes if not has_examples(c) and c not in dead},
+            {c for c in codes if has_examples(c) and c in dead})
 
 
 def test_every_code_has_both_examples_or_is_unreachable():
@@ -438,11 +441,12 @@ types = st.sampled_from(["f16", "bf16", "tf32", "e4m3", "e5m2", "e2m3", "e3m2", 
 swizzles = st.sampled_from(["none", "128B_base32B", "128B", "64B", "32B", "16B", None, 3])
 majors = st.sampled_from(["k", "mn", "row", None])
 ctx_value = {"cta_group": st.sampled_from([None, 1, 2, 3, "1"]), "ws": st.sampled_from([None, True, False, 2]),
-             "sp": st.sampled_from([None, True, False]), "scale_vec": st.sampled_from([None, "1X", "2X", "4X", "block16",
-                                                                                       "block32", "8X"]),
+             "sp": st.sampled_from([None, True, False]),
+             "scale_vec": st.sampled_from([None, "1X", "2X", "4X", "block16", "block32", "8X"]),
              "a_tmem": st.sampled_from([None, True, False]), "arch": st.sampled_from([None, "sm_100a", "sm_103a",
                                                                                      "sm_110a", "sm_90a", "x"]),
-             "pattern_start": st.sampled_from([None, 0, 0x400, 0x480, 7]), "m": st.sampled_from([None, 32, 64, 128, 48]),
+             "pattern_start": st.sampled_from([None, 0, 0x400, 0x480, 7]),
+             "m": st.sampled_from([None, 32, 64, 128, 48]),
              "n": st.sampled_from([None, 64, 256, 30]), "warp": st.sampled_from([None, 0, 1, 3, 4, -1]),
              "alloc_columns": st.sampled_from([None, 32, 128, 48, 1024]),
              "alloc_base": st.sampled_from([None, 0, 32, 0x10000, 7])}
@@ -490,8 +494,9 @@ def test_fuzz_smem(start, lbo, sbo, swizzle, base_offset, lbo_mode, word, contex
 
 
 @FUZZ
-@given(start_count=st.one_of(st.lists(small, min_size=3, max_size=5), junk), first_span=st.lists(small, min_size=4, max_size=4),
-       skip=small, use=small, shift=small, word=word64, m=small, n=small, context=ctx("m", "n", "ws"))
+@given(start_count=st.one_of(st.lists(small, min_size=3, max_size=5), junk),
+       first_span=st.lists(small, min_size=4, max_size=4), skip=small, use=small, shift=small, word=word64, m=small,
+       n=small, context=ctx("m", "n", "ws"))
 def test_fuzz_zcm(start_count, first_span, skip, use, shift, word, m, n, context):
     attempt(descgen.encode_zcm, start_count=start_count, first_span=first_span, skip_span=skip, use_span=use,
             column_shift=shift, **context)
@@ -512,8 +517,8 @@ def test_fuzz_taddr(lane, column, word, ncols, context):
 @FUZZ
 @given(dtype=types, major=majors, swizzle=swizzles, mn=small, k=small, start=small,
        pattern_start=st.sampled_from([None, 0, 0x80, 0x400, 0x3ff80, 0x40000, 5]),
-       atom_order=st.sampled_from(["mn_first", "k_first", "x"]), kind=st.sampled_from([None, "f8f6f4", "mxf4", "f16", "x"]),
-       j=small)
+       atom_order=st.sampled_from(["mn_first", "k_first", "x"]),
+       kind=st.sampled_from([None, "f8f6f4", "mxf4", "f16", "x"]), j=small)
 def test_fuzz_smem_for_tile(dtype, major, swizzle, mn, k, start, pattern_start, atom_order, kind, j):
     td = attempt(descgen.smem_for_tile, dtype=dtype, major=major, swizzle=swizzle, mn=mn, k=k, start_address=start,
                  pattern_start=pattern_start, atom_order=atom_order, kind=kind)
@@ -523,8 +528,8 @@ def test_fuzz_smem_for_tile(dtype, major, swizzle, mn, k, start, pattern_start, 
 
 
 @FUZZ
-@given(word=word64, dtype=types, major=majors, mn=st.one_of(st.integers(-2, 80), junk), k=st.one_of(st.integers(-2, 80), junk),
-       kind=st.sampled_from([None, "f8f6f4", "mxf4", "x"]),
+@given(word=word64, dtype=types, major=majors, mn=st.one_of(st.integers(-2, 80), junk),
+       k=st.one_of(st.integers(-2, 80), junk), kind=st.sampled_from([None, "f8f6f4", "mxf4", "x"]),
        buffer=st.sampled_from([None, (0x400, 0x1000), (0, 16), (0, -1), [0, 16], "x"]), ij=st.tuples(small, small),
        nbytes=small)
 def test_fuzz_smem_layout_and_advance(word, dtype, major, mn, k, kind, buffer, ij, nbytes):
@@ -578,7 +583,8 @@ def test_usage_codes_the_fuzz_reaches_rarely():
 @given(what=st.one_of(word64, st.just("decoded"), st.just("report"), st.just("tile"), st.just("mapping")),
        fmt=st.sampled_from(["hex", "json", "c", "cpp", "ptx", "python", "rust", None]),
        name=st.sampled_from([None, "X", "int", "1bad", "a b", "%idesc", "class"]),
-       descriptor=st.sampled_from([None, "idesc", "smem", "zcm", "taddr", "x"]), kind=st.sampled_from([None, "f16", "x"]))
+       descriptor=st.sampled_from([None, "idesc", "smem", "zcm", "taddr", "x"]),
+       kind=st.sampled_from([None, "f16", "x"]))
 def test_fuzz_emit(what, fmt, name, descriptor, kind):
     thing: Any = what
     if what == "decoded":
@@ -614,13 +620,15 @@ requests = st.fixed_dictionaries(
     optional={"descriptor": st.sampled_from(["idesc", "smem", "zcm", "x"]), "kind": kinds.filter(lambda k: k is None or
                                                                                              isinstance(k, str)),
               "word": st.one_of(st.integers(0, 2**64 - 1), st.sampled_from(["0x08400010", "x", -1, 1.5])),
-              "m": st.integers(0, 300), "n": st.integers(0, 300), "bogus": st.just(1), "format": st.sampled_from(["c", "x"]),
+              "m": st.integers(0, 300), "n": st.integers(0, 300), "bogus": st.just(1),
+              "format": st.sampled_from(["c", "x"]),
               "cta_group": st.sampled_from([1, 2, 3]), "dtype": types, "major": majors, "swizzle": swizzles,
               "start_address": st.integers(0, 0x500), "lbo": st.integers(0, 64), "sbo": st.integers(0, 2048)})
 
 
 @FUZZ
-@given(lines=st.lists(st.one_of(requests.map(json.dumps), st.sampled_from(["{", "[1]", "NaN", '{"op": 1, "op": 2}', "# c"])),
+@given(lines=st.lists(st.one_of(requests.map(json.dumps),
+                                st.sampled_from(["{", "[1]", "NaN", '{"op": 1, "op": 2}', "# c"])),
                       min_size=1, max_size=4))
 def test_fuzz_batch(lines):
     batch_answers(lines)
@@ -723,15 +731,19 @@ def _bad_tables() -> Iterable[tuple[dict[str, Any], str, str]]:
     yield dict(d, layout=[dict(first, code="IDESC-KIND")]), codes, "duplicate code"  # a [[usage]] code
     yield dict(d, usage=[dict(d["usage"][0], severity="warning")]), codes, "unknown key(s) 'severity'"
     yield dict(d, usage=[{k: v for k, v in d["usage"][0].items() if k != "source"}]), codes, "missing key 'source'"
-    yield dict(d, rule=[dict(d["rule"][0], code=first["code"])]), rules, "duplicate code"  # a [[rule]] with a [[layout]] code
+    # a [[rule]] with a [[layout]] code
+    yield dict(d, rule=[dict(d["rule"][0], code=first["code"])]), rules, "duplicate code"
     yield {k: v for k, v in d.items() if k != "layout"}, codes, "missing key 'layout'"
     # the examples: both or neither, of a known form, or the reason none exists (not both)
     usage = d["usage"][0]
-    yield dict(d, usage=[{k: v for k, v in usage.items() if k != "illegal"}]), codes, "give both a 'legal' and an 'illegal'"
+    yield (dict(d, usage=[{k: v for k, v in usage.items() if k != "illegal"}]), codes,
+           "give both a 'legal' and an 'illegal'")
     yield dict(d, usage=[dict(usage, unreachable="no input reaches it")]), codes, "or 'unreachable'"
     yield dict(d, usage=[dict(usage, legal={"as": "shell"})]), codes, "'legal' example needs as = one of"
-    yield dict(d, layout=[dict(first, illegal={"as": "call", "lines": ["{}"]})]), codes, "call = ... goes with as = \"call\""
-    yield dict(d, layout=[dict(first, illegal={"as": "batch", "lines": "{}"})]), codes, "lines = ... goes with as = \"batch\""
+    yield (dict(d, layout=[dict(first, illegal={"as": "call", "lines": ["{}"]})]), codes,
+           "call = ... goes with as = \"call\"")
+    yield (dict(d, layout=[dict(first, illegal={"as": "batch", "lines": "{}"})]), codes,
+           "lines = ... goes with as = \"batch\"")
     yield dict(d, context=[{k: v for k, v in d["context"][0].items() if k != "legal"}]), contexts, "context #1"
     # each section's error names its own file
     yield dict(d, rule=[dict(d["rule"][0], needs=["nope"])]), rules, "unknown context ['nope'] in 'needs'"

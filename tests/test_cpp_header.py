@@ -88,8 +88,8 @@ def test_codes_are_the_python_api_codes() -> None:
 @pytest.mark.parametrize("debug", [False, True], ids=["plain", "DESCGEN_DEBUG"])
 def test_gxx_strict_static_asserts_and_known_words(build: Path, debug: bool) -> None:
     exe = build / f"static_checks{'_debug' if debug else ''}"
-    _cc([GXX, *STRICT, *(["-DDESCGEN_DEBUG"] if debug else []), f"-I{build}", str(HERE / "cpp" / "static_checks.cpp"), "-o", str(exe)],
-        build)
+    _cc([GXX, *STRICT, *(["-DDESCGEN_DEBUG"] if debug else []), f"-I{build}", str(HERE / "cpp" / "static_checks.cpp"),
+         "-o", str(exe)], build)
     done = subprocess.run([str(exe)], capture_output=True, text=True)
     assert done.returncode == 0, f"{done.returncode} checks failed\n{done.stdout}{done.stderr}"
 
@@ -113,7 +113,8 @@ def test_descgen_check(build: Path) -> None:
                    'int one() { ++evaluated; return 1; }\nint main(int argc, char**) {\n    (void)argc;\n'
                    '    DESCGEN_CHECK(argc > 5, "DEMO-CODE", "demo", one(), "{1, 2}");\n'
                    '    Report r; Context c; c.cta_group = 1;\n'
-                   '    validate_idesc(0x08400010u | (1u << 6), Kind::f16, c, r);\n    require_ok(r);\n    return evaluated;\n}\n')
+                   '    validate_idesc(0x08400010u | (1u << 6), Kind::f16, c, r);\n'
+                   '    require_ok(r);\n    return evaluated;\n}\n')
     _cc([GXX, *STRICT, f"-I{build}", str(src), "-o", str(build / "check_plain")], build)
     assert subprocess.run([str(build / "check_plain")]).returncode == 0  # nothing evaluated, nothing checked
     _cc([GXX, *STRICT, "-DDESCGEN_DEBUG", f"-I{build}", str(src), "-o", str(build / "check_debug")], build)
@@ -124,7 +125,8 @@ def test_descgen_check(build: Path) -> None:
     bad.write_text('#include "descgen_tcgen05.hpp"\nusing namespace descgen::tcgen05;\n'
                    'constexpr auto w = encode_idesc(Kind::f16, 128, 250);\n')
     assert subprocess.run([GXX, *STRICT, f"-I{build}", "-fsyntax-only", str(bad)], capture_output=True).returncode == 0
-    done = subprocess.run([GXX, *STRICT, "-DDESCGEN_DEBUG", f"-I{build}", "-fsyntax-only", str(bad)], capture_output=True, text=True)
+    done = subprocess.run([GXX, *STRICT, "-DDESCGEN_DEBUG", f"-I{build}", "-fsyntax-only", str(bad)],
+                          capture_output=True, text=True)
     assert done.returncode != 0  # N = 250 is no legal N: under DESCGEN_DEBUG the constant expression fails
 
 
@@ -134,7 +136,8 @@ def test_a_descgen_check_defined_first_is_kept(build: Path) -> None:
     header keeps it and compiles with it."""
     src = build / "first.cpp"
     src.write_text('#include <cstdio>\n#include <cstdlib>\n#define DESCGEN_CHECK(cond, code, field, value, allowed) '
-                   '((cond) ? (void)0 : (std::fprintf(stderr, "first: " code ": " field " " allowed "\\n"), std::abort()))\n'
+                   '((cond) ? (void)0 : (std::fprintf(stderr, "first: " code ": " field " " allowed "\\n"), '
+                   'std::abort()))\n'
                    '#include "descgen_tcgen05.hpp"\nusing namespace descgen::tcgen05;\n'
                    'int main() { DESCGEN_CHECK(1 > 2, "X", "f", 0, "a"); }\n')
     for debug in ([], ["-DDESCGEN_DEBUG"]):
@@ -151,7 +154,8 @@ def test_descgen_check_reports_a_rule(build: Path) -> None:
                    '    validate_idesc(encode_idesc(Kind::f16, 256, 256), Kind::f16, c, r);\n    require_ok(r);\n}\n')
     _cc([GXX, *STRICT, "-DDESCGEN_DEBUG", f"-I{build}", str(src), "-o", str(build / "rule")], build)
     done = subprocess.run([str(build / "rule")], capture_output=True, text=True)
-    assert done.returncode != 0 and done.stderr.startswith("descgen: IDESC-M-SHAPE: m = 256 (0x100), allowed M must be one"), done.stderr
+    assert done.returncode != 0 and done.stderr.startswith(
+        "descgen: IDESC-M-SHAPE: m = 256 (0x100), allowed M must be one"), done.stderr
 
 
 @needs_nvcc
@@ -159,10 +163,12 @@ def test_descgen_check_reports_a_rule(build: Path) -> None:
 def test_nvcc_compiles(build: Path, arch: str, debug: bool) -> None:
     """The header in device code (the differential kernel; the static checks as CUDA), for sm_90a
     and sm_100a, with and without DESCGEN_DEBUG (compile only)."""
-    flags = ["-std=c++17", *(["-DDESCGEN_DEBUG"] if debug else []), f"-gencode=arch=compute_{arch},code=sm_{arch}", f"-I{build}"]
-    _cc([NVCC, *flags, f"-I{HERE / 'cpp'}", "-c", str(HERE / "device" / "header_validators" / "validators_kernel.cu"), "-o", str(build / f"kernel_{arch}.o")],
-        build)
-    _cc([NVCC, *flags, "-x", "cu", "-c", str(HERE / "cpp" / "static_checks.cpp"), "-o", str(build / f"static_{arch}.o")], build)
+    flags = ["-std=c++17", *(["-DDESCGEN_DEBUG"] if debug else []), f"-gencode=arch=compute_{arch},code=sm_{arch}",
+             f"-I{build}"]
+    _cc([NVCC, *flags, f"-I{HERE / 'cpp'}", "-c", str(HERE / "device" / "header_validators" / "validators_kernel.cu"),
+         "-o", str(build / f"kernel_{arch}.o")], build)
+    _cc([NVCC, *flags, "-x", "cu", "-c", str(HERE / "cpp" / "static_checks.cpp"),
+         "-o", str(build / f"static_{arch}.o")], build)
 
 
 @needs_gxx
@@ -217,7 +223,8 @@ def driver(build: Path) -> Path:
     if GXX is None:
         pytest.skip("g++ is not installed")
     exe = build / "driver"
-    _cc([GXX, "-std=c++17", "-O2", f"-I{build}", f"-I{HERE / 'cpp'}", str(HERE / "cpp" / "driver.cpp"), "-o", str(exe)], build)
+    _cc([GXX, "-std=c++17", "-O2", f"-I{build}", f"-I{HERE / 'cpp'}", str(HERE / "cpp" / "driver.cpp"), "-o", str(exe)],
+        build)
     return exe
 
 
@@ -245,8 +252,11 @@ def test_differential_a_million(differential_run: dict[str, object], driver: Pat
         for i in bad[:5]:
             rec = differential.RECORD.unpack_from(data, i * differential.RECORD.size)
             report = differential.answer(rec)
-            cxx = subprocess.run([str(driver), str(differential_run["records"]), "--explain", str(i)], capture_output=True, text=True)
-            lines.append(f"record {i} {rec}:\n  python ok={int(report.ok)} {' '.join(f.code for f in report.findings)}\n  c++    {cxx.stdout}")
+            cxx = subprocess.run([str(driver), str(differential_run["records"]), "--explain", str(i)],
+                                 capture_output=True, text=True)
+            lines.append(f"record {i} {rec}:\n"
+                         f"  python ok={int(report.ok)} {' '.join(f.code for f in report.findings)}\n"
+                         f"  c++    {cxx.stdout}")
         pytest.fail(f"{len(bad)} of {n} records differ:\n" + "\n".join(lines))
 
 
@@ -276,11 +286,13 @@ def test_differential_e47_slice_k_and_skewed_strides(build: Path, driver: Path) 
         for swizzle in ("128B", "64B", "32B", "128B_base32B"):
             for sbo in (16, 32, 48, 64, 96, 112, 128, 256, 512, 1024, 1040, 1152):
                 for start in (0x1400, 0x1410, 0x1420, 0x1460):
-                    b = int(encode_smem(start_address=start, lbo=16 if b_major == "k" else 8192, sbo=sbo, swizzle=swizzle,
-                                        check=False))
-                    data += differential._pack(4, KINDS.index(kind), 1, -1, int(sparse), 1, -1, -1, -1, 0, 0, idesc, 0, b)
+                    b = int(encode_smem(start_address=start, lbo=16 if b_major == "k" else 8192, sbo=sbo,
+                                        swizzle=swizzle, check=False))
+                    data += differential._pack(4, KINDS.index(kind), 1, -1, int(sparse), 1, -1, -1, -1, 0, 0, idesc, 0,
+                                               b)
                     report = check_mma(idesc=idesc, kind=kind, b_desc=b, a_tmem=True, cta_group=1, sp=sparse)
-                    warns[kind, n, b_major, sparse, swizzle, sbo, start] = "MMA-SBO-ATOM" in {f.code for f in report.findings}
+                    warns[kind, n, b_major, sparse, swizzle, sbo, start] = \
+                        "MMA-SBO-ATOM" in {f.code for f in report.findings}
     path = build / "e47_records.bin"
     path.write_bytes(bytes(data))
     _cc([str(driver), str(path), str(build / "e47_digests.bin")], build)
@@ -290,7 +302,8 @@ def test_differential_e47_slice_k_and_skewed_strides(build: Path, driver: Path) 
     assert len(cpp) == len(python) == len(warns)
     assert [key for i, key in enumerate(warns) if cpp[i] != python[i]] == []
     # both answers, in every mode that has them: slice-K inside the row, past it, off the pattern
-    assert not warns["f8f6f4", 32, "k", False, "128B", 32, 0x1400] and warns["f8f6f4", 32, "k", False, "128B", 1040, 0x1400]
+    assert (not warns["f8f6f4", 32, "k", False, "128B", 32, 0x1400]
+            and warns["f8f6f4", 32, "k", False, "128B", 1040, 0x1400])
     assert not warns["f16", 64, "k", False, "128B", 32, 0x1400] and warns["f16", 64, "k", False, "128B", 32, 0x1420]
     assert not warns["f16", 32, "k", False, "64B", 32, 0x1400] and warns["f16", 32, "k", False, "64B", 48, 0x1400]
     assert not warns["f16", 32, "k", True, "128B", 64, 0x1400] and warns["f16", 32, "k", True, "128B", 64, 0x1410]
@@ -301,7 +314,8 @@ def test_differential_e47_slice_k_and_skewed_strides(build: Path, driver: Path) 
 def _summary() -> dict[str, str]:
     path = RECORDED / "summary.txt"
     if not path.exists():
-        pytest.skip("no recorded GPU run yet (tests/device/header_validators/run.sh tests/device/header_validators/recorded on a GPU)")
+        pytest.skip("no recorded GPU run yet "
+                    "(tests/device/header_validators/run.sh tests/device/header_validators/recorded on a GPU)")
     return dict(line.split("=", 1) for line in path.read_text().splitlines() if "=" in line)
 
 

@@ -88,7 +88,7 @@ def test_the_cutlass_program_prints_this_file(tmp_path):
     if include is None or not cuda or gxx is None:
         pytest.skip("needs CUTLASS's headers (nvidia-cutlass or $DESCGEN_CUTLASS_DIR), the CUDA headers and g++")
     exe = tmp_path / "gmma_desc_check"
-    subprocess.run([gxx, "-std=c++17", "-O0", f"-I{include}", *(f"-I{p}" for p in cuda), str(HERE / "gmma_desc_check.cpp"),
-                    "-o", str(exe)], check=True, capture_output=True)
+    subprocess.run([gxx, "-std=c++17", "-O0", f"-I{include}", *(f"-I{p}" for p in cuda),
+                    str(HERE / "gmma_desc_check.cpp"), "-o", str(exe)], check=True, capture_output=True)
     printed = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.split("\n")
     assert [line.split() for line in printed if line] == _lines()

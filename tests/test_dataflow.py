@@ -137,7 +137,8 @@ def test_ranges_hold_for_concrete_values(data, w):
              (R.mul_hi(ra, rb, w), (a * b) >> w), (R.and_(ra, rb, w), a & b), (R.or_(ra, rb, w), a | b),
              (R.xor(ra, rb, w), a ^ b), (R.min_(ra, rb, w), min(a, b)), (R.max_(ra, rb, w), max(a, b)),
              (R.shl(ra, n, w), (a << n) & m if n < w else 0), (R.shr(ra, n, w), a >> min(n, w)),
-             (R.ext(ra, w, 64), a), (R.ext(ra, w, 64, signed=True), (a - (1 << w) if a >> (w - 1) else a) & (2**64 - 1)),
+             (R.ext(ra, w, 64), a),
+             (R.ext(ra, w, 64, signed=True), (a - (1 << w) if a >> (w - 1) else a) & (2**64 - 1)),
              (R.bfe(ra, n, 5, w), (a >> n) & 31 if n < w else 0)]
     if rb[0] > 0:
         cases += [(R.rem(ra, rb, w), a % b), (R.div(ra, rb, w), a // b)]

@@ -354,7 +354,8 @@ def fields_report(i: int) -> descgen.Report:
     if arch:
         return descgen.validate_wgmma_smem(descgen.encode_wgmma_smem(start_address=0, lbo=lbo, sbo=sbo, swizzle=swizzle,
                                                                      base_offset=base))
-    return descgen.validate_smem(descgen.encode_smem(start_address=0, lbo=lbo, sbo=sbo, swizzle=swizzle, base_offset=base))
+    return descgen.validate_smem(descgen.encode_smem(start_address=0, lbo=lbo, sbo=sbo, swizzle=swizzle,
+                                                     base_offset=base))
 
 
 def fields_encode(i: int, a: int) -> int:
@@ -456,7 +457,8 @@ def test_fields_ptx_interpreted_and_assembles(tmp_path) -> None:
         "ld.param.u32 %t_k_block, [p_kb];", "ld.param.u32 %t_offset, [p_kb];").format(body="\n".join(blocks[1:]))
     src = tmp_path / "w.ptx"
     src.write_text(kernel)
-    r = subprocess.run(["ptxas", "-arch=sm_100a", str(src), "-o", str(tmp_path / "w.cubin")], capture_output=True, text=True)
+    r = subprocess.run(["ptxas", "-arch=sm_100a", str(src), "-o", str(tmp_path / "w.cubin")], capture_output=True,
+                       text=True)
     assert r.returncode == 0, r.stderr
     (fn,) = parse("\n".join(line for line in kernel.splitlines() if "ld.param" not in line))
     for a in (0x180, 0x980, 0x3f980):
@@ -480,7 +482,8 @@ def guard_forms() -> dict[str, object]:
         "w_desc": fields_report(0),
         "mx_idesc": descgen.validate_idesc(descgen.encode_idesc("mxf8f6f4", 128, 256), "mxf8f6f4"),
         "sp_idesc": descgen.decode_idesc(descgen.encode_idesc("tf32", 128, 256, sparse=True), "tf32"),
-        "zcm_desc": descgen.validate_zcm(descgen.encode_zcm(start_count=(1, 3, 5, 7), skip_span=1, use_span=13), m=32, n=64),
+        "zcm_desc": descgen.validate_zcm(descgen.encode_zcm(start_count=(1, 3, 5, 7), skip_span=1, use_span=13),
+                                         m=32, n=64),
         "dense_idesc": descgen.validate_idesc(0x08400010, "f16"),
     }
 
@@ -490,9 +493,11 @@ def _fixed_check(name: str, fixed: int, lang: str) -> str:
     no 64-bit literal)."""
     hi, lo = fixed >> 32, fixed & 0xFFFF_FFFF
     if lang == "cpp":
-        return f'static_assert({name}_fixed >> 16 >> 16 == {hi:#x}UL && ({name}_fixed & 0xFFFFFFFFUL) == {lo:#x}UL, "{name}");'
+        return (f"static_assert({name}_fixed >> 16 >> 16 == {hi:#x}UL && "
+                f'({name}_fixed & 0xFFFFFFFFUL) == {lo:#x}UL, "{name}");')
     big = f"{name}_FIXED".upper()
-    return f"typedef char check_{name}[({big} >> 16 >> 16) == {hi:#x}UL && ({big} & 0xFFFFFFFFUL) == {lo:#x}UL ? 1 : -1];"
+    return (f"typedef char check_{name}[({big} >> 16 >> 16) == {hi:#x}UL && "
+            f"({big} & 0xFFFFFFFFUL) == {lo:#x}UL ? 1 : -1];")
 
 
 @pytest.mark.parametrize("lang", ["cpp", "c"])
@@ -526,7 +531,8 @@ def test_each_function_form_is_guarded_and_needs_the_standard_it_states(tmp_path
             r = compile_at(tool, below(std), tu, f"tu_{name}.{lang}", tmp_path)
             assert r.returncode != 0, (name, below(std), "compiles below the standard it states")
     assert stateds == ({"a_desc": "c++14", "w_desc": "c++14", "mx_idesc": "c++11", "sp_idesc": "c++11",
-                        "zcm_desc": "c++14", "dense_idesc": "c++11"} if lang == "cpp" else dict.fromkeys(stateds, "c99"))
+                        "zcm_desc": "c++14", "dense_idesc": "c++11"} if lang == "cpp"
+                       else dict.fromkeys(stateds, "c99"))
     # Every form in one translation unit, each twice, and a copy of one under another file name
     # (the same content: the same guard): no name or macro collides, nothing is defined twice.
     (tmp_path / f"copy.{ext}").write_text((tmp_path / f"a_desc.{ext}").read_text())
@@ -558,7 +564,8 @@ def test_nvcc_compiles_each_cpp_form_at_the_standard_it_states_and_not_below(tmp
         thing = guard_forms()[name]
         text = emit_functions(thing, "cpp", name=name)
         (tmp_path / f"{name}.hpp").write_text(text)
-        call = {"a_desc": "a_desc_k(a_desc(addr), kb)", "mx_idesc": "mx_idesc(kb & 3u, 0u)"}.get(name, f"{name}_fixed + addr")
+        call = {"a_desc": "a_desc_k(a_desc(addr), kb)",
+                "mx_idesc": "mx_idesc(kb & 3u, 0u)"}.get(name, f"{name}_fixed + addr")
         tu = (f'#include "{name}.hpp"\n#include "{name}.hpp"\n'
               f"__global__ void k(unsigned long long* out, unsigned addr, unsigned kb) {{ out[0] = {call}; }}\n")
         std, _ = stated(text)

@@ -74,7 +74,8 @@ def test_e31_cli_decode_as_idesc_reads_the_upper_half_with_a_note():
 def test_e31_plain_32_bit_decode_has_no_runtime_note():
     doc = run_json("decode", "0x08400010", "--kind", "f16")
     assert "runtime" not in doc
-    assert not any(line.startswith("runtime.") for line in run("decode", "0x08400010", "--kind", "f16").stdout.splitlines())
+    assert not any(line.startswith("runtime.")
+                   for line in run("decode", "0x08400010", "--kind", "f16").stdout.splitlines())
 
 
 def test_e32_auto_detection_tries_the_runtime_form_when_the_low_half_is_0():
@@ -129,7 +130,8 @@ def test_diff_n_only():
     d = descgen.diff(F16_N256, F16_N128)
     assert (d.descriptor, d.kind, d.equal) == ("idesc", "f16", False)
     (f,) = d.changed
-    assert (f.name, f.bits, f.a_raw, f.b_raw, f.a_value, f.b_value, f.unit) == ("n", "17-22", 32, 16, 256, 128, "columns")
+    assert (f.name, f.bits, f.a_raw, f.b_raw, f.a_value, f.b_value, f.unit) == ("n", "17-22", 32, 16, 256, 128,
+                                                                                "columns")
     assert not d.only_a and not d.only_b
     assert len(d.fields) == len(descgen.decode_idesc(F16_N256, "f16").fields)
 

@@ -57,7 +57,8 @@ def _random_configs(rng: random.Random, count: int):
         if kind not in ("mxf4", "mxf4nvf4"):
             if atype not in ("e2m1", "e2m3", "e3m2"):
                 kw["a_major"] = rng.choice(("k", "mn"))
-            if btype not in ("e2m1", "e2m3", "e3m2") and (btype not in ("e4m3", "e5m2", "u8", "s8") or n % (16 * row.cta_group) == 0):
+            if btype not in ("e2m1", "e2m3", "e3m2") and (btype not in ("e4m3", "e5m2", "u8", "s8")
+                                                          or n % (16 * row.cta_group) == 0):
                 kw["b_major"] = rng.choice(("k", "mn"))
         if kind != "i8":
             kw["negate_a"], kw["negate_b"] = rng.random() < 0.5, rng.random() < 0.5

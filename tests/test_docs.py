@@ -71,7 +71,8 @@ def test_readme_error_example_message() -> None:
         descgen.encode_idesc("i8", 128, 40)
     message = str(err.value)
     assert "n = 40" in message and "8..32 step 8, 48..256 step 16" in message and "IDESC-N-RANGE" in message
-    assert "n = 40: out of range for .kind::i8; bits 17-22 store N >> 3;" in README.replace("\n                  # ", " ")
+    assert ("n = 40: out of range for .kind::i8; bits 17-22 store N >> 3;"
+            in README.replace("\n                  # ", " "))
 
 
 def test_readme_defaults_table_matches_the_tables() -> None:

@@ -43,14 +43,16 @@ def _words() -> dict[str, object]:
         "idesc_reserved": descgen.decode_idesc(F16 | 1 << 23 | 1 << 29, "f16"),  # two error findings
         "smem_32b": descgen.decode_smem(0xC000401000010800),  # bit 63 set: above the signed range
         "smem_tile": tile,
-        "zcm_example1": descgen.validate_zcm(descgen.encode_zcm(start_count=(1, 3, 5, 7), skip_span=1, use_span=13), m=32, n=64),
+        "zcm_example1": descgen.validate_zcm(descgen.encode_zcm(start_count=(1, 3, 5, 7), skip_span=1, use_span=13),
+                                             m=32, n=64),
         "taddr_w1": descgen.validate_taddr(descgen.encode_taddr(32, 16), warp=1),
         "bare64": 0xFFFF_FFFF_FFFF_FFFF,
     }
 
 
 def _value(thing: object) -> int:
-    return int(thing) if isinstance(thing, int) else int(next(iter(thing.decoded.values())).word) if hasattr(thing, "decoded") else int(thing.word)
+    return int(thing) if isinstance(thing, int) else \
+        int(next(iter(thing.decoded.values())).word) if hasattr(thing, "decoded") else int(thing.word)
 
 
 def _expected() -> dict[str, int]:
@@ -96,7 +98,8 @@ def test_comment_lists_fields_with_bits_and_units_derived_values_and_findings():
 
 
 def test_check_mma_report_writes_one_constant_per_word_with_its_own_findings():
-    report = descgen.check_mma(idesc=0x08200010, kind="f16", a_desc=0x4000404000010040, b_desc=0x4000404000010440 | 1 << 14)
+    report = descgen.check_mma(idesc=0x08200010, kind="f16", a_desc=0x4000404000010040,
+                               b_desc=0x4000404000010440 | 1 << 14)
     text = descgen.emit(report, "python")
     names = [line.split(" = ")[0] for line in text.splitlines() if not line.startswith("#") and line]
     assert names == ["IDESC", "A_DESC", "B_DESC"]
@@ -105,16 +108,19 @@ def test_check_mma_report_writes_one_constant_per_word_with_its_own_findings():
 
 
 def test_tile_descriptor_comment_carries_the_reasoning():
-    text = descgen.emit(descgen.smem_for_tile(mn=64, k=16, dtype="bf16", major="mn", swizzle="64B", start_address=0x400), "cpp")
+    text = descgen.emit(descgen.smem_for_tile(mn=64, k=16, dtype="bf16", major="mn", swizzle="64B",
+                                              start_address=0x400), "cpp")
     assert "// tile 64x16 bf16 MN-major, swizzle 64B, start address 0x400" in text
     assert "// LBO 512 B:" in text and "// SBO 1024 B:" in text
     assert _last(text) == "constexpr std::uint64_t smem_desc = 0x8000404000200040ull;"
 
 
 def test_int_input_is_decoded_when_told_what_it_is():
-    assert descgen.emit(F16, "python", descriptor="idesc", kind="f16") == descgen.emit(descgen.decode_idesc(F16, "f16"), "python")
+    assert (descgen.emit(F16, "python", descriptor="idesc", kind="f16")
+            == descgen.emit(descgen.decode_idesc(F16, "f16"), "python"))
     bare = descgen.emit(F16, "python")
-    assert "32-bit word 0x08400010 (no descriptor given: fields not decoded)" in bare and bare.endswith("WORD = 0x08400010")
+    assert ("32-bit word 0x08400010 (no descriptor given: fields not decoded)" in bare
+            and bare.endswith("WORD = 0x08400010"))
     assert descgen.emit(1 << 40, "hex") == "0x0000010000000000"
     assert descgen.emit({"a": 1, "b": descgen.decode_zcm(0)}, "hex") == "a=0x00000001\nb=0x0000000000000000"
 
@@ -171,13 +177,15 @@ def _compile(tool: str, source: str, suffix: str, args: list[str], tmp_path: Pat
 def test_c_header_compiles_and_holds_each_word(tmp_path):
     header = descgen.emit(_words(), "c")
     asserts = "\n".join(f'_Static_assert({name} == {value:#x}ULL, "{name}");' for name, value in _expected().items())
-    _compile("gcc", f"{header}\n{asserts}\n", ".c", ["-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-fsyntax-only"], tmp_path)
+    _compile("gcc", f"{header}\n{asserts}\n", ".c",
+             ["-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-fsyntax-only"], tmp_path)
 
 
 def test_c_header_also_compiles_as_cpp(tmp_path):
     header = descgen.emit(_words(), "c")
     asserts = "\n".join(f'static_assert({name} == {value:#x}ULL, "{name}");' for name, value in _expected().items())
-    _compile("g++", f"{header}\n{asserts}\n", ".cpp", ["-std=c++11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-fsyntax-only"], tmp_path)
+    _compile("g++", f"{header}\n{asserts}\n", ".cpp",
+             ["-std=c++11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-fsyntax-only"], tmp_path)
 
 
 @pytest.mark.parametrize("std", ["c++11", "c++17"])
@@ -270,7 +278,8 @@ def test_c_form_needs_c99_and_cpp11(tmp_path):
         assert ok.returncode == 0, ok.stderr
         refused = compile_at(tool, below(std), tu, f"tu{suffix}", tmp_path, "-m32", "-ffreestanding")
         # (C89: "use of C99 long long integer constant"; C++03: no UINT64_C, a 64-bit literal too large for long)
-        assert refused.returncode != 0 and ("long long" in refused.stderr or "UINT64_C" in refused.stderr), refused.stderr
+        assert refused.returncode != 0 and ("long long" in refused.stderr or "UINT64_C" in refused.stderr), \
+            refused.stderr
 
 
 def test_cpp_form_needs_cpp11(tmp_path):
@@ -351,7 +360,8 @@ def test_random_idesc_words_under_every_kind_compile_as_c(tmp_path):
     import random
 
     rng = random.Random(5)
-    things = {f"w{i}_{kind}": descgen.decode_idesc(rng.getrandbits(32), kind) for i in range(8) for kind in descgen.KINDS}
+    things = {f"w{i}_{kind}": descgen.decode_idesc(rng.getrandbits(32), kind)
+              for i in range(8) for kind in descgen.KINDS}
     header = descgen.emit(things, "c")
     asserts = "\n".join(f'_Static_assert({name} == {d.word:#x}u, "{name}");' for name, d in things.items())
     _compile("gcc", f"{header}\n{asserts}\n", ".c", ["-std=c11", "-Wall", "-Werror", "-fsyntax-only"], tmp_path)
@@ -363,15 +373,18 @@ def test_random_idesc_words_under_every_kind_compile_as_c(tmp_path):
 
 @pytest.mark.parametrize("argv, last", [
     (["idesc", "--kind", "f16", "--m", "128", "--n", "256", "--format", "c"], "#define IDESC UINT32_C(0x08400010)"),
-    (["idesc", "--kind", "f16", "--m", "128", "--n", "256", "--format", "ptx", "--name", "r_idesc"], "mov.b32 %r_idesc, 0x08400010;"),
+    (["idesc", "--kind", "f16", "--m", "128", "--n", "256", "--format", "ptx", "--name", "r_idesc"],
+     "mov.b32 %r_idesc, 0x08400010;"),
     (["smem", "--start-address", "0x8000", "--lbo", "16", "--sbo", "256", "--swizzle", "32B", "--format", "cpp"],
      "constexpr std::uint64_t smem_desc = 0xc000401000010800ull;"),
-    (["smem", "--tile", "64x16", "--dtype", "bf16", "--major", "mn", "--swizzle", "64B", "--addr", "0x400", "--format", "python"],
+    (["smem", "--tile", "64x16", "--dtype", "bf16", "--major", "mn", "--swizzle", "64B", "--addr", "0x400",
+      "--format", "python"],
      "SMEM_DESC = 0x8000404000200040"),
-    (["zcm", "--start-count", "1,3,5,7", "--skip-span", "1", "--use-span", "13", "--m", "32", "--n", "64", "--format", "python",
-      "--name", "zcm1"], "zcm1 = 0x000c008007050301"),
+    (["zcm", "--start-count", "1,3,5,7", "--skip-span", "1", "--use-span", "13", "--m", "32", "--n", "64",
+      "--format", "python", "--name", "zcm1"], "zcm1 = 0x000c008007050301"),
     (["idesc", "--kind", "f16", "--m", "128", "--n", "256", "--format", "hex"], "0x08400010"),
-    (["taddr", "--lane", "32", "--column", "16", "--warp", "1", "--format", "cpp"], "constexpr std::uint32_t taddr = 0x00200010u;"),
+    (["taddr", "--lane", "32", "--column", "16", "--warp", "1", "--format", "cpp"],
+     "constexpr std::uint32_t taddr = 0x00200010u;"),
 ])
 def test_cli_format_prints_the_emitted_code(argv, last):
     code, out, err = run(argv)
@@ -386,12 +399,13 @@ def test_taddr_comment_names_the_lane_column_and_the_warp_that_may_access_it():
     assert code == 0 and out.rstrip().endswith("TADDR = 0x00460008")
     assert "lane " in out and "= 70" in out and "= 8 columns" in out
     assert "tcgen05.ld/st may access lane 70 from: warp 2 (lanes 64-95)" in out
-    assert descgen.emit(0x00460008, "python", descriptor="taddr") == descgen.emit(descgen.decode_taddr(0x00460008), "python")
+    assert (descgen.emit(0x00460008, "python", descriptor="taddr")
+            == descgen.emit(descgen.decode_taddr(0x00460008), "python"))
 
 
 def test_cli_zcm_format_comment_holds_the_mask():
-    code, out, _ = run(["zcm", "--start-count", "1,3,5,7", "--skip-span", "1", "--use-span", "13", "--m", "32", "--n", "64",
-                        "--format", "c"])
+    code, out, _ = run(["zcm", "--start-count", "1,3,5,7", "--skip-span", "1", "--use-span", "13", "--m", "32",
+                        "--n", "64", "--format", "c"])
     assert code == 0 and " * mask=0x0040010004001000" in out
 
 
@@ -401,9 +415,11 @@ def test_cli_format_json_is_the_json_envelope():
 
 
 def test_cli_format_output_compiles(tmp_path):
-    code, out, _ = run(["idesc", "--kind", "mxf8f6f4", "--m", "128", "--n", "128", "--cta-group", "1", "--format", "cpp"])
+    code, out, _ = run(["idesc", "--kind", "mxf8f6f4", "--m", "128", "--n", "128", "--cta-group", "1",
+                        "--format", "cpp"])
     assert code == 0
-    _compile("g++", out + 'static_assert(idesc != 0, "");\n', ".cpp", ["-std=c++17", "-Wall", "-Werror", "-fsyntax-only"], tmp_path)
+    _compile("g++", out + 'static_assert(idesc != 0, "");\n', ".cpp",
+             ["-std=c++17", "-Wall", "-Werror", "-fsyntax-only"], tmp_path)
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -446,7 +462,8 @@ def test_readme_c_sample_is_what_the_command_prints():
         if line.strip() in ("*   ...", "..."):
             continue
         head = line[:-3] if line.endswith("...") else line
-        matches = [i for i in range(position, len(got)) if got[i] == line or (line.endswith("...") and got[i].startswith(head))]
+        matches = [i for i in range(position, len(got))
+                   if got[i] == line or (line.endswith("...") and got[i].startswith(head))]
         assert matches, line
         position = matches[0] + 1
 

@@ -316,7 +316,8 @@ def test_e7_context_rule_needs_the_scale_vector_size():
     # .block32 with K = 96: IDs 0-3 (Figures 234-237); .block16 with K = 96: 0 or 2; 4X: 0 only
     k96 = encode_idesc("mxf4nvf4", 256, 128, k=96, a_sf_id=3, b_sf_id=1, scale_type="ue8m0")
     assert validate_idesc(k96, "mxf4nvf4", scale_vec="block32").ok
-    assert validate_idesc(k96, "mxf4nvf4", scale_vec="block16").codes == ("IDESC-A-SF-ID-SCALE-VEC", "IDESC-B-SF-ID-SCALE-VEC")
+    assert validate_idesc(k96, "mxf4nvf4", scale_vec="block16").codes == ("IDESC-A-SF-ID-SCALE-VEC",
+                                                                          "IDESC-B-SF-ID-SCALE-VEC")
     assert not validate_idesc(encode_idesc("mxf4nvf4", 128, 128, a_sf_id=2), "mxf4nvf4", scale_vec="4X").ok
 
 
@@ -770,7 +771,8 @@ def test_e47_slice_k_of_the_cutedsl_example_is_legal_and_a_skewed_sbo_still_warn
     assert decode_smem(b).value("sbo") == 32 and decode_smem(a).value("sbo") == 256  # A: 32B swizzle, whole patterns
 
     def sbo_warnings(b_word: int, b_start: int, a_word: int = a, a_start: int = 0x400) -> list[tuple[str, int]]:
-        r = check_mma(idesc=idesc, kind="f8f6f4", a_desc=a_word | a_start >> 4, b_desc=b_word | b_start >> 4, cta_group=1)
+        r = check_mma(idesc=idesc, kind="f8f6f4", a_desc=a_word | a_start >> 4, b_desc=b_word | b_start >> 4,
+                      cta_group=1)
         return [(f.field, f.value) for f in r.findings if f.code == "MMA-SBO-ATOM"]
 
     assert sbo_warnings(b, 0x1400) == []                                   # the example: slice-K
@@ -826,7 +828,8 @@ def test_e47_a_stride_is_whole_patterns_or_stays_in_one_atom_row():
     assert not skewed_stride(32, "128B", 4, 32)                  # slice-K: 3 x 32 + 32 = 128
     assert skewed_stride(32, "128B", 4, 32, start=0x1420)        # from byte 32 the fourth group crosses the row
     assert not skewed_stride(16, "128B", 4, 32)                  # overlapping K windows, still one row
-    assert skewed_stride(1040, "128B", 2, 32) and skewed_stride(1152, "128B", 2, 32) and skewed_stride(128, "128B", 2, 32)
+    assert (skewed_stride(1040, "128B", 2, 32) and skewed_stride(1152, "128B", 2, 32)
+            and skewed_stride(128, "128B", 2, 32))
     assert not skewed_stride(32, "64B", 2, 32) and skewed_stride(32, "64B", 3, 32)  # 64-byte rows
     assert not skewed_stride(512, "64B", 8, 32) and skewed_stride(768, "64B", 2, 32)
     assert skewed_stride(16, "32B", 2, 32) and not skewed_stride(256, "32B", 2, 32)  # one MMA's K fills a 32-byte row
@@ -835,16 +838,20 @@ def test_e47_a_stride_is_whole_patterns_or_stays_in_one_atom_row():
     assert not skewed_stride(1040, "128B", 1, 32) and not skewed_stride(40, "none", 4, 32)
 
     def b_sbo(n: int, sbo: int, b_major: str = "k", swizzle: str = "128B", sparse: bool = False) -> list[str]:
-        idesc = encode_idesc("f16", 128, n, b_major=b_major, sparse=sparse) if sparse else encode_idesc("f16", 128, n, b_major=b_major)
+        idesc = encode_idesc("f16", 128, n, b_major=b_major, sparse=sparse) if sparse else \
+            encode_idesc("f16", 128, n, b_major=b_major)
         r = check_mma(idesc=idesc, kind="f16", a_desc=smem_word(), cta_group=1, sp=sparse or None,
-                      b_desc=smem_word(start_address=0x4400, sbo=sbo, swizzle=swizzle, lbo=16 if b_major == "k" else 8192))
+                      b_desc=smem_word(start_address=0x4400, sbo=sbo, swizzle=swizzle,
+                                       lbo=16 if b_major == "k" else 8192))
         return [f.field for f in r.findings if f.code == "MMA-SBO-ATOM"]
 
     assert b_sbo(32, 32) == [] and b_sbo(32, 1040) == ["b_desc.sbo"]
-    assert b_sbo(64, 32) == [] and b_sbo(128, 32) == ["b_desc.sbo"]  # 4 and 8 groups per CTA at least: 128 and 256 bytes
+    # 4 and 8 groups per CTA at least: 128 and 256 bytes
+    assert b_sbo(64, 32) == [] and b_sbo(128, 32) == ["b_desc.sbo"]
     assert b_sbo(32, 32, swizzle="64B") == [] and b_sbo(64, 32, swizzle="64B") == ["b_desc.sbo"]
     assert b_sbo(32, 32, swizzle="32B") == ["b_desc.sbo"]
-    assert b_sbo(32, 64, sparse=True) == [] and b_sbo(32, 80, sparse=True) == ["b_desc.sbo"]  # .sp: B reads 64 bytes of K
+    # .sp: B reads 64 bytes of K
+    assert b_sbo(32, 64, sparse=True) == [] and b_sbo(32, 80, sparse=True) == ["b_desc.sbo"]
     assert b_sbo(128, 32, b_major="mn") == ["b_desc.sbo"]           # MN-major: 64 N of f16 per CTA fill the row
     assert b_sbo(16, 16, b_major="mn") == [] and b_sbo(16, 1040, b_major="mn") == ["b_desc.sbo"]  # 8 N: 16 bytes a row
 

@@ -270,7 +270,8 @@ def test_one_line_is_asked_for_never_the_default() -> None:
 def test_decode_reads_words_from_stdin() -> None:
     dump = "0x7fffd0:\t0x08400010\t0x4000404000010040,\n08400010\n"
     result = run("decode", "-", "--short", input=dump)
-    assert [line.split()[0] for line in result.stdout.splitlines()] == ["0x08400010", "0x4000404000010040", "0x08400010"]
+    assert [line.split()[0] for line in result.stdout.splitlines()] == ["0x08400010", "0x4000404000010040",
+                                                                        "0x08400010"]
     assert "read as hex 0x08400010" in result.stderr
 
 

@@ -52,18 +52,22 @@ def test_a_known_illegal_field_is_an_error_whatever_the_run_time_bits():
 def test_check_mma_checks_cross_word_rules_on_known_fields():
     idesc = descgen.encode_idesc("f16", 128, 256)
     # B's swizzle is 32B: Table 52 allows it for 16-bit K-major, and A's known fields are checked
-    ok = descgen.check_mma(idesc=idesc, kind="f16", a_desc=KnownBits(SMEM & ~START, U64 & ~START), b_desc=KnownBits(0, 0))
+    ok = descgen.check_mma(idesc=idesc, kind="f16", a_desc=KnownBits(SMEM & ~START, U64 & ~START),
+                           b_desc=KnownBits(0, 0))
     assert ok.ok
     assert {n.missing[0] for n in ok.not_checked if n.code == "MMA-SWIZZLE-TABLE52"} == {"b_desc.swizzle"}
     # absolute LBO mode on an MN-major A (MMA-LBO-MODE-MAJOR): found though A's start address is unknown
     mn = descgen.encode_idesc("f16", 128, 256, a_major="mn")
-    absolute = descgen.encode_smem(start_address=0, lbo=0x400, sbo=1024, swizzle="128B", lbo_mode="absolute", check=False)
-    r = descgen.check_mma(idesc=mn, kind="f16", a_desc=KnownBits(absolute & ~START, U64 & ~START), b_desc=KnownBits(0, 0))
+    absolute = descgen.encode_smem(start_address=0, lbo=0x400, sbo=1024, swizzle="128B", lbo_mode="absolute",
+                                   check=False)
+    r = descgen.check_mma(idesc=mn, kind="f16", a_desc=KnownBits(absolute & ~START, U64 & ~START),
+                          b_desc=KnownBits(0, 0))
     assert "MMA-LBO-MODE-MAJOR" in r.codes and "a_desc.lbo_mode" in {f.field for f in r.findings}
     # the instruction descriptor known at run time only: its rules are not checked, none guessed
     unknown_idesc = descgen.check_mma(idesc=KnownBits(0, 0), kind="f16", a_desc=SMEM, b_desc=SMEM)
     assert unknown_idesc.ok
-    assert {"IDESC-M-SHAPE", "MMA-SWIZZLE-TABLE52"} <= {n.code for n in unknown_idesc.not_checked if n.why == "run-time"}
+    assert {"IDESC-M-SHAPE", "MMA-SWIZZLE-TABLE52"} <= {n.code for n in unknown_idesc.not_checked
+                                                        if n.why == "run-time"}
 
 
 def test_partly_known_idesc_k_is_unknown_when_sparsity_is():

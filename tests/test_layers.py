@@ -16,7 +16,7 @@ import pytest
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIB = os.path.join(REPO, "descgen")
 #: Subpackages of descgen/ (their modules are named ``ptx.scan``...).
-SUBPACKAGES = ("core", "model", "words", "ptx", "backends", "rules")
+SUBPACKAGES = ("core", "model", "words", "ptx", "backends", "rules", "tiles", "batch")
 MODULES = sorted([name[:-3] for name in os.listdir(LIB) if name.endswith(".py") and name != "__init__.py"] +
                  [f"{sub}.{name[:-3]}" for sub in SUBPACKAGES for name in os.listdir(os.path.join(LIB, sub))
                   if name.endswith(".py") and name != "__init__.py"])
@@ -24,19 +24,23 @@ MODULES = sorted([name[:-3] for name in os.listdir(LIB) if name.endswith(".py") 
 #: The layers, bottom to top, as docs/architecture.md lists them: a module may import only modules
 #: of its own layer or of layers below.
 LAYERS = (
-    ("core.errors", "core.transforms", "core.version", "core.types", "core.numbers", "core.errata", "core.workers", "rules.language", "core.memo"),
-    ("model.loader",),
-    ("model.engine",),
+    ("core.errors", "core.transforms", "core.version", "core.types", "core.numbers", "core.errata", "core.workers",
+     "rules.language", "core.memo"),
+    ("model.table_types", "model.table_cache", "model.loader"),
+    ("model.word", "model.decoded", "model.engine"),
     ("model.catalog", "model.report"),
     ("model.context",),
     ("model.facts", "model.wgmma_facts", "rules.tables"),
     ("rules.checks",),
     ("words.idesc", "words.smem", "words.zcm", "words.taddr", "words.runtime", "words.wgmma_smem"),
-    ("tiles", "words.instruction", "words.identify", "words.port", "ptx.lexer", "ptx.knownbits", "ptx.ranges", "ptx.values",
+    ("tiles.atoms", "tiles.canonical", "tiles.descriptor", "tiles.addresses", "words.instruction", "words.identify",
+     "words.port", "ptx.lexer", "ptx.knownbits", "ptx.ranges", "ptx.values",
      "ptx.statements", "ptx.cfg", "ptx.transfer", "ptx.solver", "ptx.dataflow", "ptx.slicer", "ptx.skipping",
      "ptx.qualifiers"),
-    ("ptx.results", "ptx.syntax_rules", "ptx.instruction_checks", "ptx.scan", "words.compare", "backends.emitters", "codes"),
-    ("batch", "examples", "backends.descriptor_functions", "backends.cpp_header", "backends.cpp_rules", "ptx.files"),
+    ("ptx.results", "ptx.syntax_rules", "ptx.instruction_checks", "ptx.scan", "words.compare", "backends.emitters",
+     "codes"),
+    ("batch.schema", "batch.handlers", "batch.codec", "batch.cache", "batch.stream", "examples",
+     "backends.descriptor_functions", "backends.cpp_header", "backends.cpp_rules", "ptx.files"),
     ("__main__",),
 )
 
@@ -209,7 +213,9 @@ def test_the_cli_cycle_checker_sees_a_cycle(tmp_path):
     assert graph == {"a": {"b"}, "b": {"a"}, "c": {"a"}} and _cycle(graph) == ["a", "b", "a"]
 
 
-@pytest.mark.parametrize("folder,package", [("descgen", "descgen"), ("descgen/ptx", "descgen"), ("cli", "descgen")])
+@pytest.mark.parametrize("folder,package", [("descgen", "descgen"),
+                                            *((f"descgen/{sub}", "descgen") for sub in SUBPACKAGES),
+                                            ("cli", "descgen")])
 def test_no_private_name_crosses_a_module(folder, package):
     base = os.path.join(REPO, folder)
     pkg = folder.partition("/")[2].replace("/", ".")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import os
 import subprocess
 import sys
 
@@ -271,7 +272,8 @@ def test_table52_decides_what_smem_for_tile_builds(dtype, kind, major, swizzle):
     a_mn, a_k = atom_elements(dtype, kind, major, swizzle)
     args = dict(dtype=dtype, major=major, swizzle=swizzle, mn=a_mn, k=a_k, start_address=0x1000, kind=kind)
     if legal(dtype, kind, major, swizzle):
-        assert smem_for_tile(**args).word >> 61 == {"none": 0, "128B_base32B": 1, "128B": 2, "64B": 4, "32B": 6}[swizzle]
+        assert smem_for_tile(**args).word >> 61 == {"none": 0, "128B_base32B": 1, "128B": 2, "64B": 4,
+                                                    "32B": 6}[swizzle]
     else:
         with pytest.raises(EncodeError) as err:
             smem_for_tile(**args)
@@ -423,7 +425,8 @@ def test_round_trip_per_mma_step_inside_an_atom(tile):
 
 @pytest.mark.parametrize("word, args", [
     # CUTLASS 4.x sm100 collectives' words (the project's reference notes)
-    (0xC000401000010800, dict(dtype="e2m1", kind="f8f6f4", major="k", swizzle="32B", mn=128, k=64, start_address=0x8000)),
+    (0xC000401000010800, dict(dtype="e2m1", kind="f8f6f4", major="k", swizzle="32B", mn=128, k=64,
+                              start_address=0x8000)),
     (0xC000401000010800, dict(dtype="e2m1", kind="mxf4", major="k", swizzle="32B", mn=128, k=64, start_address=0x8000)),
     (0x0000400800800040, dict(dtype="bf16", major="mn", swizzle="none", mn=128, k=64, start_address=0x400)),
     (0x4000404000000040, dict(dtype="e4m3", major="mn", swizzle="128B", mn=128, k=64, start_address=0x400)),
@@ -565,7 +568,8 @@ def test_advance_inside_an_atom_reads_the_next_k_slice():
     for n in range(4):
         w = advance_smem(td.word, 32 * n)
         assert td.k_offset(16 * n) == 32 * n and bits(w, 49, 51) == 0
-        assert smem_layout(w, dtype="bf16", major="k", mn=128, k=16).addresses() == [row[16 * n:16 * n + 16] for row in whole]
+        assert smem_layout(w, dtype="bf16", major="k", mn=128, k=16).addresses() == [row[16 * n:16 * n + 16]
+                                                                                      for row in whole]
 
 
 def test_advance_rejects_non_words():
@@ -592,7 +596,8 @@ def test_outside_buffer():
     lay = smem_layout(td.word, dtype="bf16", major="k", mn=16, k=64, buffer=(0x400, 1024))
     (f,) = lay.findings
     assert (f.code, f.severity, f.value) == ("LAYOUT-OUTSIDE-BUFFER", "error", (8, 0))  # the first element outside
-    assert "0x400..0x7ff" in f.allowed and f"{8 * 64} element(s) read outside the buffer, first (8, 0) at 0x800" in f.rule
+    assert ("0x400..0x7ff" in f.allowed
+            and f"{8 * 64} element(s) read outside the buffer, first (8, 0) at 0x800" in f.rule)
 
 
 def test_sub_byte_buffer_edge():
@@ -763,7 +768,7 @@ def test_e26_base32b_pattern_repeats_every_512_bytes():
 def _atoms_data() -> dict:
     import tomllib
 
-    with open(f"{loader.os.path.dirname(loader.__file__)}/../tables/smem_atoms.toml", "rb") as fh:
+    with open(f"{os.path.dirname(loader.__file__)}/../tables/smem_atoms.toml", "rb") as fh:
         return tomllib.load(fh)
 
 
@@ -816,12 +821,13 @@ def test_storage_rule_missing_for_a_size_is_rejected():
 
 def test_import_is_light_and_tables_load_lazily():
     code = ("import sys, descgen\n"
-            "print(descgen.model.loader.atoms.cache_info().currsize, descgen.model.loader.layout.cache_info().currsize,\n"
+            "print(descgen.model.loader.atoms.cache_info().currsize, "
+            "descgen.model.loader.layout.cache_info().currsize,\n"
             "      'descgen.tiles' in sys.modules,\n"
             "      sorted(m for m in sys.modules if m.split('.')[0] in ('click', 'rich', 'bitstring')))\n"
             "print(descgen.smem_for_tile.__module__, 'descgen.tiles' in sys.modules, 'smem_layout' in dir(descgen))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60).stdout
-    assert out.split() == ["0", "0", "False", "[]", "descgen.tiles", "True", "True"]
+    assert out.split() == ["0", "0", "False", "[]", "descgen.tiles.descriptor", "True", "True"]
 
 
 def test_tile_api_reads_names_case_insensitively_as_the_encoders_do():
@@ -835,7 +841,8 @@ def test_tile_api_reads_names_case_insensitively_as_the_encoders_do():
     a = descgen.smem_layout(canon.word, dtype="BF16", major="K", mn=128, k=64)
     b = descgen.smem_layout(canon.word, dtype="bf16", major="k", mn=128, k=64)
     assert a.address(0, 1) == b.address(0, 1) == 0x402  # K-major: the next bf16 along K, 2 bytes on
-    assert descgen.swizzle_atom(dtype="E4M3", major="MN", swizzle="64b") == descgen.swizzle_atom(dtype="e4m3", major="mn", swizzle="64B")
+    assert (descgen.swizzle_atom(dtype="E4M3", major="MN", swizzle="64b")
+            == descgen.swizzle_atom(dtype="e4m3", major="mn", swizzle="64B"))
     with pytest.raises(descgen.EncodeError) as e:
         descgen.smem_for_tile(mn=128, k=64, dtype="bf17", major="k", swizzle="128B", start_address=0)
     assert e.value.code == "LAYOUT-DTYPE-CODE"

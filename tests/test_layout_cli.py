@@ -71,13 +71,15 @@ def test_smem_tile_base_offset_from_pattern_start():
     ([*BF16_K, "--base-offset", "3"], ["--base-offset", "--pattern-start"]),
     (["--addr", "0", "--swizzle", "none", "--lbo", "16"], ["missing --sbo", "--tile MNxK"]),
     (["--addr", "0", "--swizzle", "none"], ["missing --lbo and --sbo"]),
-    (["--addr", "0", "--swizzle", "none", "--lbo", "16", "--sbo", "16", "--dtype", "bf16"], ["--dtype only apply with --tile"]),
+    (["--addr", "0", "--swizzle", "none", "--lbo", "16", "--sbo", "16", "--dtype", "bf16"],
+     ["--dtype only apply with --tile"]),
     (["--tile", "128", "--dtype", "bf16", "--major", "k", "--swizzle", "none", "--addr", "0"], ["is not MNxK"]),
     (["--tile", "0x64", "--dtype", "bf16", "--major", "k", "--swizzle", "none", "--addr", "0"], ["must be positive"]),
     (["--tile", "8x64x2", "--dtype", "bf16", "--major", "k", "--swizzle", "none", "--addr", "0"], ["is not MNxK"]),
     (["--tile", "128x0", "--dtype", "bf16", "--major", "k", "--swizzle", "none", "--addr", "0"], ["must be positive"]),
     (["--tile", "8x8", "--dtype", "f32", "--major", "k", "--swizzle", "none", "--addr", "0"], ["'f32' is not one of"]),
-    (["--tile", "8x64", "--dtype", "e2m1", "--major", "k", "--swizzle", "none", "--addr", "0"], ["LAYOUT-KIND-REQUIRED"]),
+    (["--tile", "8x64", "--dtype", "e2m1", "--major", "k", "--swizzle", "none", "--addr", "0"],
+     ["LAYOUT-KIND-REQUIRED"]),
 ])
 def test_smem_tile_usage_errors_exit_2(args, words):
     result = run("smem", *args, code=2)
@@ -88,9 +90,11 @@ def test_smem_tile_usage_errors_exit_2(args, words):
 
 @pytest.mark.parametrize("args, code", [
     (["--tile", "32x8", "--dtype", "tf32", "--major", "mn", "--swizzle", "128B", "--addr", "0"], "LAYOUT-TABLE52"),
-    (["--tile", "8x64", "--dtype", "bf16", "--major", "k", "--swizzle", "128B_base32B", "--addr", "0"], "LAYOUT-SWIZZLE-MAJOR"),
+    (["--tile", "8x64", "--dtype", "bf16", "--major", "k", "--swizzle", "128B_base32B", "--addr", "0"],
+     "LAYOUT-SWIZZLE-MAJOR"),
     (["--tile", "12x64", "--dtype", "bf16", "--major", "k", "--swizzle", "128B", "--addr", "0"], "LAYOUT-MN-ATOM"),
-    (["--tile", "8x64", "--dtype", "bf16", "--major", "k", "--swizzle", "128B", "--addr", "0x408"], "SMEM-START-ADDRESS-ALIGN"),
+    (["--tile", "8x64", "--dtype", "bf16", "--major", "k", "--swizzle", "128B", "--addr", "0x408"],
+     "SMEM-START-ADDRESS-ALIGN"),
 ])
 def test_smem_tile_rule_violations_exit_1(args, code):
     result = run("smem", *args, code=1)

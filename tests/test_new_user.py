@@ -53,7 +53,8 @@ def test_check_wgmma_prints_a_verdict_on_a_terminal_when_clean() -> None:
 
 def test_check_wgmma_takes_type_aliases_and_refuses_unknown_names_as_usage_errors() -> None:
     aliased = run(*WGMMA, "--atype", "fp16", "--btype", "half")
-    assert aliased.stderr.splitlines() == ["note: --atype fp16 read as PTX's f16", "note: --btype half read as PTX's f16"]
+    assert aliased.stderr.splitlines() == ["note: --atype fp16 read as PTX's f16",
+                                           "note: --btype half read as PTX's f16"]
     assert run(*WGMMA, "--atype", "torch.bfloat16").stderr == "note: --atype torch.bfloat16 read as PTX's bf16\n"
     unknown = run(*WGMMA, "--atype", "fp17", code=2)
     assert "Invalid value for '--atype': 'fp17' is not one of f16, bf16, tf32, e4m3, e5m2, s8, u8, b1" in unknown.stderr
@@ -79,7 +80,8 @@ def test_a_negative_word_gets_one_message_with_or_without_double_dash() -> None:
     assert expected in run("decode", "-1", code=2).stderr
     assert expected in run("decode", "--", "-1", code=2).stderr
     big = "Invalid value for 'WORD...': '-1073741824' is negative; descriptor values are unsigned"
-    assert big in run("decode", "-1073741824", code=2).stderr and big in run("decode", "--", "-1073741824", code=2).stderr
+    assert (big in run("decode", "-1073741824", code=2).stderr
+            and big in run("decode", "--", "-1073741824", code=2).stderr)
     assert "'-5' is negative" in run("validate", "-5", "--kind", "f16", code=2).stderr
     assert "No such option '-x'" in run("decode", "-x", code=2).stderr  # an unknown option is still one
     as_json = json.loads(run("decode", "-1", "--json", code=2).stdout)
@@ -166,9 +168,11 @@ def test_port_of_a_word_already_in_the_target_family_changes_nothing() -> None:
 
 def test_port_refuses_an_instruction_descriptor() -> None:
     refused = run("port", "0x08400010", "--to", "sm_90a", code=2)
-    assert refused.stdout == "" and "0x08400010 is an instruction descriptor (consistent with .kind::f16" in refused.stderr
+    assert (refused.stdout == ""
+            and "0x08400010 is an instruction descriptor (consistent with .kind::f16" in refused.stderr)
     assert "PORT-WORD" in refused.stderr
-    assert "PORT-WORD-INVALID" in run("port", "0xffffffffffffffff", "--to", "sm_100a", code=1).stderr  # neither family's
+    # neither family's
+    assert "PORT-WORD-INVALID" in run("port", "0xffffffffffffffff", "--to", "sm_100a", code=1).stderr
 
 
 # --------------------------------------------------------------------------------------------
@@ -193,7 +197,8 @@ def test_batch_takes_tensor_memory_addresses() -> None:
              '{"op": "validate", "descriptor": "taddr", "word": "0x00200000", "warp": 0}',
              '{"op": "decode", "word": "0x00600100"}',
              '{"op": "decode", "descriptor": "matrix", "word": 1}']
-    encoded, decoded, validated, bare, unknown = (json.loads(x) for x in run("batch", input="\n".join(lines)).stdout.splitlines())
+    encoded, decoded, validated, bare, unknown = (json.loads(x)
+                                                  for x in run("batch", input="\n".join(lines)).stdout.splitlines())
     assert encoded["ok"] and encoded["word"] == "0x00200000"
     assert decoded["fields"] == {"column": 256, "lane": 96}
     assert not validated["ok"] and [f["code"] for f in validated["findings"]] == ["TADDR-WARP-LANES"]

@@ -30,7 +30,8 @@ def test_license_ships_in_wheel_and_sdist(tmp_path: Path) -> None:
     assert wheel.returncode == 0, wheel.stderr
     (wheel_name,) = [p.name for p in tmp_path.glob("descgen-*.whl")]
     sdist = subprocess.run([sys.executable, "-c", "import sys; from setuptools import build_meta as b; "
-                            "print(b.build_sdist(sys.argv[1]))", str(tmp_path)], cwd=ROOT, capture_output=True, text=True)
+                            "print(b.build_sdist(sys.argv[1]))", str(tmp_path)], cwd=ROOT, capture_output=True,
+                           text=True)
     assert sdist.returncode == 0, sdist.stderr
     sdist_name = sdist.stdout.split()[-1]
     license_text = (ROOT / "LICENSE").read_bytes()

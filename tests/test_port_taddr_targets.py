@@ -38,8 +38,10 @@ def test_port_of_a_hopper_word_to_sm_90a_changes_nothing() -> None:
     already there, not a tcgen05 word to port."""
     p = descgen.port_smem(HOPPER, to="sm_90a")
     assert (p.word, p.changes, p.flipped) == (HOPPER, (), 0)
-    assert (p.source.descriptor, p.target.descriptor, p.from_arch, p.to_arch) == ("wgmma_smem", "wgmma_smem", "sm_90a", "sm_90a")
-    assert p.note == "0x4000004000010040 is already a wgmma (sm_90a) descriptor (as tcgen05 (sm_100a): SMEM-VERSION-CONST): nothing to port"
+    assert (p.source.descriptor, p.target.descriptor, p.from_arch, p.to_arch) == ("wgmma_smem", "wgmma_smem", "sm_90a",
+                                                                                  "sm_90a")
+    assert p.note == ("0x4000004000010040 is already a wgmma (sm_90a) descriptor "
+                      "(as tcgen05 (sm_100a): SMEM-VERSION-CONST): nothing to port")
     piped = run("port", hex(HOPPER), "--to", "sm_90a")
     assert piped.stdout.splitlines() == ["word=0x4000004000010040", "from=sm_90a wgmma_smem 0x4000004000010040",
                                          "to=sm_90a wgmma_smem 0x4000004000010040", "flipped=0x0000000000000000"]
@@ -47,7 +49,8 @@ def test_port_of_a_hopper_word_to_sm_90a_changes_nothing() -> None:
     assert json.loads(run("port", hex(HOPPER), "--to", "sm_90a", "--json").stdout)["result"]["note"] == p.note
     # the other way round it is ported, and a tcgen05 word to a tcgen05 target is already there
     assert descgen.port_smem(HOPPER, to="sm_100a").word == BLACKWELL
-    assert descgen.port_smem(BLACKWELL, to="sm_103a").note.startswith("0x4000404000010040 is already a tcgen05 (sm_100a)")
+    assert descgen.port_smem(BLACKWELL, to="sm_103a").note.startswith(
+        "0x4000404000010040 is already a tcgen05 (sm_100a)")
 
 
 @pytest.mark.parametrize("word, what", [
@@ -70,10 +73,12 @@ def test_port_refuses_a_word_of_neither_family_as_a_rule_error() -> None:
     with pytest.raises(descgen.EncodeError) as e:
         descgen.port_smem(0x6000404000010040, to="sm_90a")  # swizzle code 3 (tcgen05), bit 46 (wgmma)
     assert e.value.code == "PORT-WORD-INVALID"
-    assert "is neither: as tcgen05 (sm_100a), SMEM-SWIZZLE-CODE; as wgmma (sm_90a), WGMMA-SMEM-RESERVED-46" in str(e.value)
+    assert ("is neither: as tcgen05 (sm_100a), SMEM-SWIZZLE-CODE; as wgmma (sm_90a), WGMMA-SMEM-RESERVED-46"
+            in str(e.value))
     with pytest.raises(descgen.EncodeError) as runtime:  # low half 0: CUTLASS's runtime idesc (E31)
         descgen.port_smem(0x0840001000000000, to="sm_100a")
-    assert "it reads as CUTLASS's 64-bit runtime instruction descriptor (its upper half 0x08400010" in str(runtime.value)
+    assert ("it reads as CUTLASS's 64-bit runtime instruction descriptor (its upper half 0x08400010"
+            in str(runtime.value))
     assert "PORT-WORD-INVALID]" in run("port", "0xffffffffffffffff", "--to", "sm_100a", code=1).stderr
 
 
@@ -102,10 +107,11 @@ def test_a_bare_word_with_tensor_memory_context_is_read_as_an_address() -> None:
     assert "finding=error TADDR-WARP-LANES" in piped.stdout and "its context (--warp)" in piped.stderr
     assert run("decode", "0x00600100", "--warp", "1", "--short", code=1).stdout == \
         "0x00600100  taddr: column 256, lane 96; error TADDR-WARP-LANES\n"
-    assert run("decode", "0x00600100", "--warp", "3", "--short").stdout == "0x00600100  taddr: column 256, lane 96; no findings\n"
+    assert run("decode", "0x00600100", "--warp", "3", "--short").stdout == \
+        "0x00600100  taddr: column 256, lane 96; no findings\n"
     as_json = json.loads(run("decode", "0x00600100", "--alloc-columns", "64", "--alloc-base", "0x100", "--json").stdout)
-    assert as_json["input"]["as"] == "taddr" and as_json["result"]["ok"] and as_json["result"]["not_checked"][0]["code"] == \
-        "TADDR-WARP-LANES"
+    assert as_json["input"]["as"] == "taddr" and as_json["result"]["ok"] \
+        and as_json["result"]["not_checked"][0]["code"] == "TADDR-WARP-LANES"
     table = run("decode", "0x00600100", "--warp", "1", "--table", code=1).stdout
     assert "taddr" in table and "TADDR-WARP-LANES" in table
     mixed = run("decode", "0x00600100", "--warp", "1", "--cta-group", "1", code=2).stderr
@@ -122,7 +128,8 @@ def test_batch_descriptor_errors_list_every_descriptor_from_the_one_list() -> No
     (entry,) = [u for u in codes["usage"] if u["code"] == "BATCH-DESCRIPTOR"]
     assert not any(d in entry["rule"] for d in ("wgmma_smem", "taddr", "zcm"))
     unknown, narrow, wide = (handle({"op": "decode", "descriptor": "matrix", "word": 1}),
-                             handle({"op": "validate", "word": "0x00600100"}), handle({"op": "validate", "word": 1 << 40}))
+                             handle({"op": "validate", "word": "0x00600100"}),
+                             handle({"op": "validate", "word": 1 << 40}))
     assert unknown["error"]["findings"][0]["allowed"] == ", ".join(DESCRIPTORS)
     for answer in (narrow, wide):
         allowed = answer["error"]["findings"][0]["allowed"]
@@ -174,7 +181,8 @@ def test_e49_each_arch_error_lists_the_targets_its_command_takes() -> None:
     bare = ["sm_100", "sm_103", "sm_110"]
     commands = {
         ("idesc", "--kind", "f16", "--m", "128", "--n", "256"): tcgen05,
-        ("check", "--idesc", "0x08400010", "--kind", "f16", "--adesc", hex(BLACKWELL), "--bdesc", hex(BLACKWELL)): tcgen05,
+        ("check", "--idesc", "0x08400010", "--kind", "f16", "--adesc", hex(BLACKWELL),
+         "--bdesc", hex(BLACKWELL)): tcgen05,
         ("smem", "--start-address", "0x400", "--lbo", "16", "--sbo", "1024", "--swizzle", "128B"): ["sm_90a", *tcgen05],
         ("decode", hex(BLACKWELL)): ["sm_90a", *tcgen05],
         ("validate", hex(BLACKWELL)): ["sm_90a", *tcgen05],

@@ -122,7 +122,8 @@ def test_idesc_round_trip_product(cfg):
     assert encode_idesc(kind, m2, n2, **args) == w
 
 
-@pytest.mark.parametrize("row", TABLE39, ids=lambda r: f"{r.kind}-ws{int(r.ws)}-cta{r.cta_group}-{'sp' if r.sparse else 'de'}-K{r.k}")
+@pytest.mark.parametrize("row", TABLE39,
+                         ids=lambda r: f"{r.kind}-ws{int(r.ws)}-cta{r.cta_group}-{'sp' if r.sparse else 'de'}-K{r.k}")
 def test_idesc_every_table39_shape(row):
     """Exhaustive over Table 39: every (M, N) of every row encodes, decodes and gives the row's K."""
     k = 96 if row.k == 96 else None
@@ -321,7 +322,8 @@ def test_smem_clean_words_re_encode(word):
     d = decode_smem(word)
     assert_well_formed(d, 64)
     codes = {f.code for f in d.findings}
-    never_written = {"SMEM-RESERVED-14", "SMEM-RESERVED-30", "SMEM-VERSION-CONST", "SMEM-FIXED-53-CONST", "SMEM-SWIZZLE-CODE"}
+    never_written = {"SMEM-RESERVED-14", "SMEM-RESERVED-30", "SMEM-VERSION-CONST", "SMEM-FIXED-53-CONST",
+                     "SMEM-SWIZZLE-CODE"}
     if not d.findings:
         assert encode_smem(**d.values()) == word
     elif not codes & never_written:
@@ -361,7 +363,8 @@ def zcm_args_from_values(v):
 
 
 @settings(max_examples=500)
-@given(low=st.integers(0, 2**40 - 1), spans=st.integers(0, 2**16 - 1), shift=st.integers(0, 63), top=st.sampled_from([0, 0, 0, 1, 3]))
+@given(low=st.integers(0, 2**40 - 1), spans=st.integers(0, 2**16 - 1), shift=st.integers(0, 63),
+       top=st.sampled_from([0, 0, 0, 1, 3]))
 def test_zcm_clean_words_re_encode(low, spans, shift, top):
     word = low | spans << 40 | shift << 56 | top << 62
     d = decode_zcm(word)

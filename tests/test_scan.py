@@ -83,7 +83,8 @@ def test_ptxas_rejects_what_scan_reports(path, tmp_path):
     """Each syntax or target rule of the scanner agrees with ptxas: the file it flags does not assemble."""
     proc = subprocess.run([PTXAS, f"-arch={target_of(path)}", str(path), "-o", str(tmp_path / "out.cubin")],
                           capture_output=True, text=True)
-    assert proc.returncode != 0 and ("error" in proc.stderr or "fatal" in proc.stderr), proc.stderr  # fatal: unknown target
+    # fatal: unknown target
+    assert proc.returncode != 0 and ("error" in proc.stderr or "fatal" in proc.stderr), proc.stderr
 
 
 def test_fixtures_are_ascii_and_present():
@@ -175,10 +176,12 @@ def test_the_instructions_qualifiers_are_the_context():
     assert q[49]["ashift"] and q[49]["collector"] == "a::lastuse"
     assert q[62]["ws"] and q[62]["sp"] and q[62]["a_tmem"]
     assert q[44]["scale_vec"] == "block16" and q[40]["scale_vec"] is None and q[40]["scale_vec_used"] == "block32"
-    assert q[68] == {"cta_group": 1, "shape": "32x128b", "multicast": "warpx4", "dst_fmt": "b8x16", "src_fmt": "b6x16_p32"}
+    assert q[68] == {"cta_group": 1, "shape": "32x128b", "multicast": "warpx4", "dst_fmt": "b8x16",
+                     "src_fmt": "b6x16_p32"}
     ctx = {i.line: i.report.context for i in result.instructions}
     assert ctx[62] == {"cta_group": 1, "ws": True, "sp": True, "scale_vec": None, "a_tmem": True, "arch": "sm_100a",
-                       "pattern_start": None, "m": None, "n": None, "warp": None, "alloc_columns": None, "alloc_base": None}
+                       "pattern_start": None, "m": None, "n": None, "warp": None, "alloc_columns": None,
+                       "alloc_base": None}
 
 
 def test_the_qualifiers_are_typed_records_that_read_as_mappings():
@@ -197,12 +200,22 @@ def test_the_qualifiers_are_typed_records_that_read_as_mappings():
     assert w.as_dict() == dict(w) and w.n == 8 and w.subject == "wgmma.mma_async.m64n8k32.s32.s8.s8"
 
 
-def test_every_ptx_rule_is_one_registered_function_over_facts_the_scanner_reads():
-    from descgen.ptx import syntax_rules
+def test_every_ptx_rule_runs_on_facts_the_scanner_reads():
+    """Each PTX-* rule is declared over an instruction's qualifiers (``on``, compiled from its
+    [[rule.check]] entries) or is one registered function of the scanner's diagnostics, never both."""
+    from descgen.model.catalog import catalog
+    from descgen.ptx import qualifiers, syntax_rules
+    from descgen.ptx.results import ScanOperand
 
     assert syntax_rules.implemented() == set(SCAN_CODES)
-    read = {code for rules in syntax_rules._READS.values() for code, _ in rules}
-    assert read == set(SCAN_CODES)
+    declared = {code for code in SCAN_CODES if (catalog()[code].declared or {}).get("on")}
+    assert declared == {"PTX-BLOCK-SCALE", "PTX-SCALE-VEC-REQUIRED", "PTX-COLLECTOR", "PTX-ASHIFT", "PTX-SCALE-INPUT-D",
+                        "PTX-CP-SHAPE"}
+    kinds = (syntax_rules.MmaSyntax, qualifiers.CpQualifiers, syntax_rules.MmaDecoded, syntax_rules.FeatureUse,
+             syntax_rules.TargetDirective, syntax_rules.FirstTcgen05, syntax_rules.FirstWgmma, syntax_rules.CtaGroupUse,
+             syntax_rules.BadImmediate, qualifiers.Malformed, ScanOperand)
+    read = [code for kind in kinds for code in syntax_rules._codes_for(kind)]
+    assert set(read) == set(SCAN_CODES) and not declared & set(syntax_rules._RULES)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -230,7 +243,8 @@ def test_words_set_by_mov_are_resolved():
     assert r.ok and not r.findings
 
 
-@pytest.mark.parametrize("boundary", ["L1:", "bra L1;", "@%p1 bra.uni L1;", "ret;", "exit;", "call f, (%r3);", "{", "}"])
+@pytest.mark.parametrize("boundary", ["L1:", "bra L1;", "@%p1 bra.uni L1;", "ret;", "exit;", "call f, (%r3);", "{",
+                                      "}"])
 def test_e38_one_definition_holds_across_labels_branches_and_braces(boundary):
     """E38 (replacing E33's straight-line blocks): a register with one unpredicated definition in
     the function has its value at every use."""
@@ -398,15 +412,17 @@ def test_e34_unknown_and_missing_target():
 def test_e35_omitted_scale_vector_size_is_block32_for_mxf4_and_mxf8f6f4():
     mx = {"mxf4": descgen.encode_idesc("mxf4", 128, 128, a_sf_id=1, check=False),
           "mxf8f6f4": descgen.encode_idesc("mxf8f6f4", 128, 128)}
-    r = scan(WORDS + f"\ntcgen05.mma.cta_group::1.kind::mxf4.block_scale [%r0], %rd1, %rd2, {mx['mxf4']:#x}, [%r5], [%r6], 1;")
+    r = scan(WORDS + "\ntcgen05.mma.cta_group::1.kind::mxf4.block_scale "
+             f"[%r0], %rd1, %rd2, {mx['mxf4']:#x}, [%r5], [%r6], 1;")
     assert r.codes == ("IDESC-A-SF-ID-SCALE-VEC",) and "block32 with K = 64" in r.findings[0].finding.rule
     # .block32 is a family feature (sm_100f): the omitted size is accepted there, an explicit 1X is not
-    line = f"tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale{{}} [%r0], %rd1, %rd2, {mx['mxf8f6f4']:#x}, [%r5], [%r6], 1;"
+    line = ("tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale{} "
+            f"[%r0], %rd1, %rd2, {mx['mxf8f6f4']:#x}, [%r5], [%r6], 1;")
     assert scan_ptx(WORDS + line.format(""), arch="sm_100f").ok
     assert scan_ptx(WORDS + line.format(".scale_vec::1X"), arch="sm_100f").codes == ("IDESC-SCALE-VEC-ARCH",)
     # mxf4nvf4 has no default
-    r = scan_ptx(WORDS + "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale [%r0], %rd1, %rd2, 0x08200480, [%r5], [%r6], 1;",
-                 arch="sm_100a")
+    r = scan_ptx(WORDS + "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale "
+                 "[%r0], %rd1, %rd2, 0x08200480, [%r5], [%r6], 1;", arch="sm_100a")
     assert r.codes == ("PTX-SCALE-VEC-REQUIRED",) and r.instructions[0].qualifiers["scale_vec_used"] is None
 
 
@@ -430,7 +446,8 @@ def test_e36_missing_words_check_what_is_known_and_say_what_is_not():
 
 
 def test_zcm_with_unknown_idesc_is_checked_without_m():
-    r = scan("mov.b64 %rd3, 0x180c008000000000;\ntcgen05.mma.ws.cta_group::1.kind::f16 [%r0], %rd1, %rd2, %r1, 1, %rd3;")
+    r = scan("mov.b64 %rd3, 0x180c008000000000;\n"
+             "tcgen05.mma.ws.cta_group::1.kind::f16 [%r0], %rd1, %rd2, %r1, 1, %rd3;")
     (i,) = r.instructions
     assert i.operand("zcm").value == 0x180C008000000000 and "zcm" in i.report.decoded
     assert "ZCM-COLUMN-SHIFT-M" in {n.code for n in i.report.not_checked}
@@ -440,7 +457,8 @@ def test_malformed_statements_are_findings_not_exceptions():
     cases = {
         "tcgen05.mma.cta_group::1.kind::f32 [%r0], %rd1, %rd2, %r1, 1;": "unknown qualifier .kind::f32",
         "tcgen05.mma.kind::f16 [%r0], %rd1, %rd2, %r1, 1;": "no .cta_group qualifier",
-        "tcgen05.mma.cta_group::1.cta_group::1.kind::f16 [%r0], %rd1, %rd2, %r1, 1;": "qualifier .cta_group given twice",
+        "tcgen05.mma.cta_group::1.cta_group::1.kind::f16 [%r0], %rd1, %rd2, %r1, 1;":
+            "qualifier .cta_group given twice",
         "tcgen05.mma.cta_group::1.kind::f16 [%r0], %rd1;": "2 operands; expected at least 5",
         "tcgen05.mma.cta_group::1.kind::f16 %r0, %rd1, %rd2, %r1, 1;": "d-tmem %r0 is not a [tensor memory address]",
         "tcgen05.mma.ws.cta_group::1.kind::f16 [%r0], %rd1, %rd2, %r1, {%r3, %r3, %r3, %r3}, 1;": "after idesc",
@@ -458,7 +476,8 @@ def test_cta_group_mixing_is_per_kernel():
     one = k.format("a", "tcgen05.cp.cta_group::1.128x256b [%r0], %rd1;")
     two = k.format("b", "tcgen05.cp.cta_group::2.128x256b [%r0], %rd1;")
     assert "PTX-CTA-GROUP-MIXED" not in scan(one + two).codes
-    both = k.format("c", "tcgen05.cp.cta_group::1.128x256b [%r0], %rd1;\ntcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%r1], 32;")
+    both = k.format("c", "tcgen05.cp.cta_group::1.128x256b [%r0], %rd1;\n"
+                         "tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%r1], 32;")
     r = scan(both)
     (f,) = [f for f in r.findings if f.code == "PTX-CTA-GROUP-MIXED"]
     assert f.line == 5 and "at line 4 in c" in f.message()
@@ -523,11 +542,12 @@ def test_cli_compiler_style_lines_and_summary(tmp_path):
     r = invoke("scan", str(path))
     assert r.exit_code == 1
     assert r.stdout.splitlines() == [
-        f"{path}:5: error: PTX-ASHIFT-M idesc %r1 = 0x04200010: .ashift with M = 64 (allowed: 128, 256) [§9.7.16.10.9.1 (.ashift)]",
+        f"{path}:5: error: PTX-ASHIFT-M idesc %r1 = 0x04200010: .ashift with M = 64 (allowed: 128, 256) "
+        "[§9.7.16.10.9.1 (.ashift)]",
     ]
-    assert r.stderr == (f"{path}: 2 instructions; 3 descriptor operands: 2 fully known, 0 partly known (fields checked), "
-                        "1 unknown; run-time: 1 s-desc every field (no definition in the function); 1 error, 0 warnings, "
-                        "1 note (-v)\n")
+    assert r.stderr == (f"{path}: 2 instructions; 3 descriptor operands: 2 fully known, 0 partly known "
+                        "(fields checked), 1 unknown; run-time: 1 s-desc every field (no definition in the function); "
+                        "1 error, 0 warnings, 1 note (-v)\n")
     assert invoke("scan", str(path), "--exit-zero").exit_code == 0
 
 
@@ -536,8 +556,8 @@ def test_cli_stdin_verbose_and_clean_exit():
     assert r.exit_code == 0
     assert r.stdout.splitlines() == [
         "<stdin>:5: instruction: tcgen05.mma.cta_group::1.kind::f16.ashift [%r0], [%r4], %rd2, %r1, 1;",
-        "    idesc %r1 = 0x08400010 (mov.b32 at line 3): kind f16, M 128, N 256, K 16, atype f16, btype f16, dtype f32, "
-        "A k-major, B k-major",
+        "    idesc %r1 = 0x08400010 (mov.b32 at line 3): kind f16, M 128, N 256, K 16, atype f16, btype f16, "
+        "dtype f32, A k-major, B k-major",
         "    b-desc %rd2 = 0x4000404000010440 (mov.b64 at line 4): start 0x4400, LBO 16, SBO 1024, swizzle 128B, "
         "base offset 0, LBO mode relative",
         "    rules not checked: SMEM-BASE-OFFSET-TABLE41",
@@ -557,7 +577,8 @@ def test_cli_json_lines_are_streamed():
     assert r.exit_code == 1
     docs = [json.loads(line) for line in r.stdout.splitlines()]
     assert [d["type"] for d in docs] == ["run", "instruction", "instruction", "file", "summary"]
-    assert docs[0]["descgen"] == 1 and docs[0]["command"] == "scan" and docs[0]["input"] == {"files": ["-"], "arch": None}
+    assert (docs[0]["descgen"] == 1 and docs[0]["command"] == "scan"
+            and docs[0]["input"] == {"files": ["-"], "arch": None})
     mma, cp, file, summary = docs[1:]
     assert file["counts"] == summary["counts"] == {
         "instructions": 2, "operands": 3, "known": 2, "partial": 0, "unknown": 1, "resolved": 2, "unresolved": 1,
@@ -634,7 +655,8 @@ def test_functions_without_descriptor_instructions_are_skipped_as_if_read():
     unfinished = "\tmov.b64 %rd5, 1\n"  # no ';': the next header continues it, so it is read
     declared = ".extern .func (.param .b32 r) helper\n(\n\t.param .b32 a\n)\n;\n"
     mma = lambda name, sbo: (f".visible .entry {name}()\n{{\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<4>;\n"  # noqa: E731
-                             f"\tmov.b32 %r1, 0x08400010;\n\tmov.b64 %rd1, {A:#x};\n\tmov.b64 %rd2, {B | sbo << 32:#x};\n"
+                             f"\tmov.b32 %r1, 0x08400010;\n\tmov.b64 %rd1, {A:#x};\n"
+                             f"\tmov.b64 %rd2, {B | sbo << 32:#x};\n"
                              f"\t{MMA}\n}}\n")
     text = (".version 8.7\n.target sm_100a\n.address_size 64\n" + mma("first", 0x48) + plain + declared
             + plain.replace("plain", "plain2") + mma("second", 0) + plain.replace("plain", "open").rstrip("}\n")

@@ -139,7 +139,8 @@ def test_compile_time_fields_are_known(path, results):
                     assert set(o.unknown) == {"a_sf_id", "b_sf_id"}, ins.line
                 continue
             allowed = {"start_address", "reserved_14"}
-            assert o.status == "partial" and set(o.unknown) <= allowed and "start_address" in o.unknown, (ins.line, o.unknown)
+            assert o.status == "partial" and set(o.unknown) <= allowed and "start_address" in o.unknown, \
+                (ins.line, o.unknown)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -149,10 +150,13 @@ def test_compile_time_fields_are_known(path, results):
 @pytest.mark.parametrize("file, line, old, new, code", [
     ("triton/matmul_fp16_128x128x64_w4_s3.ptx", 1946, "136380432", str(0x10210010), "IDESC-M-SHAPE"),
     ("triton/matmul_fp16_128x128x64_w4_s3.ptx", 1942, "1073758272", str(0xE0004040), "SMEM-SWIZZLE-CODE"),
-    ("cutlass/cute_tutorial_01_mma_sm100.ptx", 9446, "4611756662049538048", str(0xE000404000010000), "SMEM-SWIZZLE-CODE"),
-    ("triton/scaled_tma_nvfp4_e2m1_128x256x256_w4_s4.ptx", 338, "540680", str(540680 | 0xE0000000), "SMEM-SWIZZLE-CODE"),
+    ("cutlass/cute_tutorial_01_mma_sm100.ptx", 9446, "4611756662049538048", str(0xE000404000010000),
+     "SMEM-SWIZZLE-CODE"),
+    ("triton/scaled_tma_nvfp4_e2m1_128x256x256_w4_s4.ptx", 338, "540680", str(540680 | 0xE0000000),
+     "SMEM-SWIZZLE-CODE"),
     # the other compilers: bit 46 cleared, a wrong swizzle code, an illegal M, a Table 52 violation
-    ("cutedsl/dense_gemm_f16_256x128_2cta.ptx", 259, "4611756662049538048", "4611686293305360384", "SMEM-VERSION-CONST"),
+    ("cutedsl/dense_gemm_f16_256x128_2cta.ptx", 259, "4611756662049538048", "4611686293305360384",
+     "SMEM-VERSION-CONST"),
     ("deepgemm/dg_sm100_bf16_gemm_nt_2cta.ptx", 782, "1073758272", "1610629184", "SMEM-SWIZZLE-CODE"),
     ("tilelang/tl_gemm_tcgen5mma_bf16_128x128x128.ptx", 347, "136316048", "102761616", "IDESC-M-RANGE"),
     ("cutedsl/dense_gemm_persistent_tf32_128x128_mn_major.ptx", 446, "2305913515413602304", "4611756524627296256",
@@ -170,7 +174,8 @@ def test_compile_time_fields_are_known(path, results):
     ("triton/matmul_fp16_128x128x64_w4_s3.ptx", 1942, "1073758272", str(0x40004048), "MMA-SBO-ATOM"),
     ("cutedsl/dense_gemm_f16_256x128_2cta.ptx", 259, "4611756662049538048", str(0x4000404800010000), "MMA-SBO-ATOM"),
     # the slice-K B descriptor's SBO 32 (one atom row, legal) made 1040: the next atom, 16 bytes along the row
-    ("cutedsl/prim_slicek_expanded_async_s32_smem.ptx", 132, "4611756395761565696", str(0x4000404100010000), "MMA-SBO-ATOM"),
+    ("cutedsl/prim_slicek_expanded_async_s32_smem.ptx", 132, "4611756395761565696", str(0x4000404100010000),
+     "MMA-SBO-ATOM"),
 ])
 def test_planted_literal_is_an_error_at_the_instruction(file, line, old, new, code):
     path = CORPUS / file
@@ -195,7 +200,8 @@ def test_slice_k_scans_clean_and_its_sbo_planted_off_the_row_warns(file, line):
     clean, r, warned = _planted(f"cutedsl/{file}", line, "4611756395761565696", str(0x4000404100010000))
     assert [f for f in clean.findings if f.severity != "info"] == []
     mma = [i.line for i in clean.instructions]
-    assert [(f.code, f.line, f.finding.field, f.finding.value) for f in warned] == [("MMA-SBO-ATOM", mma[0], "b_desc.sbo", 1040)]
+    assert [(f.code, f.line, f.finding.field, f.finding.value) for f in warned] == [("MMA-SBO-ATOM", mma[0],
+                                                                                     "b_desc.sbo", 1040)]
 
 
 # ---------------------------------------------------------------------------------------------

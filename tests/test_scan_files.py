@@ -91,8 +91,8 @@ def test_ctrl_c_with_workers_exits_130_after_the_files_written(tmp_path: Path) -
     paths = [str(CORPUS)] * 6  # the corpus six times: long enough to interrupt
     err_path = tmp_path / "err.txt"
     with open(err_path, "w") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "descgen.cli", "scan", *paths, "-j", "2"], stdout=subprocess.DEVNULL,
-                                stderr=err, text=True, start_new_session=True)
+        proc = subprocess.Popen([sys.executable, "-m", "descgen.cli", "scan", *paths, "-j", "2"],
+                                stdout=subprocess.DEVNULL, stderr=err, text=True, start_new_session=True)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and err_path.read_text().count("\n") < 5:
             time.sleep(0.05)
@@ -141,7 +141,8 @@ def test_descgen_errors_cross_a_process_boundary_whole() -> None:
 # from a file or from standard input, plain and --json, with one exit status.
 
 NOT_PTX = {
-    "notes.txt": (b"Build notes: run make, then copy the cubin.\n", "no .version directive and no tcgen05 or wgmma instruction"),
+    "notes.txt": (b"Build notes: run make, then copy the cubin.\n",
+                  "no .version directive and no tcgen05 or wgmma instruction"),
     "empty.ptx": (b"", "the file is empty"),
     # random bytes without a NUL byte (one would make it binary outright): most are not UTF-8
     "random.ptx": (bytes(random.Random(28).choices(range(1, 256), k=400)), "the file is binary"),

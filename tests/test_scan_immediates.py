@@ -138,7 +138,8 @@ def test_dataflow_reads_the_word_ptxas_stored(name):
         assert v.range == (want, want)
     # each case holds a literal wider than its operand: noted at its statement, with the word kept
     assert notes and all(n.word is not None for n in notes)
-    assert {n.line for n in notes} <= set(range(RECORD["body_line"], RECORD["body_line"] + case["body"].count("\n") + 1))
+    assert {n.line for n in notes} <= set(range(RECORD["body_line"],
+                                                RECORD["body_line"] + case["body"].count("\n") + 1))
 
 
 @pytest.mark.parametrize("name", STORED)
@@ -194,7 +195,8 @@ def test_an_immediate_descriptor_operand_is_cut_and_warned_at_the_instruction():
     case = CASES["tcgen05.mma idesc immediate"]
     result = scan_ptx(kernel(case))
     (ins,) = result.instructions
-    assert ins.operand("idesc").value == 0x08400010 and ins.operand("idesc").label() == "idesc 0x999908400010 = 0x08400010"
+    assert (ins.operand("idesc").value == 0x08400010
+            and ins.operand("idesc").label() == "idesc 0x999908400010 = 0x08400010")
     (f,) = [f for f in result.findings if f.code == "PTX-IMMEDIATE-TRUNCATED"]
     assert (f.line, f.operand, f.subject) == (ins.line, "idesc", "idesc 0x999908400010")
 

@@ -31,7 +31,8 @@ def test_sink_operand_keeps_each_half_in_its_place():
     (ins,) = scan("sink_operand.ptx").instructions
     a, b = ins.operand("a_desc"), ins.operand("b_desc")
     assert high(a) == high(b) == 0x40004040
-    assert b.known.mask & ~START == ((1 << 64) - 1) & ~START  # all but the start address (+2 may carry into bit 14? no: below 2**14)
+    # all but the start address (+2 may carry into bit 14? no: below 2**14)
+    assert b.known.mask & ~START == ((1 << 64) - 1) & ~START
     assert b.known.value & ~START == 0x4000404000010000 and a.unknown == b.unknown == ("start_address",)
 
 

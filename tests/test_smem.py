@@ -187,7 +187,8 @@ def test_start_address_alignment_and_range():
     for bad in (8, 0x401, 0x3FFF8):
         with pytest.raises(EncodeError) as info:
             encode_smem(start_address=bad, lbo=0, sbo=0, swizzle="none")
-        assert (info.value.code, info.value.field, info.value.value) == ("SMEM-START-ADDRESS-ALIGN", "start_address", bad)
+        assert (info.value.code, info.value.field, info.value.value) == ("SMEM-START-ADDRESS-ALIGN", "start_address",
+                                                                         bad)
         assert "16" in str(info.value)
     for bad in (0x40000, 0x40010, 2**20, -16):
         with pytest.raises(EncodeError) as info:

@@ -32,7 +32,8 @@ def test_smem_rule_key_decides_the_rules():
     starts = (0, 0x80, 0x100, 0x180, 0x200, 0x280, 0x300, 0x380)
     extra = (0, 0x70, 0x3FC00)
     patterns = (None, 0, 0x1, 0x80, 0x100, 0x180, 0x200, 0x300, 0x380, 0x3F0)
-    for swizzle, base, mode, arch in itertools.product(SWIZZLES, range(8), ("relative", "absolute"), (None, "sm_100a", "sm_103a")):
+    for swizzle, base, mode, arch in itertools.product(SWIZZLES, range(8), ("relative", "absolute"),
+                                                       (None, "sm_100a", "sm_103a")):
         for start, ps in itertools.product(starts, patterns):
             verdicts = {}
             for hi in extra:
@@ -53,7 +54,8 @@ def test_zcm_rule_key_decides_the_rules():
                 sc = [7, *(count if z else 0 for z in nz[:3])]
                 fs = [first0, *(1 if z else 0 for z in nz[3:])]
                 values = {"nonzero_mask": True, "skip_span": 1, "use_span": 1, "column_shift": shift,
-                          **{f"start_count_{i}": v for i, v in enumerate(sc)}, **{f"first_span_{i}": v for i, v in enumerate(fs)}}
+                          **{f"start_count_{i}": v for i, v in enumerate(sc)},
+                          **{f"first_span_{i}": v for i, v in enumerate(fs)}}
                 key = checks._zcm_key(values, m, n, ws)
                 clean = not checks.zcm_findings(values, context(m=m, n=n, ws=ws))[0]
                 assert verdicts.setdefault(key[:2] + key[4:], clean) == clean, (values, m, n, ws)
@@ -74,12 +76,14 @@ def test_encoders_same_answers_with_the_rule_memo(warm, monkeypatch):
     cases = [
         (descgen.encode_smem, dict(start_address=0x400, lbo=16, sbo=1024, swizzle="128B")),
         (descgen.encode_smem, dict(start_address=0x580, lbo=16, sbo=1024, swizzle="128B")),  # warning
-        (descgen.encode_smem, dict(start_address=0x580, lbo=16, sbo=1024, swizzle="128B", base_offset=3, pattern_start=0x400)),
+        (descgen.encode_smem, dict(start_address=0x580, lbo=16, sbo=1024, swizzle="128B", base_offset=3,
+                                   pattern_start=0x400)),
         (descgen.encode_smem, dict(start_address=0x400, lbo=16, sbo=1024, swizzle="128B", pattern_start=1)),
         (descgen.encode_smem, dict(start_address=0x400, lbo=16, sbo=1024, swizzle="128B", pattern_start=True)),
         (descgen.encode_smem, dict(start_address=0x400, lbo=16, sbo=1024, swizzle="128B", pattern_start=-1023)),
         (descgen.encode_smem, dict(start_address=0x400, lbo=16, sbo=1024, swizzle="128B", lbo_mode="absolute")),
-        (descgen.encode_smem, dict(start_address=0x400, lbo=16, sbo=1024, swizzle="128B", lbo_mode="absolute", arch="sm_103a")),
+        (descgen.encode_smem, dict(start_address=0x400, lbo=16, sbo=1024, swizzle="128B", lbo_mode="absolute",
+                                   arch="sm_103a")),
         (descgen.encode_smem, dict(start_address=0x400, lbo=16, sbo=1024, swizzle="128B", arch="sm_101a")),
         (descgen.encode_smem, dict(start_address=0x400, lbo=16, sbo=1024, swizzle="128B", arch="sm_90a")),
         (descgen.encode_smem, dict(start_address=0x400, lbo=16, sbo=1024, swizzle="128B", arch=["sm_100a"])),
@@ -260,7 +264,8 @@ def test_idesc_reads_are_what_each_rule_reads():
         for rule, fn in runnable:  # the rules the context lets run
             rec = _Recording(facts, set())
             list(fn(rule, rec, constraints()))
-            assert rec.read <= set(checks.idesc_reads()[rule.code]), (rule.code, rec.read - set(checks.idesc_reads()[rule.code]))
+            assert rec.read <= set(checks.idesc_reads()[rule.code]), \
+                (rule.code, rec.read - set(checks.idesc_reads()[rule.code]))
 
 
 def _random_mma_cases(n: int, seed: int):
@@ -272,8 +277,8 @@ def _random_mma_cases(n: int, seed: int):
     legal = [descgen.encode_smem(start_address=a, lbo=lbo, sbo=1024, swizzle=sw, lbo_mode=mode, check=False)
              for a in (0, 0x480) for lbo in (0, 16, 8192) for sw in SWIZZLES for mode in ("relative", "absolute")]
     for kind, word, ctx in _random_idesc_cases(n, seed):
-        smem = [rng.choice(legal) ^ rng.choice((0, 1 << rng.randrange(64))) if rng.random() < 0.7 else rng.getrandbits(64)
-                for _ in range(2)]
+        smem = [rng.choice(legal) ^ rng.choice((0, 1 << rng.randrange(64))) if rng.random() < 0.7
+                else rng.getrandbits(64) for _ in range(2)]
         ctx.pop("a_tmem", None)
         yield kind, word, (None if rng.random() < 0.15 else smem[0]), smem[1], ctx
 
@@ -295,12 +300,15 @@ def test_mma_reads_are_what_the_instruction_rules_read():
         each = []
         for role in operands:
             of_idesc, of_desc = set(), set()
-            facts = {"idesc": _Recording(idesc_values, of_idesc), role: _Recording(report.decoded[role].values(), of_desc)}
+            facts = {"idesc": _Recording(idesc_values, of_idesc),
+                     role: _Recording(report.decoded[role].values(), of_desc)}
             for rule, fn in runnable:
                 each += fn(rule, facts, constraints())
-            assert of_idesc <= set(checks.mma_reads()[role][0]) and of_desc <= set(checks.mma_reads()[role][1]), (role, of_idesc, of_desc)
+            assert of_idesc <= set(checks.mma_reads()[role][0]) and of_desc <= set(checks.mma_reads()[role][1]), \
+                (role, of_idesc, of_desc)
         both = {"idesc": idesc_values, **{role: report.decoded[role].values() for role in operands}}
-        assert [f for rule, fn in runnable for f in fn(rule, both, constraints())] == sorted(each, key=lambda f: order[f.code])
+        assert [f for rule, fn in runnable for f in fn(rule, both, constraints())] == \
+            sorted(each, key=lambda f: order[f.code])
 
 
 @pytest.mark.parametrize("warm", [False, True])
@@ -317,7 +325,8 @@ def test_mma_rule_memo_same_answers(warm, monkeypatch):
         for kind, idesc, a, b, ctx in cases:
             report = descgen.check_mma(idesc=idesc, kind=kind, a_desc=a, a_tmem=a is None, b_desc=b, **ctx)
             facts = {"idesc": {**report.decoded["idesc"].values(), "kind": kind}}
-            facts.update({role: report.decoded[role].values() for role in ("a_desc", "b_desc") if role in report.decoded})
+            facts.update({role: report.decoded[role].values() for role in ("a_desc", "b_desc")
+                          if role in report.decoded})
             found, skipped = checks.run_rules("mma", facts, report.context)
             assert tuple(f for f in report.findings if f.code in mma_codes) == tuple(found), (kind, hex(idesc), ctx)
             assert set(skipped) <= set(report.not_checked)
@@ -392,7 +401,8 @@ def test_batch_id_echoed_as_json_writes_it():
     for rid in (0, 1, -5, 2**70, True, False, None, 1.5, "x", [1, 2], {"a": 1}):
         line = json.loads(response_line(1, json.dumps({"op": "nope", "id": rid})))
         assert line["id"] == rid and type(line["id"]) is type(rid)
-        assert response_line(1, json.dumps({"op": "nope", "id": rid})).startswith('{"line":1,"id":' + json.dumps(rid, separators=(",", ":")) + ",")
+        assert response_line(1, json.dumps({"op": "nope", "id": rid})).startswith(
+            '{"line":1,"id":' + json.dumps(rid, separators=(",", ":")) + ",")
 
 
 def test_batch_chunks_answer_as_line_by_line():
@@ -410,8 +420,10 @@ def test_batch_chunks_answer_as_line_by_line():
                  json.dumps({"op": "decode", "word": hex(0x08400010 + i)}), "", "# note",
                  json.dumps({"op": "validate", "descriptor": "smem", "word": 0x4000404000010040 + (i << 4)}),
                  json.dumps({"op": "encode", "descriptor": "idesc", "kind": "f16", "m": 128, "n": 256}),  # repeated
-                 '{"op": "encode",', json.dumps({"op": ["x"]}), json.dumps([1, 2]), json.dumps({"op": "check", "kind": 7}),
-                 json.dumps({"op": "encode", "descriptor": "zcm", "skip_span": 1, "use_span": 1 + i % 200, "m": 64, "n": 128})]
+                 '{"op": "encode",', json.dumps({"op": ["x"]}), json.dumps([1, 2]),
+                 json.dumps({"op": "check", "kind": 7}),
+                 json.dumps({"op": "encode", "descriptor": "zcm", "skip_span": 1, "use_span": 1 + i % 200, "m": 64,
+                             "n": 128})]
     for cache in (False, True):
         one, many = BatchStats(), BatchStats()
         want = list(run(reqs, cache=cache, stats=one))
@@ -419,7 +431,8 @@ def test_batch_chunks_answer_as_line_by_line():
             got = list(run(reqs, cache=cache, stats=many, chunk=chunk, start=1))
             assert got == want, chunk
         assert len(want) == len(reqs) - 120 and json.loads(want[-1])["line"] == len(reqs)
-        assert (many.requests, many.ok, many.failed, many.errors) == tuple(3 * x for x in (one.requests, one.ok, one.failed, one.errors))
+        assert (many.requests, many.ok, many.failed, many.errors) == tuple(3 * x for x in (one.requests, one.ok,
+                                                                                           one.failed, one.errors))
 
 
 def test_response_cache_rests_while_it_finds_nothing():
@@ -456,8 +469,10 @@ def test_validators_same_reports_with_the_rule_keys_warm(smem, arch, pattern_sta
     """validate_smem / validate_zcm skip the rules for a rule key found clean before: the same
     report as with the keys forgotten, for random words (every field, reserved bits too)."""
     clear_all()
-    cold = (descgen.validate_smem(smem, arch=arch, pattern_start=pattern_start), descgen.validate_zcm(zcm, m=m, n=n, ws=ws))
-    warm = (descgen.validate_smem(smem, arch=arch, pattern_start=pattern_start), descgen.validate_zcm(zcm, m=m, n=n, ws=ws))
+    cold = (descgen.validate_smem(smem, arch=arch, pattern_start=pattern_start),
+            descgen.validate_zcm(zcm, m=m, n=n, ws=ws))
+    warm = (descgen.validate_smem(smem, arch=arch, pattern_start=pattern_start),
+            descgen.validate_zcm(zcm, m=m, n=n, ws=ws))
     assert warm == cold
 
 
@@ -473,24 +488,24 @@ def test_batch_json_writer_writes_what_json_writes(value):
     options: compact, ASCII (non-ASCII escaped), no NaN; and so does its plain fallback."""
     import json
 
-    from descgen import batch
+    from descgen.batch import codec
 
     want = json.dumps(value, separators=(",", ":"), allow_nan=False)
-    assert batch._dumps(value) == want == batch._dumps_plain(value)
-    assert batch._encoder()(value) == want
+    assert codec.dumps(value) == want == codec.dumps_plain(value)
+    assert codec.encoder()(value) == want
 
 
 def test_batch_json_writer_refuses_what_json_refuses(monkeypatch):
     import json
 
-    from descgen import batch
+    from descgen.batch import codec
 
     for bad in (float("nan"), [1, float("inf")], {"a": object()}):
         with pytest.raises((ValueError, TypeError)):
-            batch._dumps(bad)
-    assert batch._dumps_plain(descgen.validate_idesc(0x08400010, "f16").findings) == "[]"
+            codec.dumps(bad)
+    assert codec.dumps_plain(descgen.validate_idesc(0x08400010, "f16").findings) == "[]"
     monkeypatch.setattr(json.encoder, "c_make_encoder", None)  # (a Python without json's C encoder)
-    plain = batch._encoder(batch._as_dict)
+    plain = codec.encoder(codec.json_default)
     finding = descgen.decode_smem(0x4000).findings or descgen.decode_idesc(1 << 6, "f16").findings
     assert finding and plain(finding) == json.dumps([f.as_dict() for f in finding], separators=(",", ":"))
 
@@ -503,15 +518,15 @@ def test_batch_json_writer_refuses_what_json_refuses(monkeypatch):
 def test_batch_reads_a_line_as_json_reads_it(text):
     """A line read by the decoder's scanner directly is the value json's decode gives, and a line
     that is not one JSON value gets json's own error."""
-    from descgen import batch
+    from descgen.batch import codec
 
     try:
-        want: object = batch._loads(text)
+        want: object = codec.loads(text)
     except (ValueError, RecursionError) as e:
-        got = batch._parse(text)
-        assert isinstance(got, batch._NotJSON) and str(got.error) == str(e) and type(got.error) is type(e)
+        got = codec.parse(text)
+        assert isinstance(got, codec.NotJSON) and str(got.error) == str(e) and type(got.error) is type(e)
     else:
-        assert batch._parse(text) == want
+        assert codec.parse(text) == want
 
 
 def test_every_memo_is_bounded_and_none_is_bounded_by_hand():

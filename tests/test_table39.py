@@ -180,7 +180,8 @@ def test_fast_shape_keys_with_transposed_8bit_b_equal_the_rules(kind):
                 continue
             for cta_group, ws in CONTEXTS:
                 ok = validate_idesc(word, kind, cta_group=cta_group, ws=ws).ok
-                assert ((m, n, sparse, k_dim(k), True) in shape_keys(kind, cta_group, ws)) == ok, (m, n, sparse, k, cta_group, ws)
+                assert ((m, n, sparse, k_dim(k), True) in shape_keys(kind, cta_group, ws)) == ok, \
+                    (m, n, sparse, k, cta_group, ws)
 
 
 def _domain(kind: str, field: str, absent: Any = None) -> tuple[Any, ...]:
@@ -201,7 +202,8 @@ def test_fast_selector_keys_equal_the_rules(kind):
                 continue
             for ws in (None, False, True) if shape_rows(kind, None, True) else (None, False):  # (a .ws kind)
                 clean = not validate_idesc(word, kind, ws=ws).findings
-                assert ((sparse, k_dim(k), sel, shift, a, b) in selector_keys(kind, ws)) == clean, (sparse, k, sel, shift, a, b, ws)
+                assert ((sparse, k_dim(k), sel, shift, a, b) in selector_keys(kind, ws)) == clean, \
+                    (sparse, k, sel, shift, a, b, ws)
 
 
 @pytest.mark.parametrize("kind", KINDS)

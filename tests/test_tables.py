@@ -432,7 +432,8 @@ def _bad_default(d):
         pytest.param(_set(1, type="bitfield"), "field 'mode'", ["bitfield"], id="unknown-type"),
         pytest.param(_set(2, members={"a": 0}), "field 'reserved_16'", ["do not apply"], id="key-for-wrong-type"),
         pytest.param(_set(1, members={"a": 0, "b": 0}), "field 'mode'", ["used twice"], id="code-used-twice"),
-        pytest.param(_set(0, transform="identity", max=0x4000), "field 'lbo'", ["does not fit"], id="uint-range-too-wide"),
+        pytest.param(_set(0, transform="identity", max=0x4000), "field 'lbo'", ["does not fit"],
+                     id="uint-range-too-wide"),
         pytest.param(_set(0, min=32, max=16), "field 'lbo'", ["not an integer range"], id="uint-min-above-max"),
         pytest.param(_set(1, severity="fatal"), "field 'mode'", ["severity"], id="bad-severity"),
     ],
@@ -524,16 +525,16 @@ def test_parsed_tables_cache_is_keyed_by_the_file(tmp_path, monkeypatch):
     import marshal
     import tomllib
 
-    from descgen.model import loader
+    from descgen.model import table_cache
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv("DESCGEN_CACHE_DIR", raising=False)
     monkeypatch.delenv("DESCGEN_NO_CACHE", raising=False)
-    monkeypatch.setattr(loader, "_CACHE", None)
-    fresh = loader.read_table("shapes.toml")
+    monkeypatch.setattr(table_cache, "_CACHE", None)
+    fresh = table_cache.read_table("shapes.toml")
     with open(os.path.join(REPO, "tables", "shapes.toml"), "rb") as fh:
         assert fresh == tomllib.load(fh)
-    cache_file = loader._cache_file()
+    cache_file = table_cache._cache_file()
     with open(cache_file, "rb") as fh:
         stored = marshal.load(fh)
     assert stored["shapes.toml"][1] == fresh
@@ -541,29 +542,29 @@ def test_parsed_tables_cache_is_keyed_by_the_file(tmp_path, monkeypatch):
     stored["shapes.toml"] = (("elsewhere", 0, 0), {"bogus": True})
     with open(cache_file, "wb") as fh:
         marshal.dump(stored, fh)
-    monkeypatch.setattr(loader, "_CACHE", None)
-    assert loader.read_table("shapes.toml") == fresh
+    monkeypatch.setattr(table_cache, "_CACHE", None)
+    assert table_cache.read_table("shapes.toml") == fresh
     # a cache that cannot be read is ignored
     with open(cache_file, "wb") as fh:
         fh.write(b"not marshal")
-    monkeypatch.setattr(loader, "_CACHE", None)
-    assert loader.read_table("shapes.toml") == fresh
+    monkeypatch.setattr(table_cache, "_CACHE", None)
+    assert table_cache.read_table("shapes.toml") == fresh
     monkeypatch.setenv("DESCGEN_NO_CACHE", "1")
-    assert loader._cache_file() is None
+    assert table_cache._cache_file() is None
 
 
 def test_the_tables_cache_directory(monkeypatch, tmp_path):
     """``$XDG_CACHE_HOME/descgen`` (``~/.cache/descgen``), unless ``DESCGEN_CACHE_DIR`` names one;
     none with ``DESCGEN_NO_CACHE``."""
-    from descgen.model import loader
+    from descgen.model import table_cache
 
     for name in ("DESCGEN_CACHE_DIR", "DESCGEN_NO_CACHE", "XDG_CACHE_HOME"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))
-    assert os.path.dirname(loader._cache_file()) == str(tmp_path / ".cache" / "descgen")
+    assert os.path.dirname(table_cache._cache_file()) == str(tmp_path / ".cache" / "descgen")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert os.path.dirname(loader._cache_file()) == str(tmp_path / "xdg" / "descgen")
+    assert os.path.dirname(table_cache._cache_file()) == str(tmp_path / "xdg" / "descgen")
     monkeypatch.setenv("DESCGEN_CACHE_DIR", str(tmp_path / "here"))
-    assert os.path.dirname(loader._cache_file()) == str(tmp_path / "here")
+    assert os.path.dirname(table_cache._cache_file()) == str(tmp_path / "here")
     monkeypatch.setenv("DESCGEN_NO_CACHE", "1")
-    assert loader._cache_file() is None
+    assert table_cache._cache_file() is None

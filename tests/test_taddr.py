@@ -70,7 +70,8 @@ def test_decode_is_total_over_32_bit_words(word):
     # the derived warp is the spec's quarter, for a lane that exists
     if lane < LANES:
         warp = next(w for w, (lo, hi) in SPEC_QUARTERS.items() if lo <= lane <= hi)
-        assert d.value("warp") == warp and d.value("warp_lanes") == f"{SPEC_QUARTERS[warp][0]}..{SPEC_QUARTERS[warp][1]}"
+        assert (d.value("warp") == warp
+                and d.value("warp_lanes") == f"{SPEC_QUARTERS[warp][0]}..{SPEC_QUARTERS[warp][1]}")
     else:
         assert d.derived == ()
 
@@ -173,7 +174,8 @@ def test_legal_alloc_sizes(ncols):
 @pytest.mark.parametrize("ncols", ILLEGAL_NCOLS)
 def test_illegal_alloc_sizes(ncols):
     (f,) = descgen.check_alloc(ncols)
-    assert (f.code, f.field, f.value, f.allowed) == ("TADDR-ALLOC-COLUMNS", "alloc_columns", ncols, "32, 64, 128, 256, 512")
+    assert (f.code, f.field, f.value, f.allowed) == ("TADDR-ALLOC-COLUMNS", "alloc_columns", ncols,
+                                                     "32, 64, 128, 256, 512")
     assert validate_taddr(0, alloc_columns=ncols).codes == ("TADDR-ALLOC-COLUMNS",)
 
 
@@ -241,7 +243,8 @@ def test_cli_taddr_piped_prints_the_word():
 
 
 def test_cli_taddr_json_has_the_access_table():
-    doc = run_json("taddr", "--lane", "64", "--column", "16", "--warp", "2", "--alloc-columns", "128", "--alloc-base", "0")
+    doc = run_json("taddr", "--lane", "64", "--column", "16", "--warp", "2", "--alloc-columns", "128",
+                   "--alloc-base", "0")
     assert doc["result"]["word"] == "0x00400010" and doc["result"]["ok"] is True
     assert doc["input"] == {"lane": 64, "column": 16, "warp": 2, "alloc_columns": 128, "alloc_base": 0}
     assert doc["access"] == [{"warp": w, "lanes": list(SPEC_QUARTERS[w]), "may_access": w == 2} for w in range(4)]

@@ -63,7 +63,9 @@ def test_catalog_codes_are_unique_across_field_codes_and_well_formed():
     tables = (CATALOG, field_codes(), layout_table(), usage_codes())
     assert sum(map(len, tables)) == len(all_codes()), "a code is in two of the catalog, field, layout and usage codes"
     for code, rule in all_codes().items():
-        assert code == code.upper() and code.split("-")[0] in ("IDESC", "SMEM", "WGMMA", "PORT", "ZCM", "MMA", "CONTEXT", "TADDR", "DIFF", "EMIT", "PTX", "BATCH", "IDENTIFY", "LAYOUT", "TABLE"), code
+        assert code == code.upper() and code.split("-")[0] in ("IDESC", "SMEM", "WGMMA", "PORT", "ZCM", "MMA",
+                                                               "CONTEXT", "TADDR", "DIFF", "EMIT", "PTX", "BATCH",
+                                                               "IDENTIFY", "LAYOUT", "TABLE"), code
         assert rule.severity in ("error", "warning", "info")
         assert rule.source and rule.rule, code
     for rule in CATALOG.values():
@@ -129,7 +131,8 @@ def test_bad_context_is_a_usage_error(kwargs, code):
 def test_context_spellings():
     r = validate_idesc(encode_idesc("mxf4nvf4", 128, 128), "mxf4nvf4", scale_vec="scale_vec::4X", arch="sm_101a")
     assert r.context["scale_vec"] == "4X" and r.context["arch"] == "sm_110a"
-    assert validate_idesc(encode_idesc("mxf4nvf4", 128, 128), "mxf4nvf4", scale_vec=".block16").context["scale_vec"] == "block16"
+    assert validate_idesc(encode_idesc("mxf4nvf4", 128, 128), "mxf4nvf4",
+                          scale_vec=".block16").context["scale_vec"] == "block16"
 
 
 def test_targets_family_rule():
@@ -144,8 +147,10 @@ def test_targets_family_rule():
 def test_i8_targets():
     """E20: .kind::i8 on sm_100a and sm_110a only (sm_103a is not listed)."""
     w = encode_idesc("i8", 128, 128)
-    ok = {a: validate_idesc(w, "i8", arch=a).ok for a in ("sm_100a", "sm_100f", "sm_103a", "sm_103f", "sm_110a", "sm_110f")}
-    assert ok == {"sm_100a": True, "sm_100f": False, "sm_103a": False, "sm_103f": False, "sm_110a": True, "sm_110f": False}
+    ok = {a: validate_idesc(w, "i8", arch=a).ok
+          for a in ("sm_100a", "sm_100f", "sm_103a", "sm_103f", "sm_110a", "sm_110f")}
+    assert ok == {"sm_100a": True, "sm_100f": False, "sm_103a": False, "sm_103f": False, "sm_110a": True,
+                  "sm_110f": False}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -268,7 +273,8 @@ def idesc_attempts(draw: st.DrawFn) -> tuple[str, int, int, dict[str, Any], dict
     ctx = {"cta_group": draw(st.sampled_from((None, 1, 2))), "ws": draw(st.sampled_from((None, False, True))),
            "a_tmem": draw(st.sampled_from((None, False, True)))}
     if draw(st.booleans()):  # the context the encoder's fast path does not take
-        ctx |= {"sp": draw(st.sampled_from((None, False, True))), "scale_vec": draw(st.sampled_from((None, *descgen.SCALE_VECS))),
+        ctx |= {"sp": draw(st.sampled_from((None, False, True))),
+                "scale_vec": draw(st.sampled_from((None, *descgen.SCALE_VECS))),
                 "arch": draw(st.sampled_from((None, "sm_100a", "sm_103a", "sm_110f", "sm_101a")))}
     return kind, m, n, kw, ctx
 
@@ -343,7 +349,8 @@ def test_random_smem_word_validates_totally(word, arch, pattern_start):
 
 
 @settings(max_examples=800, deadline=None)
-@given(word=st.integers(0, 2**64 - 1), m=st.sampled_from((None, 32, 64, 128, 256)), ws=st.sampled_from((None, False, True)))
+@given(word=st.integers(0, 2**64 - 1), m=st.sampled_from((None, 32, 64, 128, 256)),
+       ws=st.sampled_from((None, False, True)))
 def test_random_zcm_word_validates_totally(word, m, ws):
     report = validate_zcm(word, m=m, n=None if m is None else 128, ws=ws)
     assert ("ZCM-M" in report.codes) == (m == 256)
@@ -359,8 +366,8 @@ B128 = dict(start_address=0x4400, lbo=16, sbo=1024, swizzle="128B")
 
 
 def test_check_mma_clean_instruction():
-    r = check_mma(idesc=encode_idesc("f16", 128, 256), kind="f16", a_desc=encode_smem(**A128), b_desc=encode_smem(**B128),
-                  cta_group=1, ws=False, sp=False, arch="sm_100a")
+    r = check_mma(idesc=encode_idesc("f16", 128, 256), kind="f16", a_desc=encode_smem(**A128),
+                  b_desc=encode_smem(**B128), cta_group=1, ws=False, sp=False, arch="sm_100a")
     assert not r.findings and set(r.decoded) == {"idesc", "a_desc", "b_desc"}
 
 
@@ -376,7 +383,8 @@ def test_check_mma_needs_exactly_one_a_operand():
             check_mma(idesc=encode_idesc("f16", 128, 256), kind="f16", b_desc=encode_smem(**B128), **kwargs)
         assert exc.value.code == "MMA-A-OPERAND"
     # A in tensor memory: Table 51 says K-major only
-    r = check_mma(idesc=encode_idesc("f16", 128, 256, a_major="mn"), kind="f16", b_desc=encode_smem(**B128), a_tmem=True)
+    r = check_mma(idesc=encode_idesc("f16", 128, 256, a_major="mn"), kind="f16", b_desc=encode_smem(**B128),
+                  a_tmem=True)
     assert r.codes == ("IDESC-A-MAJOR-TMEM",)
 
 

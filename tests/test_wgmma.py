@@ -64,7 +64,8 @@ def test_table_rows_are_the_spec_values():
 def test_table_is_strict():
     good = {"instruction": {"m": 64, "targets": ["sm_90a"], "source": "s"},
             "types": [{"name": "x", "atypes": ["f16"], "btypes": ["f16"], "dtypes": ["f32"], "k": 16,
-                       "n": [8], "floating": True, "transpose": True, "satfinite": False, "sp_sel": [0], "source": "s"}]}
+                       "n": [8], "floating": True, "transpose": True, "satfinite": False, "sp_sel": [0],
+                       "source": "s"}]}
     assert parse_wgmma_table(good, "t.toml").rows[0].sparse_k is None
     bad = {**good, "types": [dict(good["types"][0], colour="red")]}
     with pytest.raises(TableError, match="colour"):
@@ -92,11 +93,13 @@ def test_shape_names():
     dict(atype="e4m3", btype="e5m2", dtype="f16", n=8, scale_d=None, scale_a=-1, scale_b=1, trans_a=None, trans_b=None),
     dict(atype="e5m2", btype="e4m3", dtype="f32", n=8, a_desc=None, scale_d=1, scale_a=-1, scale_b=-1, trans_a=None,
          trans_b=None),
-    dict(atype="s8", dtype="s32", n=8, a_desc=None, satfinite=True, scale_a=None, scale_b=None, trans_a=None, trans_b=None),
+    dict(atype="s8", dtype="s32", n=8, a_desc=None, satfinite=True, scale_a=None, scale_b=None, trans_a=None,
+         trans_b=None),
     dict(atype="u8", dtype="s32", n=8, scale_d=None, scale_a=None, scale_b=None, trans_a=None, trans_b=None),
     dict(atype="s8", btype="u8", dtype="s32", n=8, a_desc=None, satfinite=True, scale_a=None, scale_b=None,
          trans_a=None, trans_b=None),
-    dict(atype="b1", dtype="s32", n=8, a_desc=None, scale_d=None, scale_a=None, scale_b=None, trans_a=None, trans_b=None),
+    dict(atype="b1", dtype="s32", n=8, a_desc=None, scale_d=None, scale_a=None, scale_b=None, trans_a=None,
+         trans_b=None),
     # §9.7.15.6.3's examples (sparse)
     dict(atype="u8", dtype="s32", n=8, sp=True, sp_sel=0, scale_a=None, scale_b=None, trans_a=None, trans_b=None),
     dict(atype="s8", btype="u8", dtype="s32", n=8, sp=True, sp_sel=0, scale_a=None, scale_b=None, trans_a=None,
@@ -146,7 +149,8 @@ def test_every_listed_shape_is_legal_and_no_other_n_is(data):
     (dict(atype="b1", dtype="s32", sp=True, sp_sel=0, scale_a=None, scale_b=None, trans_a=None, trans_b=None),
      "WGMMA-SHAPE", "sp", "false (dense only)"),
     (dict(atype="bf16", dtype="f16"), "WGMMA-TYPES", "dtype", "f32"),
-    (dict(atype="s8", dtype="f32", scale_a=None, scale_b=None, trans_a=None, trans_b=None), "WGMMA-TYPES", "dtype", "s32"),
+    (dict(atype="s8", dtype="f32", scale_a=None, scale_b=None, trans_a=None, trans_b=None), "WGMMA-TYPES", "dtype",
+     "s32"),
     (dict(atype="f16", btype="bf16"), "WGMMA-TYPES", "btype", "f16"),
     (dict(atype="e4m3", btype="s8", dtype="f32", trans_a=None, trans_b=None), "WGMMA-TYPES", "btype", "e4m3, e5m2"),
     (dict(atype="f64", dtype="f64"), "WGMMA-TYPES", "atype", "f16, bf16, tf32, e4m3, e5m2, s8, u8, b1"),

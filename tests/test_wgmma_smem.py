@@ -55,12 +55,14 @@ def test_encode_is_strict(kwargs, code):
 
 
 def test_base_offset_rules_are_the_smem_rules():
-    # no swizzle: the base offset is not used (§9.7.15.5.1.2.2 "valid for all swizzling modes except the no-swizzle mode")
+    # no swizzle: the base offset is not used (§9.7.15.5.1.2.2 "valid for all swizzling modes except the no-swizzle
+    # mode")
     w = descgen.encode_wgmma_smem(start_address=0x400, lbo=128, sbo=256, swizzle="none", base_offset=3)
     assert codes(w.findings) == ["SMEM-BASE-OFFSET-IGNORED"]
     # the pattern start table: 0x580 is 3 rows past its 1024-byte boundary
     assert codes(descgen.validate_wgmma_smem(HOPPER, pattern_start=0x580)) == ["SMEM-BASE-OFFSET-TABLE41"]
-    ok = descgen.encode_wgmma_smem(start_address=0x580, lbo=16, sbo=1024, swizzle="128B", base_offset=3, pattern_start=0x580)
+    ok = descgen.encode_wgmma_smem(start_address=0x580, lbo=16, sbo=1024, swizzle="128B", base_offset=3,
+                                   pattern_start=0x580)
     assert descgen.validate_wgmma_smem(ok, pattern_start=0x580).ok
     with pytest.raises(descgen.EncodeError) as e:
         descgen.encode_wgmma_smem(start_address=0x580, lbo=16, sbo=1024, swizzle="128B", pattern_start=0x580)
@@ -205,8 +207,8 @@ def test_smem_for_tile_follows_the_sections_examples(dtype, major, swizzle, tile
     ({"arch": "sm_80"}, descgen.UsageError, "LAYOUT-ARCH"),
 ])
 def test_smem_for_tile_refuses_what_wgmma_lacks(kwargs, error, code):
-    args = {"dtype": "f16", "major": "k", "swizzle": "128B", "mn": 64, "k": 64, "start_address": 0x400, "arch": "sm_90a",
-            **kwargs}
+    args = {"dtype": "f16", "major": "k", "swizzle": "128B", "mn": 64, "k": 64, "start_address": 0x400,
+            "arch": "sm_90a", **kwargs}
     with pytest.raises(error) as e:
         descgen.smem_for_tile(**args)
     assert e.value.code == code
@@ -228,8 +230,8 @@ def run(*args: str, code: int = 0):
 
 
 def test_cli_smem_encodes_a_wgmma_word():
-    assert run("smem", "--addr", "0x400", "--lbo", "16", "--sbo", "1024", "--swizzle", "128B", "--arch", "sm_90a").stdout.strip() \
-        == hex(HOPPER)
+    assert run("smem", "--addr", "0x400", "--lbo", "16", "--sbo", "1024", "--swizzle", "128B",
+               "--arch", "sm_90a").stdout.strip() == hex(HOPPER)
     tile = run("smem", "--tile", "64x64", "--dtype", "f16", "--major", "k", "--swizzle", "128B", "--addr", "0x400",
                "--arch", "sm_90a", "--json").stdout
     doc = json.loads(tile)
@@ -265,7 +267,8 @@ def test_cli_layout_and_port():
     ported = run("port", hex(HOPPER), "--to", "sm_100a", "--plain").stdout.splitlines()
     assert ported[0] == f"word={BLACKWELL:#018x}" and "flipped=0x0000400000000000" in ported
     assert any(line.startswith("change.version=? -> 1") for line in ported)
-    assert json.loads(run("port", hex(BLACKWELL), "--to", "sm_90a", "--json").stdout)["result"]["word"] == f"{HOPPER:#018x}"
+    assert json.loads(run("port", hex(BLACKWELL), "--to", "sm_90a", "--json").stdout)["result"]["word"] == \
+        f"{HOPPER:#018x}"
     refused = run("port", hex(descgen.encode_smem(start_address=0, lbo=16, sbo=1024, swizzle="128B_base32B")),
                   "--to", "sm_90a", code=1)
     assert "PORT-MODE" in refused.output
@@ -306,7 +309,8 @@ def test_emit_batch_and_diff_know_the_word():
     def one(req):
         return json.loads(response_line(1, json.dumps(req)))
 
-    enc = one({"op": "encode", "descriptor": "wgmma_smem", "start_address": 1024, "lbo": 16, "sbo": 1024, "swizzle": "128B"})
+    enc = one({"op": "encode", "descriptor": "wgmma_smem", "start_address": 1024, "lbo": 16, "sbo": 1024,
+               "swizzle": "128B"})
     assert enc["ok"] and enc["word"] == f"{HOPPER:#018x}"
     tile = one({"op": "encode", "descriptor": "wgmma_smem", "dtype": "f16", "major": "k", "swizzle": "128B", "mn": 64,
                 "k": 64, "start_address": 1024})

@@ -227,8 +227,8 @@ def _data() -> str:
     w("".join(f"constexpr std::uint32_t {n} = 1u << {i};\n" for i, n in enumerate(ctx)))
     w("}  // namespace ctx_bit\n")
     kinds_of = {"flag": ("std::int8_t", "-1"), "cta_group": ("std::int8_t", "-1"), "uint": ("long long", "-1"),
-                "scale_vec": ("ScaleVec", "ScaleVec::none"), "arch": ("Arch", "Arch::none"), "warp": ("std::int8_t", "-1"),
-                "alloc_base": ("long long", "-1")}
+                "scale_vec": ("ScaleVec", "ScaleVec::none"), "arch": ("Arch", "Arch::none"),
+                "warp": ("std::int8_t", "-1"), "alloc_base": ("long long", "-1")}
     w("/** The instruction context (tables/contexts.toml [[context]]); each member's \"not given\" is -1 /\n"
       " *  none. Flags are 0 or 1. Values are taken as valid (the Python API checks them). */\nstruct Context {\n")
     for n, entry in contexts().items():
@@ -256,7 +256,8 @@ def _data() -> str:
     w(_array("std::uint8_t", "CODE_SEVERITY", [str(_SEVERITIES[rule_of(x).severity]) for x in codes_]))
     w("/** The context names each code's rule needs (ctx_bit masks; 0: a field's own check). */\n")
     w(_array("std::uint32_t", "RULE_NEEDS",
-             [str(sum(1 << ctx.index(n) for n in all_rules[x].needs)) + "u" if x in all_rules else "0u" for x in codes_]))
+             [str(sum(1 << ctx.index(n) for n in all_rules[x].needs)) + "u" if x in all_rules else "0u"
+              for x in codes_]))
 
     # -- layouts -----------------------------------------------------------------------------
     w("/** One field of a plan (a layout for one kind): bits, type, transform (value = (raw << shift) + add),\n"
@@ -285,10 +286,11 @@ def _data() -> str:
             slot = slots[word].index(f.name) if f.is_value else -1
             # a field of at most 6 bits: its legal raw values as a mask too (one bit test)
             narrow = _mask(_legal_raw(f, kind)) if f.width <= 6 else "0"
-            allowed = f.domain(kind).describe() if f.is_value else (f"{f.const:#0{f.width + 2}b}" if f.type == "constant" else "0")
+            allowed = (f.domain(kind).describe() if f.is_value
+                       else (f"{f.const:#0{f.width + 2}b}" if f.type == "constant" else "0"))
             fields.append(f"{{{f.lo}, {f.width}, {_TYPES[f.type]}, {_SEVERITIES[f.severity]}, {shift}, {add}, {slot}, "
-                          f"{cid[finding_code(word, f, _CHECK[f.type])]}, {len(runs)}, {len(legal)}, {e}, {narrow}, {_c(f.name)}, "
-                          f"{_c(f.unit)}, {_c(allowed)}}}")
+                          f"{cid[finding_code(word, f, _CHECK[f.type])]}, {len(runs)}, {len(legal)}, {e}, {narrow}, "
+                          f"{_c(f.name)}, {_c(f.unit)}, {_c(allowed)}}}")
             runs += [f"{{{lo}u, {hi}u, {step}u}}" for lo, hi, step in legal]
     w(_array("PlanSpec", "PLANS", plan_rows, 8))
     w(f"constexpr int PLAN_COUNT = {len(plan_rows)};\n")
@@ -317,7 +319,8 @@ def _data() -> str:
     w("/** The MMA's K per kind: dense, sparse (Table 39). */\n")
     w(_array("std::int16_t", "KS", [str(x) for k in KINDS for x in kind_facts(k).ks]))
     w("/** The dtype each kind implies when its layout has no dtype field (name id, -1: none). */\n")
-    w(_array("std::int8_t", "IMPLIED_DTYPE", [str(nid[d]) if (d := kind_facts(k).implied_dtype) else "-1" for k in KINDS]))
+    w(_array("std::int8_t", "IMPLIED_DTYPE",
+             [str(nid[d]) if (d := kind_facts(k).implied_dtype) else "-1" for k in KINDS]))
     return "".join(out)
 
 
@@ -339,7 +342,8 @@ def _encoders() -> str:
         out.append(", ".join("UNSET" for _ in slots) + "};\n")
         for s in slots:
             if s not in required:
-                out.append(f"    DESCGEN_HD constexpr {struct} {s}(long long x) const {{ {struct} c = *this; c.v[{word}_slot::{s}] = x; return c; }}\n")
+                out.append(f"    DESCGEN_HD constexpr {struct} {s}(long long x) const {{ "
+                           f"{struct} c = *this; c.v[{word}_slot::{s}] = x; return c; }}\n")
         out.append("};\n")
         ctype = "std::uint32_t" if width == 32 else "std::uint64_t"
         args = ", ".join(f"long long {r}" for r in required)

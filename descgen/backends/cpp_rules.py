@@ -143,7 +143,8 @@ def table_data(used: Iterable[str], names: Mapping[str, int]) -> str:
         for i, codes in enumerate(data.keys):
             out.append(f"DESCGEN_TABLE long long T_{name}_K{i}[{len(codes)}] = {{{', '.join(map(str, codes))}}};\n")
         if data.elements:
-            out.append(f"DESCGEN_TABLE long long T_{name}_E[{len(data.elements)}] = {{{', '.join(map(str, data.elements))}}};\n")
+            out.append(f"DESCGEN_TABLE long long T_{name}_E[{len(data.elements)}] = "
+                       f"{{{', '.join(map(str, data.elements))}}};\n")
         rows = [f"{{{i}u, {v}ll}}" for i, v in data.entries] or ["{0xffffffffu, 0ll}"]
         body = ",\n    ".join(", ".join(rows[j:j + 6]) for j in range(0, len(rows), 6))
         out.append(f"DESCGEN_TABLE TableEntry T_{name}[{len(rows)}] = {{\n    {body}}};\n")
@@ -151,8 +152,8 @@ def table_data(used: Iterable[str], names: Mapping[str, int]) -> str:
         index = "0"
         for i, codes in enumerate(data.keys):
             index = f"index_in({index}, T_{name}_K{i}, {len(codes)}, k{i})"
-        out.append(f"DESCGEN_HD inline const TableEntry* t_{low}({params}) {{ return find_entry(T_{name}, {len(data.entries)}, "
-                   f"{index}); }}\n")
+        out.append(f"DESCGEN_HD inline const TableEntry* t_{low}({params}) {{ "
+                   f"return find_entry(T_{name}, {len(data.entries)}, {index}); }}\n")
     return "".join(out)
 
 
@@ -321,7 +322,8 @@ def _fact_names(word: str) -> set[str]:
 
 def tables_of(words: Iterable[str]) -> set[str]:
     """The tables the header's rules of ``words`` read (what decides a finding: not the messages)."""
-    return {t for code, rule in catalog().items() if rule.applies in words for t in tables_read(declared(code), messages=False)}
+    return {t for code, rule in catalog().items() if rule.applies in words
+            for t in tables_read(declared(code), messages=False)}
 
 
 def _field_domain(ftype: str) -> str:
@@ -341,7 +343,8 @@ def _layout_fields(*names: str) -> dict[str, str]:
         for f in layout(lay).fields:
             if f.is_value and f.name not in out:
                 members = [n for kind in (None, *KINDS) for n in _members(f, kind)]
-                numbers = f.type == "enum" and members and all(isinstance(n, int) and not isinstance(n, bool) for n in members)
+                numbers = f.type == "enum" and members and all(isinstance(n, int) and not isinstance(n, bool)
+                                                               for n in members)
                 out[f.name] = "number" if numbers else _field_domain(f.type)
     return out
 
@@ -358,7 +361,8 @@ def scopes(idesc_layouts: Iterable[str]) -> dict[str, Scope]:
     idesc_fields = _layout_fields(*idesc_layouts)
     words = {"smem": _layout_fields("smem_desc"), "zcm": _layout_fields("zcm_desc"), "taddr": _layout_fields("taddr")}
 
-    def reader(word: str, fields: Mapping[str, str], extra: Mapping[str, tuple[str, str]]) -> Callable[[str, str | None], tuple[str, str]]:
+    def reader(word: str, fields: Mapping[str, str],
+               extra: Mapping[str, tuple[str, str]]) -> Callable[[str, str | None], tuple[str, str]]:
         def read(name: str, obj: str | None) -> tuple[str, str]:
             if obj is not None:
                 if obj == "idesc":
@@ -384,14 +388,15 @@ def scopes(idesc_layouts: Iterable[str]) -> dict[str, Scope]:
     head = "DESCGEN_HD DESCGEN_INLINE void"
     return {
         "idesc": Scope(reader("idesc", idesc_fields, idesc_extra),
-                       f"{head} idesc_rules(const Values& d, int kind, long long k, const Context& ctx, Report& r)", "0"),
+                       f"{head} idesc_rules(const Values& d, int kind, long long k, const Context& ctx, Report& r)",
+                       "0"),
         "smem": Scope(reader("smem", words["smem"], {"layout": ("NONE", "smem_layout")}),
                       f"{head} smem_rules(const Values& d, const Context& ctx, Report& r, int role)", "role"),
-        "zcm": Scope(reader("zcm", words["zcm"], {}), f"{head} zcm_rules(const Values& d, const Context& ctx, Report& r, int role)",
-                     "role"),
-        "taddr": Scope(reader("taddr", words["taddr"], {}), f"{head} taddr_rules(const Values& d, const Context& ctx, Report& r)",
-                       "0"),
+        "zcm": Scope(reader("zcm", words["zcm"], {}),
+                     f"{head} zcm_rules(const Values& d, const Context& ctx, Report& r, int role)", "role"),
+        "taddr": Scope(reader("taddr", words["taddr"], {}),
+                       f"{head} taddr_rules(const Values& d, const Context& ctx, Report& r)", "0"),
         "mma": Scope(reader("mma", {}, {}),
-                     f"{head} mma_rules(const Values& idesc, int kind, const Values* const desc[2], const Context& ctx, Report& r)",
-                     "0"),
+                     f"{head} mma_rules(const Values& idesc, int kind, const Values* const desc[2], "
+                     "const Context& ctx, Report& r)", "0"),
     }

@@ -177,8 +177,10 @@ def descriptor_functions(what: TileDescriptor | Decoded | Report, *, name: str |
 
 def _smem(td: TileDescriptor, name: str, stage_bytes: int | None) -> DescriptorFunctions:
     if td.start_address:
-        td = smem_for_tile(dtype=td.dtype, major=td.major, swizzle=td.swizzle, mn=td.mn, k=td.k,  # type: ignore[arg-type]
-                           start_address=0, pattern_start=td.pattern_start, atom_order=td.atom_order,  # type: ignore[arg-type]
+        td = smem_for_tile(dtype=td.dtype, major=td.major,  # type: ignore[arg-type]
+                           swizzle=td.swizzle, mn=td.mn, k=td.k,  # type: ignore[arg-type]
+                           start_address=0, pattern_start=td.pattern_start,
+                           atom_order=td.atom_order,  # type: ignore[arg-type]
                            kind=td.kind)  # type: ignore[arg-type]
     atom = td.atom
     tile_bytes = atom.bytes * td.repeats[0] * td.repeats[1]
@@ -226,7 +228,8 @@ def _smem(td: TileDescriptor, name: str, stage_bytes: int | None) -> DescriptorF
         f"{name}_stage", (f"{name}_stage(desc, stage): desc moved to pipeline stage `stage`, {stage} bytes apart",),
         ("stage", 32), (Check(("<", "stage", stages), "LAYOUT-TILE-RANGE", "stage", "stage",
                               f"0..{stages - 1} ({stage}-byte stages of a {tile_bytes}-byte tile inside the window)"),),
-        ("*", "stage", stage >> 4), (Check(("<=", "start", last >> 4), "LAYOUT-TILE-RANGE", "start_address", ("<<", "start", 4),
+        ("*", "stage", stage >> 4), (Check(("<=", "start", last >> 4), "LAYOUT-TILE-RANGE", "start_address",
+                                           ("<<", "start", 4),
                                            f"0..{last:#x} (the {tile_bytes}-byte tile inside the window)"),))
 
     lines = (*word_comment(td),

@@ -47,7 +47,8 @@ Emittable = Union[Decoded, Report, "TileDescriptor", int]
 FORMATS: tuple[Format, ...] = get_args(Format)
 
 #: Default constant name per word (C and Python upper-case it, PTX prefixes ``%``).
-_DEFAULT_NAMES = {"idesc": "idesc", "smem": "smem_desc", "zcm": "zcm_desc", "taddr": "taddr", "wgmma_smem": "wgmma_desc"}
+_DEFAULT_NAMES = {"idesc": "idesc", "smem": "smem_desc", "zcm": "zcm_desc", "taddr": "taddr",
+                  "wgmma_smem": "wgmma_desc"}
 
 _C_KEYWORDS = frozenset(
     "auto break case char const continue default do double else enum extern float for goto if inline int long "
@@ -158,7 +159,8 @@ def _items(what: Any, descriptor: str | None, kind: str | None, name: str | None
     elif tiles is not None and isinstance(what, tiles.TileDescriptor):
         lines = [f"tile {what.mn}x{what.k} {what.dtype} {what.major.upper()}-major, swizzle {what.swizzle}, "
                  f"start address {what.start_address:#x}",
-                 f"LBO {what.lbo} B: {what.lbo_meaning}", f"SBO {what.sbo} B: {what.sbo_meaning}", f"layout {what.cute}"]
+                 f"LBO {what.lbo} B: {what.lbo_meaning}", f"SBO {what.sbo} B: {what.sbo_meaning}",
+                 f"layout {what.cute}"]
         yield _decoded_item(name, decode_as(what.word, what.descriptor), what.findings, lines)
     elif isinstance(what, int) and not isinstance(what, bool):
         if what < 0 or what >= 1 << 64:
@@ -169,17 +171,20 @@ def _items(what: Any, descriptor: str | None, kind: str | None, name: str | None
             width = 32 if what < 1 << 32 else 64
             comment = (f"{width}-bit word {hex_word(int(what), width)} (no descriptor given: fields not decoded)",
                        *map(str, findings))
-            yield _Item(name or "word", name is not None, int(what), width, comment, {"word": hex_word(int(what), width), "width": width})
+            yield _Item(name or "word", name is not None, int(what), width, comment,
+                        {"word": hex_word(int(what), width), "width": width})
         else:
             yield _decoded_item(name, _decode(int(what), descriptor, kind), findings)
     else:
         raise _usage("EMIT-INPUT", "what", type(what).__name__,
-                     "an int, Decoded, Report, TileDescriptor, or a list or mapping of them", "emit writes descriptor words")
+                     "an int, Decoded, Report, TileDescriptor, or a list or mapping of them",
+                     "emit writes descriptor words")
 
 
 def _decode(word: int, descriptor: str, kind: str | None) -> Decoded:
     if descriptor == "idesc" and kind is None:
-        raise _usage("EMIT-KIND", "kind", None, "an MMA kind", "an instruction descriptor decodes per kind (Tables 42-44)")
+        raise _usage("EMIT-KIND", "kind", None, "an MMA kind",
+                     "an instruction descriptor decodes per kind (Tables 42-44)")
     if descriptor not in DESCRIPTORS:
         raise _usage("EMIT-DESCRIPTOR", "descriptor", descriptor, ", ".join(DESCRIPTORS),
                      "the descriptors of §9.7.16.4 and the tensor memory address of §9.7.16.1.1")
@@ -205,7 +210,8 @@ def _decoded_item(name: str | None, d: Decoded, findings: Iterable[Finding], ext
     unique = list({str(f): f for f in (*d.findings, *findings)}.values())
     lines += [str(f) for f in unique] or ["findings: none"]
     lines += extra
-    data = {**d.as_dict(), "ok": not any(f.severity == "error" for f in unique), "findings": [f.as_dict() for f in unique]}
+    data = {**d.as_dict(), "ok": not any(f.severity == "error" for f in unique),
+            "findings": [f.as_dict() for f in unique]}
     default = role or _DEFAULT_NAMES.get(d.descriptor, d.descriptor)
     return _Item(name or default, name is not None, d.word, d.width, tuple(lines), data)
 

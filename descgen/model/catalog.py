@@ -28,6 +28,7 @@ __all__ = [
     "FILES",
     "SECTION_PATHS",
     "SCALE_VECS",
+    "PTX_FACTS",
     "APPLIES",
     "USAGE_APPLIES",
     "CONTEXT_VALUES",
@@ -55,7 +56,7 @@ FILES: dict[str, tuple[str, ...]] = {
     "codes.toml": ("usage", "layout"),
     "contexts.toml": ("context",),
     "constraints.toml": ("transpose_b_8bit", "scale_vec", "a_tmem", "absolute_lbo", "zcm", "targets", "requires",
-                         "ptx_version"),
+                         "cp_shapes", "ptx_version"),
 }
 #: The file each section is in (``tables/<file>``): the path :func:`parse_rules`' errors name.
 SECTION_PATHS: dict[str, str] = {section: f"tables/{name}" for name, sections in FILES.items() for section in sections}
@@ -67,11 +68,14 @@ SCALE_VECS: tuple[ScaleVec, ...] = get_args(ScaleVec)
 #: :func:`descgen.check_wgmma`, Hopper) or an instruction-syntax or file rule of
 #: :func:`descgen.scan_ptx` (``ptx``).
 APPLIES = ("idesc", "smem", "zcm", "mma", "taddr", "ptx", "wgmma")
+#: The instructions whose qualifiers a declared ``ptx`` rule may read (``on = ...``): the facts the
+#: scanner hands over (descgen.ptx.syntax_rules).
+PTX_FACTS = ("tcgen05.mma", "tcgen05.cp")
 #: The kinds of context value a ``[[context]]`` entry may declare (``value = ...``).
 CONTEXT_VALUES = ("flag", "uint", "cta_group", "scale_vec", "arch", "warp", "alloc_base")
 _WORDS = ("idesc", "smem", "zcm", "mma", "taddr", "wgmma_smem")
 _RULE_KEYS = {"code", "severity", "applies", "kinds", "fields", "needs", "uses", "rule", "source", "legal", "illegal",
-              "let", "operands", "check"}
+              "let", "operands", "check", "on"}
 _USAGE_KEYS = {"code", "applies", "field", "rule", "source"}
 #: What a [[layout]], [[usage]] or [[context]] entry may add: its examples, or why no input produces
 #: its code (descgen.examples; tests/test_codes.py checks every code has one or the other).
@@ -109,7 +113,7 @@ class Rule:
             without examples), else ``""``.
         declared: the rule's checks as the table writes them (``let``, ``operands``, ``check``:
             :mod:`descgen.rules.language`), or None (a ``ptx`` rule, or a usage or layout code).
-    """
+    """  # noqa: E501
 
     code: str
     severity: str
@@ -180,6 +184,8 @@ class Constraints:
     aliases: Mapping[str, str]
     requires: Mapping[str, tuple[str, ...]]
     ptx_versions: Mapping[str, tuple[tuple[int, int], str]]
+    #: §9.7.16.9.2: each tcgen05.cp shape and the multicast qualifiers it takes (none: none allowed).
+    cp_shapes: Mapping[str, tuple[str, ...]]
 
     #: :meth:`swizzles_for`'s answers, once computed (the tables are immutable; not compared).
     _swizzles: dict[tuple[int, str], tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
@@ -189,7 +195,8 @@ class Constraints:
         hit = self._swizzles.get((bits, major))
         if hit is None:
             hit = self._swizzles[bits, major] = tuple(
-                s for row in self.major_swizzle if bits in row["bits"] and row["major"] == major for s in row["swizzles"])
+                s for row in self.major_swizzle if bits in row["bits"] and row["major"] == major
+                for s in row["swizzles"])
         return hit
 
     def supports(self, arch: str, feature: str) -> bool:
@@ -323,8 +330,8 @@ def _code_table(data: Mapping[str, Any], name: str, keys: set[str], applies: tup
             raise TableError(path, where, "fields must be a non-empty list of field names")
         if row["code"] in out or row["code"] in taken:
             raise TableError(path, where, "duplicate code")
-        out[row["code"]] = Rule(row["code"], severity, row["applies"], tuple(fields), (), (), row["rule"], row["source"],
-                                row.get("legal"), row.get("illegal"), (), row.get("unreachable", ""))
+        out[row["code"]] = Rule(row["code"], severity, row["applies"], tuple(fields), (), (), row["rule"],
+                                row["source"], row.get("legal"), row.get("illegal"), (), row.get("unreachable", ""))
     return out
 
 
@@ -344,7 +351,8 @@ def _check_examples(row: Mapping[str, Any], path: str, where: str) -> None:
             raise TableError(path, where, f"'{key}' example needs as = one of {', '.join(EXAMPLE_FORMS)}")
         for form, (name, kind) in needs.items():
             if (spec["as"] == form) != isinstance(spec.get(name), kind):
-                raise TableError(path, where, f"'{key}' example: {name} = ... goes with as = \"{form}\", and only there")
+                raise TableError(path, where,
+                                 f"'{key}' example: {name} = ... goes with as = \"{form}\", and only there")
 
 
 def parse_rules(data: Mapping[str, Any], paths: str | Mapping[str, str]) -> Catalog:
@@ -389,8 +397,10 @@ def parse_rules(data: Mapping[str, Any], paths: str | Mapping[str, str]) -> Cata
                               sf_ids=tuple(row["sf_ids"])))
 
     singles = {}
-    for name, keys in (("a_tmem", {"a_major", "source"}), ("absolute_lbo", {"swizzles", "major", "base_offset", "source"}),
-                       ("zcm", {"ms", "max_column_shift", "source"}), ("targets", {"names", "aliases", "source"})):
+    for name, keys in (("a_tmem", {"a_major", "source"}),
+                       ("absolute_lbo", {"swizzles", "major", "base_offset", "source"}),
+                       ("zcm", {"ms", "max_column_shift", "source"}), ("targets", {"names", "aliases", "source"}),
+                       ("cp_shapes", set(data.get("cp_shapes", {})) | {"source"})):
         table = _need(data, name, at(name), "file")
         check_keys(table, keys, at(name), name)
         for key in keys:
@@ -398,8 +408,10 @@ def parse_rules(data: Mapping[str, Any], paths: str | Mapping[str, str]) -> Cata
         singles[name] = table
     bad = [sw for sw in singles["absolute_lbo"]["swizzles"] if sw not in swizzles]
     if bad:
-        raise TableError(at("absolute_lbo"), "absolute_lbo", f"unknown swizzle mode(s) {bad}; known: {', '.join(swizzles)}")
+        raise TableError(at("absolute_lbo"), "absolute_lbo",
+                         f"unknown swizzle mode(s) {bad}; known: {', '.join(swizzles)}")
     zcm = dict(singles["zcm"], max_column_shift={int(m): v for m, v in singles["zcm"]["max_column_shift"].items()})
+    cp_shapes = {shape: tuple(multicast) for shape, multicast in singles["cp_shapes"].items() if shape != "source"}
     targets = tuple(singles["targets"]["names"])
     for t in (*targets, *singles["targets"]["aliases"].values()):
         if not (t.startswith("sm_") and t[3:-1].isdigit() and t[-1] in "af"):
@@ -472,14 +484,17 @@ def parse_rules(data: Mapping[str, Any], paths: str | Mapping[str, str]) -> Cata
             if row[key].get("as") not in APPLIES:
                 raise TableError(path, where, f"'{key}' example needs as = one of {', '.join(APPLIES)}")
             if (row[key]["as"] == "ptx") != isinstance(row[key].get("ptx"), str):
-                raise TableError(path, where, f"'{key}' example: a PTX snippet (ptx = \"...\") goes with as = \"ptx\", and only there")
+                raise TableError(path, where, f"'{key}' example: a PTX snippet (ptx = \"...\") goes with "
+                                              "as = \"ptx\", and only there")
         rules[row["code"]] = Rule(row["code"], row["severity"], row["applies"], tuple(row["fields"]),
                                   tuple(row.get("needs", ())), tuple(row.get("uses", ())), row["rule"], row["source"],
                                   row["legal"], row["illegal"], tuple(row.get("kinds", ())),
-                                  declared={k: row[k] for k in ("let", "operands", "check") if k in row} or None)
-        if (row["applies"] == "ptx") == ("check" in row):
-            raise TableError(path, where, "a rule of a word or instruction declares its checks ([[rule.check]]); a ptx "
-                                          "rule is the scanner's")
+                                  declared={k: row[k] for k in ("let", "operands", "check", "on") if k in row} or None)
+        if row["applies"] != "ptx" and "check" not in row:
+            raise TableError(path, where, "a rule of a word or instruction declares its checks ([[rule.check]])")
+        if row["applies"] == "ptx" and ("check" in row) != (row.get("on") in PTX_FACTS):
+            raise TableError(path, where, f"a ptx rule with checks names the instruction whose qualifiers they read "
+                                          f"(on = one of {', '.join(PTX_FACTS)}); the others are the scanner's")
         if any(k not in KINDS for k in rules[row["code"]].kinds):
             raise TableError(path, where, f"unknown kind in {row['kinds']}; known: {', '.join(KINDS)}")
 
@@ -494,6 +509,7 @@ def parse_rules(data: Mapping[str, Any], paths: str | Mapping[str, str]) -> Cata
         targets=targets,
         aliases=dict(singles["targets"]["aliases"]),
         ptx_versions=ptx_versions,
+        cp_shapes=cp_shapes,
         requires=requires,
     ), names, usage, tiles, {k: dict(v) for k, v in data.get("derive", {}).items()})
 

@@ -73,7 +73,8 @@ def normalize_scale_vec(value: Any) -> ScaleVec | None:
         for name in SCALE_VECS:
             if text.lower() == name.lower():
                 return name
-    raise _usage("scale_vec", value, ", ".join(SCALE_VECS), "the scale vector size is .scale_vec::1X/2X/4X or .block16/.block32")
+    raise _usage("scale_vec", value, ", ".join(SCALE_VECS),
+                 "the scale vector size is .scale_vec::1X/2X/4X or .block16/.block32")
 
 
 def normalize_arch(value: Any) -> Arch | None:

@@ -5,40 +5,31 @@ fields become ``(name, shift, mask, transform, domain)`` and, where the domain i
 lookup table from logical value to the shifted raw bits, so encoding is one dictionary lookup and
 one ``|`` per field. Encode is strict (any problem raises, with every finding); decode is total
 (any word of the right width decodes, problems become findings on the result).
+
+The records it gives are :mod:`descgen.model.decoded`'s (:class:`Decoded`) and
+:mod:`descgen.model.word`'s (:class:`Word`, :class:`KnownBits`, the word forms); this module
+re-exports them.
 """
 
 from __future__ import annotations
 
 import functools
 import operator
-import sys
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, NamedTuple, TypeAlias
+from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
-from ..core.errors import EncodeError, Finding, HasFindings, UsageError, WordError
-from .loader import VALUE_TYPES, Field, Layout, layout
+from ..core.errors import EncodeError, Finding, UsageError
 from ..core.transforms import Transform
+from .decoded import Decoded, DecodedField
+from .loader import VALUE_TYPES, Field, Layout, layout
+from .word import (KnownBits, Word, WordInput, as_word, check_word, code_word, hex_bits, hex_word, show_value,
+                   unit_word)
 
-if TYPE_CHECKING:  # bitstring is imported where a Bits is made (Decoded.bits), never at import time
-    from bitstring import Bits
-
-__all__ = ["Plan", "plan", "code_word", "Word", "KnownBits", "DecodedField", "Decoded", "decode", "encode", "check_value", "check_word",
-           "finding_code", "check_rule", "unit_word", "show_value", "hex_word", "hex_bits", "WordInput", "as_word"]
-
-#: What the decoders and validators take as a word: an unsigned integer of the word's width, a
-#: :class:`KnownBits`, the word's bytes as it lies in memory (``bytes``, ``bytearray`` or
-#: ``memoryview``: little-endian, exactly width / 8 of them), or a ``bitstring.Bits`` of exactly
-#: the word's width (MSB first, bitstring's order: ``Bits.uint`` is the word). :func:`as_word`
-#: reads the last two.
-WordInput: TypeAlias = "int | KnownBits | bytes | bytearray | memoryview | Bits"
+__all__ = ["Plan", "plan", "code_word", "Word", "KnownBits", "DecodedField", "Decoded", "decode", "encode",
+           "check_value", "check_word", "finding_code", "check_rule", "unit_word", "show_value", "hex_word", "hex_bits",
+           "WordInput", "as_word"]
 
 #: Domains with at most this many members are compiled to lookup tables.
 _LUT_LIMIT = 4096
-
-
-def code_word(word: str) -> str:
-    """A word's name as its codes begin: ``SMEM``, ``WGMMA-SMEM`` (for ``wgmma_smem``)."""
-    return word.upper().replace("_", "-")
 
 
 def finding_code(word: str, f: Field, check: str) -> str:
@@ -74,7 +65,8 @@ def _stored(f: Field) -> str:
     return "" if t.name == "identity" else f"; bits {f.bits} store {t.formula}"
 
 
-def _finding(lay: Layout, f: Field, kind: str | None, check: str, value: Any, rule: str, allowed: str | None = None) -> Finding:
+def _finding(lay: Layout, f: Field, kind: str | None, check: str, value: Any, rule: str,
+             allowed: str | None = None) -> Finding:
     if f.note:
         rule = f"{rule}; note: {f.note}"
     return Finding(
@@ -171,24 +163,6 @@ def _codes_text(f: Field, kind: str | None) -> str:
 # Plans: one per (layout, kind).
 
 
-class KnownBits(NamedTuple):
-    """A word known only in part, as a compiler leaves it: ``mask`` has a 1 for every bit whose
-    value is fixed (at compile time), ``value`` holds those bits (the others are 0).
-
-    Every decoder and validator takes one wherever it takes a word: a field whose bits are all
-    known is decoded and checked as usual; a field with an unknown bit has value None and is
-    listed in :attr:`Decoded.unknown`; a reserved or constant field is still checked on its known
-    bits; a rule that reads an unknown field is not checked (never guessed).
-    """
-
-    value: int
-    mask: int
-
-    def full(self, width: int) -> bool:
-        """True when every bit of a ``width``-bit word is known."""
-        return self.mask & ((1 << width) - 1) == (1 << width) - 1
-
-
 class FieldsRead(NamedTuple):
     """A word's fields as :meth:`Plan.read` reads them, before a descriptor module adds its rules'
     findings and derived values (:meth:`Plan.result` makes the :class:`Decoded`).
@@ -219,8 +193,8 @@ class Plan:
     returns a :class:`Decoded`. Both loop over the same compiled fields.
     """
 
-    __slots__ = ("layout", "kind", "base", "luts", "typed_luts", "ranges", "value_fields", "decoders", "defaults", "fill", "context",
-                 "spellings", "pack", "unpack")
+    __slots__ = ("layout", "kind", "base", "luts", "typed_luts", "ranges", "value_fields", "decoders", "defaults",
+                 "fill", "context", "spellings", "pack", "unpack")
 
     def __init__(self, lay: Layout, kind: str | None) -> None:
         if lay.kinds and kind not in lay.kinds:
@@ -242,7 +216,8 @@ class Plan:
             # its keys may have, and anything else takes the checked path.
             if f.type == "enum":
                 codes = f.codes(kind)
-                luts.append((f.name, {name: code << f.lo for name, code in codes.items()}, {type(name) for name in codes}))
+                luts.append((f.name, {name: code << f.lo for name, code in codes.items()},
+                             {type(name) for name in codes}))
             elif f.type == "flag":
                 luts.append((f.name, {v: int(v) << f.lo for v in dom.members()}, {bool}))
             elif dom.values is not None or (dom.hi - dom.lo) // dom.step < _LUT_LIMIT:
@@ -322,7 +297,8 @@ class Plan:
                       f"    if x.__class__ is not int or not {lo} <= x <= {hi}{aligned}: raise KeyError({name!r})",
                       f"    word |= ({transform.expr or f'E{i}(x)'}) << {shift}"]
         lines.append("    return NEW(WORD, word)")  # a clean Word: int's constructor, no Python frame
-        pack: Callable[[Mapping[str, Any]], Word] = _define("pack", "\n".join(lines), f"<descgen plan {self.layout.name}>", env)
+        pack: Callable[[Mapping[str, Any]], Word] = _define("pack", "\n".join(lines),
+                                                            f"<descgen plan {self.layout.name}>", env)
         return pack
 
     def check(self, values: Mapping[str, Any]) -> list[Finding]:
@@ -355,8 +331,8 @@ class Plan:
                 if f.transform.decode(raw) != v:  # the transform would drop set bits
                     raw = None
             if raw is None or not 0 <= raw <= f.mask:
-                raise EncodeError([problem or _finding(self.layout, f, self.kind, "RANGE", v, f"does not fit bits {f.bits}")],
-                                  self.context)
+                raise EncodeError([problem or _finding(self.layout, f, self.kind, "RANGE", v,
+                                                       f"does not fit bits {f.bits}")], self.context)
             word |= raw << f.lo
         return Word(word, findings)
 
@@ -413,7 +389,8 @@ class Plan:
         hit = memo[raw] = (_decoded_field(f, raw, value, note), problem, value)
         return hit
 
-    def _compile_unpack(self) -> "Callable[[int], tuple[tuple[DecodedField, ...], tuple[Finding, ...], dict[str, Any]]]":
+    def _compile_unpack(
+            self) -> "Callable[[int], tuple[tuple[DecodedField, ...], tuple[Finding, ...], dict[str, Any]]]":
         """:meth:`read` of a full word as one straight-line function over the fields' memos (no
         loop; as :meth:`_compile_pack`): the fields, their findings and the value fields' values."""
         env: dict[str, Any] = {"MISS": self._hit}
@@ -460,8 +437,8 @@ class Plan:
             fields.append(decoded)
             if problem is not None:
                 findings.append(problem)
-        return FieldsRead(word, tuple(fields), tuple(findings), {f.name: f.value for f in fields if f.type in VALUE_TYPES},
-                          known, tuple(unknown))
+        return FieldsRead(word, tuple(fields), tuple(findings),
+                          {f.name: f.value for f in fields if f.type in VALUE_TYPES}, known, tuple(unknown))
 
 
 def _define(name: str, source: str, filename: str, env: dict[str, Any]) -> Any:
@@ -476,264 +453,10 @@ def _decoded_field(f: Field, raw: int, value: Any, note: str) -> "DecodedField":
     return DecodedField(f.name, f.bits, f.lo, f.hi, raw, value, f.unit, f.type, f.description, f.source, note)
 
 
-def check_word(word: Any, width: int, what: str) -> None:
-    """Raise :class:`WordError` unless ``word`` is an unsigned integer of at most ``width`` bits."""
-    if isinstance(word, bool) or not isinstance(word, int) or not 0 <= word < (1 << width):
-        raise WordError((Finding(f"{code_word(what)}-WORD-RANGE", "error", "word", word, f"0..{(1 << width) - 1:#x}",
-                                 f"{'an' if what[0] in 'aeiou' else 'a'} {what} word is an unsigned {width}-bit integer", "§9.7.16.4"),))
-
-
-def as_word(word: Any, width: int, what: str) -> int:
-    """``word`` as the unsigned ``width``-bit integer a decoder reads (``what``: the word's name,
-    ``idesc``, ``smem``..., for the error's code).
-
-    - ``bytes``, ``bytearray``, ``memoryview``: the word as it lies in memory, **little-endian**
-      (a word copied from the device or from a host array: byte 0 holds bits 0-7), exactly
-      ``width // 8`` bytes; ``int.from_bytes(data, "little")``.
-    - ``bitstring.Bits`` (or ``BitArray``): exactly ``width`` bits, MSB first as bitstring writes
-      them (index 0 is PTX bit ``width - 1``); ``Bits.uint``. bitstring is not imported here: a
-      Bits exists only where its caller imported it.
-    - an ``int``: returned as it is, once checked.
-
-    Raises:
-        WordError: ``<WORD>-WORD-RANGE`` (field ``word``): bytes or Bits of another length (the
-            message names the length given and the one allowed), or anything else that is not
-            an unsigned ``width``-bit integer.
-    """
-    article = "an" if what[0] in "aeiou" else "a"
-    if isinstance(word, (bytes, bytearray, memoryview)):
-        data = bytes(word)
-        if len(data) != width // 8:
-            raise _length_error(data, what, width, f"{width // 8} bytes",
-                                f"{len(data)} bytes given: {article} {what} word is {width // 8} bytes, little-endian (as in memory)")
-        return int.from_bytes(data, "little")
-    bitstring = sys.modules.get("bitstring")
-    if bitstring is not None and isinstance(word, bitstring.Bits):
-        if len(word) != width:
-            raise _length_error(bitstring.Bits(word), what, width, f"a Bits of length {width}",  # (a BitArray: frozen)
-                                f"a Bits of length {len(word)} given: {article} {what} word is {width} bits")
-        value: int = word.uint
-        return value
-    check_word(word, width, what)
-    return int(word)
-
-
-def _length_error(word: Any, what: str, width: int, allowed: str, rule: str) -> WordError:
-    """The WORD-RANGE error of bytes or Bits of the wrong length (``word``: an immutable copy,
-    the finding's value)."""
-    return WordError((Finding(f"{code_word(what)}-WORD-RANGE", "error", "word", word,
-                              f"{allowed} (or an unsigned {width}-bit integer)", rule, "§9.7.16.4"),))
-
-
-def hex_word(word: int, width: int) -> str:
-    """``0x08400010`` (32-bit) / ``0xc000401000010800`` (64-bit): zero-padded to the width."""
-    return f"{word:#0{width // 4 + 2}x}"
-
-
-def hex_bits(value: int, nbits: int) -> str:
-    """``value`` as hex zero-padded to ``nbits`` bits (rounded up to whole digits), e.g. an N-bit mask."""
-    return f"0x{value:0{max(1, (nbits + 3) // 4)}x}"
-
-
-def show_value(value: Any, fmt: str = "") -> str:
-    """A field value as every text form prints it (key fields, the scanner, plain output, tables):
-    ``?`` when unknown (a run-time field, an unknown code), ``true``/``false`` for a flag, ``fmt``
-    for an integer (``"#x"``)."""
-    if value is None:
-        return "?"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return format(value, fmt) if fmt and isinstance(value, int) else str(value)
-
-
-def unit_word(value: Any, unit: str) -> str:
-    """``unit`` agreeing with ``value``: ``1 column``, ``2 columns``, ``1 mask bit``; units that are
-    not a plural noun (``of the warpgroup (...)``) and non-numeric values keep it as written."""
-    if value == 1 and value.__class__ is int and unit.endswith("s") and not unit.endswith("ss"):
-        return unit[:-1]
-    return unit
-
-
-class Word(int):
-    """An encoded word: the integer the bits ask for, with the :class:`Finding` records the rules
-    reported in ``.findings`` (an empty tuple for a clean word). Every ``encode_*`` returns one.
-
-    With checks on, ``.findings`` holds the warnings and notes the rules report for the word
-    (exactly what ``validate_*`` of the word with the same context reports); ``encode_*(...,
-    check=False)`` also attaches the errors it was encoded despite. A Word is an ``int`` in every
-    other way: arithmetic on it gives plain ints, and ``hex()``, ``==``, JSON and pickling see
-    the integer.
-    """
-
-    findings: tuple[Finding, ...] = ()
-
-    def __new__(cls, value: int, findings: Iterable[Finding] = ()) -> "Word":
-        self = super().__new__(cls, value)
-        if findings:
-            self.findings = tuple(findings)
-        return self
-
-
 @functools.cache
 def plan(layout_name: str, kind: str | None = None) -> Plan:
     """The compiled plan for a layout and kind (cached)."""
     return Plan(layout(layout_name), kind)
-
-
-# --------------------------------------------------------------------------------------------
-# Decoded results.
-
-
-@dataclass(frozen=True, slots=True)
-class DecodedField:
-    """One field of a decoded word.
-
-    Attributes:
-        name, bits, lo, hi: the field and its bit range (PTX numbering, LSB = 0).
-        raw: the field's bits as an unsigned integer.
-        value: the logical value (bytes, M, N, a count, a member name, a bool); None for an
-            unknown enum code (see ``note``).
-        unit: unit of ``value`` (``bytes``, ``columns``, ``rows``...), or ``""``.
-        type: ``uint``, ``flag``, ``enum``, ``reserved`` or ``constant``.
-        description, source: the spec's wording and citation.
-        note: e.g. ``unknown code 3``.
-    """
-
-    name: str
-    bits: str
-    lo: int
-    hi: int
-    raw: int
-    value: Any
-    unit: str
-    type: str
-    description: str
-    source: str
-    note: str = ""
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "bits": self.bits,
-            "raw": self.raw,
-            "value": self.value,
-            "unit": self.unit,
-            "type": self.type,
-            "description": self.description,
-            "source": self.source,
-            **({"note": self.note} if self.note else {}),
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class Decoded(HasFindings):
-    """A decoded descriptor word.
-
-    Attributes:
-        word: the word (an unsigned 32- or 64-bit integer).
-        width: 32 or 64.
-        descriptor: ``idesc``, ``smem`` or ``zcm``.
-        layout: the layout (table) used, e.g. ``idesc_dense`` (Table 42).
-        kind: the MMA kind it was decoded under (idesc), else None.
-        fields: every field, in bit order, tiling the word.
-        findings: reserved bits set, wrong constants, unknown codes, out-of-range values.
-        derived: values that follow from the fields (e.g. the MMA's K), by name.
-        known: the mask of the bits known (-1: all of them; see :class:`KnownBits`); unknown bits
-            of ``word`` are 0.
-        unknown: the fields with an unknown bit (value None), in bit order.
-    """
-
-    word: int
-    width: int
-    descriptor: str
-    layout: str
-    kind: str | None
-    fields: tuple[DecodedField, ...]
-    findings: tuple[Finding, ...]
-    derived: tuple[tuple[str, Any, str], ...] = ()
-    known: int = -1
-    unknown: tuple[str, ...] = ()
-    #: :meth:`values` (given by :meth:`Plan.result`, else computed once): not a field of the
-    #: result (not compared, not shown).
-    _values: dict[str, Any] | None = field(default=None, repr=False, compare=False)
-
-    @property
-    def complete(self) -> bool:
-        """True when every bit of the word is known."""
-        return not self.unknown and (self.known == -1 or self.known == (1 << self.width) - 1)
-
-    def __getitem__(self, name: str) -> DecodedField:
-        for f in self.fields:
-            if f.name == name:
-                return f
-        raise KeyError(name)
-
-    def __iter__(self) -> Iterator[DecodedField]:
-        return iter(self.fields)
-
-    def value(self, name: str) -> Any:
-        """The logical value of field ``name`` (or of a derived value such as ``k``)."""
-        for dname, dvalue, _ in self.derived:
-            if dname == name:
-                return dvalue
-        return self[name].value
-
-    def values(self) -> dict[str, Any]:
-        """Logical values of the value fields (not reserved/constant), by name (a new dict)."""
-        values = self._values
-        if values is None:
-            values = {f.name: f.value for f in self.fields if f.type in VALUE_TYPES}
-            object.__setattr__(self, "_values", values)
-        return dict(values)
-
-    @property
-    def hex(self) -> str:
-        return hex_word(self.word, self.width)
-
-    @property
-    def bits(self) -> Bits:
-        """The word as a ``bitstring.Bits`` of :attr:`width` bits (32 or 64), MSB first as
-        bitstring orders bits: ``bits.uint == word`` and ``bits.hex`` is :attr:`hex` without
-        ``0x``.
-
-        PTX numbers bits from the LSB (bit 0); bitstring indexes from the MSB. PTX bit ``b`` is
-        ``bits[width - 1 - b]``, and a field of PTX bits ``lo..hi`` is the slice
-        ``bits[width - 1 - hi : width - lo]`` (:meth:`field_bits`): ``bits[0]`` is bit 31 of an
-        idesc (bit 63 of a 64-bit word), ``bits[-1]`` bit 0. Bits of a partly known word that
-        are not known are 0 here (:attr:`known` says which are).
-
-        A new Bits at each call; bitstring is imported on first use (``import descgen`` does not
-        import it).
-        """
-        from bitstring import Bits
-
-        return Bits(uint=self.word, length=self.width)
-
-    def field_bits(self, name: str) -> Bits:
-        """The bits of field ``name`` as a ``bitstring.Bits`` of the field's width, MSB first
-        (``field_bits(name).uint == self[name].raw``): the slice
-        ``bits[width - 1 - hi : width - lo]`` of :attr:`bits` for PTX bits ``lo..hi``.
-
-        Raises:
-            KeyError: no field ``name`` (derived values such as ``k`` have no bits).
-        """
-        f = self[name]
-        return self.bits[self.width - 1 - f.hi: self.width - f.lo]
-
-    def as_dict(self) -> dict[str, Any]:
-        """JSON-ready form; the word is a hex string (TOML/JSON consumers may not hold 64 bits)."""
-        return {
-            "descriptor": self.descriptor,
-            "layout": self.layout,
-            "kind": self.kind,
-            "word": self.hex,
-            "width": self.width,
-            "ok": self.ok,
-            "fields": [f.as_dict() for f in self.fields],
-            "derived": {name: {"value": value, "unit": unit} for name, value, unit in self.derived},
-            "findings": [f.as_dict() for f in self.findings],
-            **({"known": hex_word(self.known, self.width), "unknown": list(self.unknown)} if self.known != -1 else {}),
-        }
 
 
 def decode(layout_name: str, word: WordInput, kind: str | None = None) -> Decoded:

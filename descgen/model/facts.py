@@ -24,10 +24,13 @@ if TYPE_CHECKING:  # computed from the tables on first use (module __getattr__ b
     LBO_MODES: tuple[LboMode, ...]
     MAJORS: tuple[Major, ...]
 
-__all__ = ["KIND_LAYOUTS", "SWIZZLES", "WGMMA_SWIZZLES", "LBO_MODES", "MAJORS", "ABSENT_ARGS", "KindFacts", "kind_facts",
-           "normalize_kind", "type_names", "idesc_defaults", "mma_k", "shape_rows", "shape_keys", "major_keys",
-           "shape_case", "shape_union", "scale_rows", "selector_keys", "swizzle_attrs", "pattern_boundary", "smem_family", "smem_target", "smem_targets", "swizzle_derived", "smem_family_target", "swizzle_period", "swizzle_row", "off_pattern", "skewed_stride", "chunk_elements", "chunk_bytes", "submask_counts", "tmem_shape",
-           "warps_per_warpgroup", "warp_lanes", "lane_warp", "describe_range", "alloc_sizes"]
+__all__ = ["KIND_LAYOUTS", "SWIZZLES", "WGMMA_SWIZZLES", "LBO_MODES", "MAJORS", "ABSENT_ARGS", "KindFacts",
+           "kind_facts", "normalize_kind", "type_names", "idesc_defaults", "mma_k", "shape_rows", "shape_keys",
+           "major_keys", "shape_case", "shape_union", "scale_rows", "selector_keys", "swizzle_attrs",
+           "pattern_boundary", "smem_family", "smem_target", "smem_targets", "swizzle_derived", "smem_family_target",
+           "swizzle_period", "swizzle_row", "off_pattern", "skewed_stride", "chunk_elements", "chunk_bytes",
+           "submask_counts", "tmem_shape", "warps_per_warpgroup", "warp_lanes", "lane_warp", "describe_range",
+           "alloc_sizes"]
 
 
 def _kind_layouts() -> dict[str, str]:
@@ -43,7 +46,8 @@ def __getattr__(name: str) -> Any:
     (§9.7.15.5.1.2.2 bits 62-63), ``LBO_MODES``
     (bit 52) and ``MAJORS`` (the Transpose A/B bits' members)."""
     smem: Callable[[str], tuple[Any, ...]] = lambda f: tuple(layout("smem_desc").field(f).codes(None))  # noqa: E731
-    values: dict[str, Callable[[], Any]] = {"KIND_LAYOUTS": _kind_layouts, "SWIZZLES": lambda: smem("swizzle"), "LBO_MODES": lambda: smem("lbo_mode"),
+    values: dict[str, Callable[[], Any]] = {"KIND_LAYOUTS": _kind_layouts, "SWIZZLES": lambda: smem("swizzle"),
+              "LBO_MODES": lambda: smem("lbo_mode"),
               "WGMMA_SWIZZLES": lambda: tuple(layout("wgmma_smem_desc").field("swizzle").codes(None)),
               "MAJORS": lambda: tuple(layout("idesc_dense").field("a_major").codes(None))}
     if name in values:
@@ -279,8 +283,8 @@ def swizzle_derived(swizzle: Any, layout: str = "smem_desc") -> tuple[tuple[str,
     """What a decoded shared memory descriptor derives from its swizzle member: the span and the
     pattern boundary in bytes, as ``Decoded.derived`` holds them (none for an unknown code)."""
     attrs = swizzle_attrs(swizzle, layout)
-    return tuple((name, attrs[key], "bytes") for name, key in (("swizzle_bytes", "bytes"), ("pattern_boundary", "boundary"))
-                 if key in attrs)
+    return tuple((name, attrs[key], "bytes")
+                 for name, key in (("swizzle_bytes", "bytes"), ("pattern_boundary", "boundary")) if key in attrs)
 
 
 def smem_family_target(layout: str) -> str:

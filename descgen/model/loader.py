@@ -4,19 +4,22 @@ The loader proves each layout tiles its 32 or 64 bits exactly (no gap, no overla
 spec's bit order), that enum codes fit their width, that every field cites a source, and rejects
 unknown keys with ``tables/x.toml: field 'lbo': ...`` messages (:class:`~descgen.core.errors.TableError`).
 Loading uses only the standard library (``tomllib``) and is cached.
+
+The records it compiles to are :mod:`descgen.model.table_types`'s; the table files are read (and
+their parsed form kept per user) by :mod:`descgen.model.table_cache`.
 """
 
 from __future__ import annotations
 
 import functools
-import marshal
-import os
-from dataclasses import dataclass, field as dc_field
-from typing import Any, Iterable, Mapping, NamedTuple, get_args
+from typing import Any, Iterable, Mapping, get_args
 
 from ..core.errors import TableError
-from ..core.transforms import TRANSFORMS, Transform
+from ..core.transforms import TRANSFORMS
 from ..core.types import Kind, Major
+from .table_cache import read_table
+from .table_types import (FIELD_TYPES, VALUE_TYPES, AtomShape, Atoms, Combination, Domain, Field, Layout, Shape, Shapes,
+                          Storage, SwizzleFunctor)
 
 __all__ = [
     "Domain",
@@ -38,6 +41,9 @@ __all__ = [
     "IDESC_LAYOUTS",
     "SMEM_LAYOUTS",
     "KINDS",
+    "read_table",
+    "FIELD_TYPES",
+    "VALUE_TYPES",
 ]
 
 #: Every descriptor layout, by table file. The idesc layouts are in kind order.
@@ -61,9 +67,6 @@ MAJORS: tuple[Major, ...] = get_args(Major)  # checked against the idesc layouts
 #: The MMA kinds, in PTX's order (Tables 42-44).
 KINDS: tuple[Kind, ...] = get_args(Kind)
 
-FIELD_TYPES = ("uint", "flag", "enum", "reserved", "constant")
-#: The field types that carry a caller-chosen value (the others are reserved or fixed bits).
-VALUE_TYPES = FIELD_TYPES[:3]
 _SEVERITIES = ("error", "warning", "info")
 _FIELD_KEYS = {
     "name", "bits", "type", "description", "source", "transform", "unit", "min", "max",
@@ -74,358 +77,7 @@ _LAYOUT_KEYS = {"descriptor", "defaults", "implied", "field", "submasks", "acces
 
 
 # --------------------------------------------------------------------------------------------
-# Domains: the legal logical values of a field, for one kind.
-
-
-@dataclass(frozen=True, slots=True)
-class Domain:
-    """The legal logical values of a field (for one kind).
-
-    Either a finite set (``values``) or an arithmetic range ``lo..hi step``.
-    """
-
-    values: frozenset[Any] | None
-    lo: int = 0
-    hi: int = 0
-    step: int = 1
-    ordered: tuple[Any, ...] = ()
-
-    def __contains__(self, v: object) -> bool:
-        if self.values is not None:
-            # A bool is an int to Python; it only belongs to a domain of bools.
-            return v in self.values and (v.__class__ is not bool or self.is_bool)
-        if isinstance(v, bool) or not isinstance(v, int):
-            return False
-        return self.lo <= v <= self.hi and (v - self.lo) % self.step == 0
-
-    #: :meth:`members` and :meth:`describe`, once computed (a domain is immutable; not compared).
-    _members: tuple[Any, ...] | None = dc_field(default=None, init=False, repr=False, compare=False)
-    _text: str | None = dc_field(default=None, init=False, repr=False, compare=False)
-
-    @property
-    def is_bool(self) -> bool:
-        """True when this is a domain of bools (flags)."""
-        return self.values is not None and all(isinstance(x, bool) for x in self.values)
-
-    def members(self) -> tuple[Any, ...]:
-        """All legal values in order (ranges are expanded; enums in code order)."""
-        if self._members is None:
-            if self.ordered:
-                members = self.ordered
-            elif self.values is not None:
-                members = tuple(sorted(self.values, key=_order))
-            else:
-                members = tuple(range(self.lo, self.hi + 1, self.step))
-            object.__setattr__(self, "_members", members)
-        assert self._members is not None
-        return self._members
-
-    def describe(self) -> str:
-        """Human form, as every ``allowed`` is written: ``8..256 step 8``, ``64, 128``, ``false``,
-        ``8, 16, 24, 32, 48..256 step 16``."""
-        if self._text is None:
-            object.__setattr__(self, "_text", self._describe())
-        assert self._text is not None
-        return self._text
-
-    def _describe(self) -> str:
-        if self.values is None:
-            return _describe_range(self.lo, self.hi, self.step)
-        vals = self.members()
-        if vals and all(isinstance(v, int) and not isinstance(v, bool) for v in vals):
-            return _describe_ints(vals)
-        return ", ".join(_fmt(v) for v in vals)
-
-
-def _order(v: Any) -> tuple[int, Any]:
-    return (0, v) if isinstance(v, (int, bool)) else (1, str(v))
-
-
-def _fmt(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return str(v)
-
-
-def _describe_range(lo: int, hi: int, step: int) -> str:
-    if lo == hi:
-        return str(lo)
-    if step == 1:
-        return f"{lo}..{hi}"
-    return f"{lo}..{hi} step {step}"
-
-
-def _describe_ints(vals: tuple[int, ...]) -> str:
-    if len(vals) <= 4:
-        return ", ".join(map(str, vals))
-    parts: list[str] = []
-    i = 0
-    while i < len(vals):
-        j = i + 1
-        if j < len(vals):
-            step = vals[j] - vals[i]
-            while j + 1 < len(vals) and vals[j + 1] - vals[j] == step:
-                j += 1
-            if j - i >= 3:
-                parts.append(_describe_range(vals[i], vals[j], step))
-                i = j + 1
-                continue
-        parts.append(str(vals[i]))
-        i += 1
-    return ", ".join(parts)
-
-
-# --------------------------------------------------------------------------------------------
-# Fields and layouts.
-
-
-@dataclass(frozen=True, slots=True)
-class Field:
-    """One row of a PTX descriptor table, compiled.
-
-    Attributes:
-        name: API-facing name (``n``, ``lbo``, ``skip_span``, ``reserved_6``...).
-        lo, hi: bit range, inclusive, LSB = bit 0 (PTX numbering).
-        type: ``uint``, ``flag``, ``enum``, ``reserved`` or ``constant``.
-        description: the spec's wording for the row.
-        source: PTX table / section.
-        unit: unit of the logical value (``bytes``, ``columns``, ``rows``...), or ``""``.
-        transform: how the logical value is stored (see :mod:`descgen.core.transforms`).
-        members: enum members per kind (key ``None`` = every kind): name -> code.
-        member_attrs: extra per-member attributes from the table (e.g. swizzle ``bytes``).
-        domains: legal logical values per kind (key ``None`` = every kind).
-        const: required raw value of a ``constant`` field.
-        severity: severity of a violation of this field's rule.
-        note: remark shown with findings (errata references, CUTLASS behaviour).
-        default: logical value used when an encoder is not given one (``None``: required).
-    """
-
-    name: str
-    lo: int
-    hi: int
-    type: str
-    description: str
-    source: str
-    unit: str
-    transform: Transform
-    members: Mapping[str | None, Mapping[Any, int]]
-    member_attrs: Mapping[Any, Mapping[str, Any]]
-    domains: Mapping[str | None, Domain]
-    const: int
-    severity: str
-    note: str
-    default: Any = None
-
-    @property
-    def width(self) -> int:
-        return self.hi - self.lo + 1
-
-    @property
-    def mask(self) -> int:
-        """Mask of the field's raw value (not shifted)."""
-        return (1 << self.width) - 1
-
-    @property
-    def bits(self) -> str:
-        """The bit range as PTX prints it: ``"7-9"`` or ``"2"``."""
-        return str(self.lo) if self.lo == self.hi else f"{self.lo}-{self.hi}"
-
-    @property
-    def is_value(self) -> bool:
-        """True for fields that carry a caller-chosen value (not reserved / constant)."""
-        return self.type in VALUE_TYPES
-
-    def domain(self, kind: str | None) -> Domain:
-        d = self.domains.get(kind)
-        return d if d is not None else self.domains[None]
-
-    def codes(self, kind: str | None) -> Mapping[Any, int]:
-        """Enum members for ``kind``: logical name -> raw code."""
-        m = self.members.get(kind)
-        return m if m is not None else self.members.get(None, {})
-
-
-@dataclass(frozen=True)
-class Layout:
-    """One descriptor layout (one PTX table), compiled.
-
-    Attributes:
-        word: ``idesc``, ``smem`` or ``zcm``.
-        name: layout id (the table file's stem).
-        width: 32 or 64 bits.
-        title, source, path: for display and citations.
-        kinds: the MMA kinds this layout serves (idesc only).
-        targets: the targets whose instructions read this layout, when it is one target
-            family's own (the wgmma descriptor: ``sm_90a``); empty: descgen's default family.
-        family: the instruction family whose descriptor this is, where a word has two
-            (``tcgen05``, ``wgmma``); else ``""``.
-        fields: in bit order, tiling the word exactly.
-        defaults: per kind, the values used when the caller names none.
-        implied: values the kind fixes that the word does not hold (e.g. dtype f32).
-        extra: other sections of the table (e.g. zcm ``submasks``).
-    """
-
-    word: str
-    name: str
-    width: int
-    title: str
-    source: str
-    path: str
-    kinds: tuple[str, ...]
-    fields: tuple[Field, ...]
-    defaults: Mapping[str, Mapping[str, Any]]
-    implied: Mapping[str, Any]
-    targets: tuple[str, ...] = ()
-    family: str = ""
-    extra: Mapping[str, Any] = dc_field(default_factory=dict)
-
-    def field(self, name: str) -> Field:
-        """The field called ``name`` (KeyError if none)."""
-        return self.by_name[name]
-
-    @functools.cached_property
-    def by_name(self) -> dict[str, Field]:
-        return {f.name: f for f in self.fields}
-
-
-# --------------------------------------------------------------------------------------------
 # Table 39 (shapes).
-
-
-@dataclass(frozen=True, slots=True)
-class Shape:
-    """One row of Table 39: the shapes a kind supports with given .ws, cta_group, sparsity."""
-
-    kind: str
-    ws: bool
-    cta_group: int
-    sparse: bool
-    m: tuple[int, ...]
-    n: tuple[int, ...]
-    k: int
-    source: str
-    note: str
-
-
-@dataclass(frozen=True)
-class Shapes:
-    """Table 39 as data: shape rows and the dtype x atype/btype (x scale type) rows."""
-
-    rows: tuple[Shape, ...]
-    types: tuple[Mapping[str, Any], ...]
-    source: str
-
-    def for_kind(self, kind: str) -> tuple[Shape, ...]:
-        return tuple(r for r in self.rows if r.kind == kind)
-
-    def m_values(self, kind: str) -> frozenset[int]:
-        """Every M Table 39 allows for ``kind`` in some context (.ws, cta_group, sparsity)."""
-        return frozenset(m for r in self.for_kind(kind) for m in r.m)
-
-    def n_values(self, kind: str) -> frozenset[int]:
-        """Every N Table 39 allows for ``kind`` in some context."""
-        return frozenset(n for r in self.for_kind(kind) for n in r.n)
-
-    def k_values(self, kind: str, sparse: bool) -> tuple[int, ...]:
-        """The K values Table 39 gives for ``kind`` and sparsity (smallest first)."""
-        return tuple(sorted({r.k for r in self.for_kind(kind) if r.sparse == sparse}))
-
-
-# --------------------------------------------------------------------------------------------
-# Loading.
-
-
-def read_table(name: str) -> dict[str, Any]:
-    """Parse one table file from the ``descgen.tables`` data package (``tables/`` in the repo).
-
-    The package's ``__path__`` is read directly rather than through ``importlib.resources``, which
-    costs a few milliseconds of imports at every CLI start; descgen is never run from a zip.
-    Parsed tables are kept in a per-user marshal file (:func:`_cache_file`), keyed by each table
-    file's path, size and modification time, so a start reads one marshal file instead of parsing
-    TOML (15-18 ms less for every command, about twice a bare interpreter's start-up: ``python
-    bench/bench.py --startup`` with and without ``DESCGEN_NO_CACHE=1``); any change to a table
-    file parses it again.
-    """
-    path = f"tables/{name}"
-    try:
-        import descgen.tables as package
-
-        full = os.path.join(list(package.__path__)[0], name)
-        st = os.stat(full)
-        stamp = (full, st.st_mtime_ns, st.st_size)
-        cache = _cache()
-        hit = cache.get(name)
-        if hit is not None and tuple(hit[0]) == stamp:
-            table: dict[str, Any] = hit[1]
-            return table
-        import tomllib
-
-        with open(full, "rb") as fh:
-            data = tomllib.load(fh)
-    except (OSError, ImportError, IndexError) as exc:  # pragma: no cover - packaging fault
-        raise TableError(path, "file", f"cannot read the table: {exc}") from None
-    except ValueError as exc:  # tomllib.TOMLDecodeError
-        raise TableError(path, "file", f"not valid TOML: {exc}") from None
-    cache[name] = (stamp, data)
-    _save_cache(cache)
-    return data
-
-
-_CACHE: dict[str, Any] | None = None
-
-
-def _cache_file() -> str | None:
-    """``tables-<python>-<dir>.marshal`` in ``$DESCGEN_CACHE_DIR``, by default
-    ``$XDG_CACHE_HOME/descgen`` (``~/.cache/descgen``); None when ``DESCGEN_NO_CACHE`` is set.
-    ``<dir>`` is a checksum of the tables' directory: each install (a venv, a checkout, a git
-    worktree) has its own file, so two installs used in turn do not evict each other's entries."""
-    if os.environ.get("DESCGEN_NO_CACHE"):
-        return None
-    import sys
-    from binascii import crc32
-
-    import descgen.tables as package
-
-    where = os.environ.get("DESCGEN_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "descgen")
-    tables = crc32(os.fsencode(list(package.__path__)[0]))
-    return os.path.join(where, f"tables-{sys.implementation.cache_tag}-{tables:08x}.marshal")
-
-
-def _cache() -> dict[str, Any]:
-    """The cache file's entries: empty when there is no file or it cannot be read (the tables are
-    then parsed)."""
-    global _CACHE
-    if _CACHE is None:
-        _CACHE = {}
-        path = _cache_file()
-        try:
-            if path is not None:
-                with open(path, "rb") as fh:
-                    # One read, then loads: marshal.load(fh) reads the file object piece by
-                    # piece, ten times slower for the tables' ~75 kB.
-                    loaded = marshal.loads(fh.read())
-                if isinstance(loaded, dict):
-                    _CACHE = loaded
-        except (OSError, EOFError, ValueError, TypeError):
-            pass
-    return _CACHE
-
-
-def _save_cache(cache: dict[str, Any]) -> None:
-    """Write the cache atomically (a reader sees the old file or the new one); a cache that cannot
-    be written is simply not used."""
-    path = _cache_file()
-    if path is None:
-        return
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "wb") as fh:
-            marshal.dump(cache, fh)
-        os.replace(tmp, path)
-    except (OSError, ValueError):
-        pass
 
 
 @functools.cache
@@ -487,60 +139,6 @@ def _expand_n(spec: Any, path: str, where: str) -> tuple[int, ...]:
 
 # --------------------------------------------------------------------------------------------
 # Tables 52 and 53, §9.7.16.3.3 swizzle functors, §9.7.16.10.4 storage (tables/smem_atoms.toml).
-# Named tuples, not dataclasses: they cost a tenth as much to define at import.
-
-
-class SwizzleFunctor(NamedTuple):
-    """CuTe's ``Swizzle<B,M,S>`` for one swizzle mode, acting on byte addresses:
-    bits ``[M, M+B)`` ^= bits ``[M+S, M+S+B)``."""
-
-    name: str
-    b: int
-    m: int
-    s: int
-    source: str
-
-
-class AtomShape(NamedTuple):
-    """One row of Table 53: MN x K, the leading dimension in 128-bit elements, the other in rows."""
-
-    swizzle: str
-    major: str
-    mn: int
-    k: int
-    source: str
-
-
-class Combination(NamedTuple):
-    """One row of Table 52: these element sizes may use these swizzle modes with this major-ness."""
-
-    major: str
-    bits: tuple[int, ...]
-    swizzles: tuple[str, ...]
-    source: str
-
-
-class Storage(NamedTuple):
-    """§9.7.16.10.4 for one element size: ``per_chunk`` elements per 16-byte chunk, ``pitch``
-    bits apart; ``kinds`` empty = every kind that takes the size."""
-
-    bits: int
-    kinds: tuple[str, ...]
-    per_chunk: int
-    pitch: int
-    source: str
-
-
-class Atoms(NamedTuple):
-    """``tables/smem_atoms.toml``, checked: swizzle functors, Table 53 atoms, Table 52 rows,
-    element sizes and storage rules."""
-
-    swizzles: Mapping[str, SwizzleFunctor]
-    atoms: Mapping[tuple[str, str], AtomShape]
-    combinations: tuple[Combination, ...]
-    elements: Mapping[str, tuple[int, str]]
-    storage: tuple[Storage, ...]
-    source: str
 
 
 @functools.cache
@@ -557,7 +155,8 @@ def _row(raw: Any, required: Mapping[str, type], optional: Mapping[str, type], p
     for key, expected in {**optional, **required}.items():
         if key not in raw:
             if key in required:
-                raise TableError(path, where, f"missing key '{key}'" + (" (every entry cites its PTX source)" if key == "source" else ""))
+                raise TableError(path, where, f"missing key '{key}'"
+                                 + (" (every entry cites its PTX source)" if key == "source" else ""))
             continue
         value = raw[key]
         items = value if expected is list else [value]
@@ -618,7 +217,8 @@ def parse_atoms(data: Mapping[str, Any], path: str) -> Atoms:
 
     combinations = []
     for i, raw in enumerate(data.get("combination", [])):
-        row = _row(raw, {"major": str, "bits": list, "swizzles": list, "source": str}, {}, path, f"combination #{i + 1}")
+        row = _row(raw, {"major": str, "bits": list, "swizzles": list, "source": str}, {}, path,
+                   f"combination #{i + 1}")
         if row["major"] not in MAJORS or not set(row["bits"]) <= sizes or not set(row["swizzles"]) <= set(swizzles):
             raise TableError(path, f"combination #{i + 1}", "unknown major-ness, element size or swizzle mode")
         combinations.append(Combination(row["major"], tuple(row["bits"]), tuple(row["swizzles"]), row["source"]))
@@ -626,13 +226,16 @@ def parse_atoms(data: Mapping[str, Any], path: str) -> Atoms:
     storage = []
     seen: set[tuple[int, str]] = set()
     for i, raw in enumerate(data.get("storage", [])):
-        row = _row(raw, {"bits": int, "per_chunk": int, "pitch": int, "source": str}, {"kinds": list}, path, f"storage #{i + 1}")
+        row = _row(raw, {"bits": int, "per_chunk": int, "pitch": int, "source": str}, {"kinds": list}, path,
+                   f"storage #{i + 1}")
         where = f"storage #{i + 1}"
         kinds = tuple(row.get("kinds", ()))
         if row["bits"] not in sizes or not set(kinds) <= set(KINDS):
             raise TableError(path, where, f"unknown element size or kind (kinds: {', '.join(KINDS)})")
-        if row["pitch"] < row["bits"] or row["per_chunk"] * row["pitch"] > 128 or row["per_chunk"] & (row["per_chunk"] - 1):
-            raise TableError(path, where, "per_chunk must be a power of two and per_chunk * pitch (>= bits) fit 128 bits")
+        if (row["pitch"] < row["bits"] or row["per_chunk"] * row["pitch"] > 128
+                or row["per_chunk"] & (row["per_chunk"] - 1)):
+            raise TableError(path, where,
+                             "per_chunk must be a power of two and per_chunk * pitch (>= bits) fit 128 bits")
         if any(b == row["bits"] and (not kinds or k is None or k in kinds) for b, k in seen):
             raise TableError(path, where, f"{row['bits']}-bit storage given twice for one kind")
         seen.update((row["bits"], kind) for kind in kinds or (None,))
@@ -641,6 +244,10 @@ def parse_atoms(data: Mapping[str, Any], path: str) -> Atoms:
     if unstored:
         raise TableError(path, "storage", f"no storage rule for {unstored}-bit elements")
     return Atoms(swizzles, shapes_, tuple(combinations), elements, tuple(storage), source)
+
+
+# --------------------------------------------------------------------------------------------
+# Layouts: one PTX table each (tables/idesc_*.toml, smem_desc.toml...).
 
 
 #: Named domain providers referenced by ``domain = "..."`` in the layout tables.
@@ -672,7 +279,8 @@ def layouts() -> tuple[Layout, ...]:
 def check_keys(table: Mapping[str, Any], allowed: set[str], path: str, where: str) -> None:
     unknown = sorted(set(table) - allowed)
     if unknown:
-        raise TableError(path, where, f"unknown key(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(sorted(allowed))}")
+        raise TableError(path, where,
+                         f"unknown key(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(sorted(allowed))}")
 
 
 def _parse_bits(spec: Any, width: int, path: str, where: str) -> tuple[int, int]:
@@ -721,7 +329,8 @@ def parse_layout(data: Mapping[str, Any], path: str) -> Layout:
             if f is None:
                 raise TableError(path, f"defaults.{kind}", f"no field named '{name}'")
             if value not in f.domain(kind):
-                raise TableError(path, f"defaults.{kind}", f"'{name}' default {value!r} is not a legal value for {kind}")
+                raise TableError(path, f"defaults.{kind}",
+                                 f"'{name}' default {value!r} is not a legal value for {kind}")
     extra = {k: v for k, v in data.items() if k not in ("descriptor", "defaults", "implied", "field")}
     return Layout(
         word=desc["word"],
@@ -748,12 +357,14 @@ def _check_tiling(fields: tuple[Field, ...], width: int, path: str) -> None:
             raise TableError(path, f"field '{f.name}'", "duplicate field name")
         names.add(f.name)
         if f.lo < expected:
-            raise TableError(path, f"field '{f.name}'", f"bits {f.bits} overlap the previous field (or are out of bit order)")
+            raise TableError(path, f"field '{f.name}'",
+                             f"bits {f.bits} overlap the previous field (or are out of bit order)")
         if f.lo > expected:
             raise TableError(path, f"field '{f.name}'", f"gap: {_bits_text(expected, f.lo - 1)} not declared")
         expected = f.hi + 1
     if expected != width:
-        raise TableError(path, "fields", f"gap: {_bits_text(expected, width - 1)} not declared (the word has {width} bits)")
+        raise TableError(path, "fields",
+                         f"gap: {_bits_text(expected, width - 1)} not declared (the word has {width} bits)")
 
 
 def _bits_text(lo: int, hi: int) -> str:
@@ -803,7 +414,8 @@ def _parse_field(raw: Mapping[str, Any], index: int, width: int, kinds: tuple[st
         "reserved": set(),
         "constant": {"value"},
     }[ftype]
-    extra = (set(raw) - {"name", "bits", "type", "description", "source", "severity", "note", "default"}) - allowed_by_type
+    extra = (set(raw) - {"name", "bits", "type", "description", "source", "severity", "note", "default"}
+             - allowed_by_type)
     if extra:
         raise TableError(path, where, f"key(s) {sorted(extra)} do not apply to a '{ftype}' field")
 
@@ -844,8 +456,10 @@ def _parse_field(raw: Mapping[str, Any], index: int, width: int, kinds: tuple[st
         hi_v = raw.get("max", top)
         if not (isinstance(lo_v, int) and isinstance(hi_v, int)) or lo_v > hi_v:
             raise TableError(path, where, f"min/max {lo_v!r}/{hi_v!r} are not an integer range")
-        if any(not 0 <= transform.encode(v) <= fmask or transform.decode(transform.encode(v)) != v for v in (lo_v, hi_v)):
-            raise TableError(path, where, f"range {lo_v}..{hi_v} does not fit {hi - lo + 1} bit(s) after {transform.formula}")
+        if any(not 0 <= transform.encode(v) <= fmask or transform.decode(transform.encode(v)) != v
+               for v in (lo_v, hi_v)):
+            raise TableError(path, where,
+                             f"range {lo_v}..{hi_v} does not fit {hi - lo + 1} bit(s) after {transform.formula}")
         base = Domain(None, lo_v, hi_v, transform.align)
         if "domain" in raw and "values" in raw:
             raise TableError(path, where, "give 'domain' or 'values', not both")

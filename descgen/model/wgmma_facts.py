@@ -115,7 +115,8 @@ def parse_wgmma_table(data: Mapping[str, Any], path: str) -> WgmmaTable:
             raise TableError(path, where, "floating, transpose and satfinite are true or false")
         rows.append(WgmmaTypes(raw["name"], tuple(raw["atypes"]), tuple(raw["btypes"]), tuple(raw["dtypes"]),
                                int(raw["k"]), raw.get("sparse_k"), _n_values(raw["n"], path, where),
-                               raw["floating"], raw["transpose"], raw["satfinite"], tuple(raw["sp_sel"]), raw["source"]))
+                               raw["floating"], raw["transpose"], raw["satfinite"], tuple(raw["sp_sel"]),
+                               raw["source"]))
     if not rows:
         raise TableError(path, "file", "no [[types]] rows")
     return WgmmaTable(int(head["m"]), tuple(head["targets"]), head["source"], tuple(rows))

@@ -167,7 +167,8 @@ def kb_bfi(a: KnownBits, b: KnownBits, pos: int, length: int, width: int) -> Kno
         return KnownBits(b.value & m, b.mask & m)
     field_m = (_m(length) << pos) & m
     ins = kb_shl(a, pos, width)
-    return KnownBits(((b.value & ~field_m) | (ins.value & field_m)) & m, ((b.mask & ~field_m) | (ins.mask & field_m)) & m)
+    return KnownBits(((b.value & ~field_m) | (ins.value & field_m)) & m,
+                     ((b.mask & ~field_m) | (ins.mask & field_m)) & m)
 
 
 def _trailing_known(a: KnownBits, width: int) -> int:

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterator, Mapping, Union, cast
 
+from ..model.catalog import constraints
 from ..model.loader import KINDS
 from ..core.types import Kind
 from ..model.wgmma_facts import parse_wgmma_shape, wgmma_table
@@ -25,7 +26,7 @@ from .lexer import parse_int, split_operands
 
 __all__ = ["QualifierRecord", "MmaQualifiers", "MmaOperands", "CpQualifiers", "WgmmaQualifiers", "Qualifiers",
            "Malformed", "parse_mma_qualifiers", "parse_mma_operands", "parse_cp", "parse_wgmma_qualifiers",
-           "parse_wgmma_operands", "MX_KINDS", "DEFAULT_SCALE_VEC", "LANE_VECTOR", "CP_SHAPES"]
+           "parse_wgmma_operands", "MX_KINDS", "DEFAULT_SCALE_VEC", "LANE_VECTOR"]
 
 #: The block-scaled kinds (``.kind::mxf8f6f4``...): they need ``.block_scale``.
 MX_KINDS = ("mxf8f6f4", "mxf4", "mxf4nvf4")
@@ -35,9 +36,6 @@ MX_KINDS = ("mxf8f6f4", "mxf4", "mxf4nvf4")
 DEFAULT_SCALE_VEC = {"mxf8f6f4": "block32", "mxf4": "block32"}
 #: §9.7.16.10.9.1 (disable-output-lane): the vector has 4 elements for cta_group::1, 8 for ::2.
 LANE_VECTOR = {1: 4, 2: 8}
-#: §9.7.16.9.2: tcgen05.cp shapes and the multicast each needs or allows (** / *** marks).
-CP_SHAPES = {"128x256b": (), "4x256b": (), "128x128b": (), "64x128b": ("warpx2::02_13", "warpx2::01_23"),
-             "32x128b": ("warpx4",)}
 _CP_SRC = ("b6x16_p32", "b4x16_p64")
 _CP_DST = ("b8x16",)
 #: The tcgen05.mma qualifiers that are flags (present or not).
@@ -270,7 +268,7 @@ def parse_cp(opcode: str, operands: list[str]) -> CpQualifiers | Malformed:
     for token in opcode.split(".")[2:]:
         if re.fullmatch(r"cta_group::[12]", token) and q["cta_group"] is None:
             q["cta_group"] = int(token[-1])
-        elif token in CP_SHAPES and q["shape"] is None:
+        elif token in constraints().cp_shapes and q["shape"] is None:
             q["shape"] = token
         elif token in ("warpx2::02_13", "warpx2::01_23", "warpx4") and q["multicast"] is None:
             q["multicast"] = token

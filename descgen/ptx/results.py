@@ -89,7 +89,8 @@ class ScanOperand:
     def picture(self) -> str:
         """The word's bits, most significant first, in groups of 4; ``?`` for an unknown bit."""
         b = self.bits
-        chars = ["?" if not b.mask >> i & 1 else "1" if b.value >> i & 1 else "0" for i in range(self.width - 1, -1, -1)]
+        chars = ["?" if not b.mask >> i & 1 else "1" if b.value >> i & 1 else "0"
+                 for i in range(self.width - 1, -1, -1)]
         return "_".join("".join(chars[i:i + 4]) for i in range(0, self.width, 4))
 
     def why_text(self) -> str:
@@ -227,7 +228,8 @@ class ScanInstruction:
             "fields_checked": {role: [f.name for f in d.fields if f.value is not None]
                                for role, d in rep.decoded.items() if d is not None} if rep is not None else {},
             "not_checked": [n.as_dict() for n in rep.not_checked] if rep is not None else [],
-            "decoded": {role: d.as_dict() for role, d in rep.decoded.items() if d is not None} if rep is not None else {},
+            "decoded": {role: d.as_dict() for role, d in rep.decoded.items()
+                        if d is not None} if rep is not None else {},
         }
 
 

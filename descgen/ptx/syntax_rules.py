@@ -33,9 +33,10 @@ from typing import Any, Callable, Mapping, TypeVar
 
 from ..model.catalog import Rule, catalog, constraints
 from ..model.engine import Decoded, hex_word
+from ..rules.checks import rule_impl
 from ..model.wgmma_facts import wgmma_table
 from .lexer import parse_int
-from .qualifiers import CP_SHAPES, MX_KINDS, CpQualifiers, Malformed, MmaOperands, MmaQualifiers
+from .qualifiers import CpQualifiers, Malformed, MmaOperands, MmaQualifiers
 from .results import ScanFinding, ScanOperand
 
 __all__ = ["check", "implemented", "SCAN_CODES", "BadImmediate", "TargetDirective", "FirstTcgen05", "FirstWgmma",
@@ -48,37 +49,75 @@ _F = TypeVar("_F", bound=RuleFunction)
 
 #: Every PTX-* rule's function, by code, in catalog order.
 _RULES: dict[str, RuleFunction] = {}
-#: The rules (code, function) that read each type of facts, in catalog order.
-_READS: dict[type, list[tuple[str, RuleFunction]]] = {}
+#: The types of facts each registered function reads.
+_FUNCTION_READS: dict[str, tuple[type, ...]] = {}
 
 
 def _rule(code: str, *reads: type) -> Callable[[_F], _F]:
     """Register the function of rule ``code``, which reads facts of the types ``reads``."""
     def register(fn: _F) -> _F:
         _RULES[code] = fn
-        for kind in reads:
-            _READS.setdefault(kind, []).append((code, fn))
+        _FUNCTION_READS[code] = reads
         return fn
     return register
 
 
 def check(line: int, facts: object) -> list[ScanFinding]:
     """The findings of every rule that reads facts of ``facts``' type, at ``line``, in catalog
-    order."""
-    reads = _READS.get(type(facts))
-    if not reads:
+    order: the functions registered here, and the rules declared in the catalog over one
+    instruction's qualifiers (``on = "tcgen05.mma"``/``"tcgen05.cp"``: compiled from their
+    ``[[rule.check]]`` entries, as every word's rules are)."""
+    codes = _CODES.get(type(facts)) or _codes_for(type(facts))
+    if not codes:
         return []
     rules = catalog()
     out: list[ScanFinding] = []
-    for code, fn in reads:
-        out += fn(rules[code], line, facts)
+    declared: tuple[str, dict[str, Any]] | None = None
+    for code in codes:
+        fn = _RULES.get(code)
+        if fn is not None:
+            out += fn(rules[code], line, facts)
+            continue
+        if declared is None:
+            declared = _declared_facts(facts)
+        subject, values = declared
+        rule = rules[code]
+        for f in rule_impl(code)(rule, values, constraints()):
+            out.append(ScanFinding(line, f, subject, None, f.rule[len(rule.rule) + 2:]))
     return out
 
 
+_CODES: dict[type, tuple[str, ...]] = {}
+
+
+def _codes_for(kind: type) -> tuple[str, ...]:
+    """The codes whose rules read facts of type ``kind`` (registered functions, and declared rules
+    on the instruction ``kind`` carries), in catalog order."""
+    on = {MmaSyntax: "tcgen05.mma", CpQualifiers: "tcgen05.cp"}.get(kind)
+    _CODES[kind] = tuple(code for code, rule in catalog().items()
+                         if kind in _FUNCTION_READS.get(code, ())
+                         or (on is not None and (rule.declared or {}).get("on") == on))
+    return _CODES[kind]
+
+
+def _declared_facts(facts: object) -> tuple[str, dict[str, Any]]:
+    """The subject a declared rule's findings name, and the facts its checks read: the
+    instruction's qualifiers (and a tcgen05.mma's A in tensor memory, scale-input-d as written and
+    its value, the target)."""
+    if isinstance(facts, MmaSyntax):
+        q, sid = facts.q, facts.operands.scale_input_d
+        return f"{q.name}.kind::{q.kind}", {**q.as_dict(), "a_tmem": facts.operands.a_tmem, "scale_input_d": sid,
+                                            "scale_input_d_value": parse_int(sid) if sid is not None else None,
+                                            "arch": facts.arch}
+    assert isinstance(facts, CpQualifiers)
+    return f"tcgen05.cp.{facts.shape}", facts.as_dict()
+
+
 def implemented() -> frozenset[str]:
-    """The catalog codes the scanner reports itself (a test checks them against the catalog's
-    ``applies = "ptx"`` rules)."""
-    return frozenset(_RULES)
+    """The catalog codes the scanner reports (a test checks them against the catalog's ``applies =
+    "ptx"`` rules): its registered functions and the rules declared over an instruction's
+    qualifiers."""
+    return frozenset(_RULES) | {code for code, rule in catalog().items() if (rule.declared or {}).get("on")}
 
 
 def _found(rule: Rule, line: int, subject: str, field: str, value: Any, allowed: str, detail: str,
@@ -307,63 +346,6 @@ def _malformed(rule: Rule, line: int, facts: Malformed | BadImmediate) -> list[S
                   f"ptxas rejects the immediate {b.text}: {b.why}", b.role)
 
 
-@_rule("PTX-BLOCK-SCALE", MmaSyntax)
-def _block_scale(rule: Rule, line: int, s: MmaSyntax) -> list[ScanFinding]:
-    q = s.q
-    mx, subject = q.kind in MX_KINDS, f"{q.name}.kind::{q.kind}"
-    if mx and not q.block_scale:
-        return _found(rule, line, subject, "block_scale", False, ".block_scale", f".kind::{q.kind} without .block_scale")
-    if q.block_scale and not mx:
-        return _found(rule, line, subject, "block_scale", True, "no .block_scale", f".block_scale with .kind::{q.kind}")
-    if q.scale_vec and not q.block_scale:
-        return _found(rule, line, subject, "scale_vec", q.scale_vec, "no scale vector size",
-                      "a scale vector size without .block_scale")
-    return []
-
-
-@_rule("PTX-SCALE-VEC-REQUIRED", MmaSyntax)
-def _scale_vec_required(rule: Rule, line: int, s: MmaSyntax) -> list[ScanFinding]:
-    q = s.q
-    if q.kind == "mxf4nvf4" and q.block_scale and q.scale_vec is None:
-        return _found(rule, line, f"{q.name}.kind::{q.kind}", "scale_vec", None,
-                      ".scale_vec::2X, .scale_vec::4X, .block16, .block32",
-                      ".kind::mxf4nvf4.block_scale with no scale vector size")
-    return []
-
-
-@_rule("PTX-COLLECTOR", MmaSyntax)
-def _collector(rule: Rule, line: int, s: MmaSyntax) -> list[ScanFinding]:
-    q = s.q
-    coll = q.collector
-    if coll is None:
-        return []
-    buffer = coll.split("::")[0]
-    subject = f"{q.name}.kind::{q.kind}"
-    if q.ws and buffer == "a":
-        return _found(rule, line, subject, "collector", coll, "b0, b1, b2, b3 (collector for B)",
-                      f".collector::{coll} on tcgen05.mma.ws")
-    if not q.ws and buffer != "a":
-        return _found(rule, line, subject, "collector", coll, "a (collector for A)", f".collector::{coll} without .ws")
-    return []
-
-
-@_rule("PTX-ASHIFT", MmaSyntax)
-def _ashift(rule: Rule, line: int, s: MmaSyntax) -> list[ScanFinding]:
-    q = s.q
-    if not q.ashift:
-        return []
-    subject = f"{q.name}.kind::{q.kind}"
-    if q.ws:
-        return _found(rule, line, subject, "ashift", True, "no .ashift", ".ashift on tcgen05.mma.ws")
-    if not s.operands.a_tmem:
-        return _found(rule, line, subject, "ashift", True, "A in tensor memory ([a-tmem])",
-                      ".ashift with A from a shared memory descriptor")
-    if q.collector in ("a::fill", "a::use"):
-        return _found(rule, line, subject, "collector", q.collector, "a::lastuse, a::discard",
-                      f".ashift with .collector::{q.collector}")
-    return []
-
-
 @_rule("PTX-ASHIFT-M", MmaDecoded)
 def _ashift_m(rule: Rule, line: int, d: MmaDecoded) -> list[ScanFinding]:
     idesc = d.idesc
@@ -373,26 +355,6 @@ def _ashift_m(rule: Rule, line: int, d: MmaDecoded) -> list[ScanFinding]:
     if m in (128, 256):
         return []
     return _found(rule, line, d.operand.label(), "m", m, "128, 256", f".ashift with M = {m}", "idesc")
-
-
-@_rule("PTX-SCALE-INPUT-D", MmaSyntax)
-def _scale_input_d(rule: Rule, line: int, s: MmaSyntax) -> list[ScanFinding]:
-    sid = s.operands.scale_input_d
-    if sid is None:
-        return []
-    q = s.q
-    subject = f"{q.name}.kind::{q.kind}"
-    value = parse_int(sid)
-    c = constraints()
-    if q.kind not in ("tf32", "f16"):
-        return _found(rule, line, subject, "scale_input_d", sid, ".kind::tf32, .kind::f16",
-                      f"scale-input-d with .kind::{q.kind}")
-    if value is None or not 0 <= value <= 15:
-        return _found(rule, line, subject, "scale_input_d", sid, "an immediate 0..15", f"scale-input-d {sid}")
-    if s.arch is not None and not c.supports(s.arch, "scale_input_d"):
-        return _found(rule, line, subject, "arch", s.arch, ", ".join(c.requires["scale_input_d"]),
-                      f"scale-input-d on {s.arch}")
-    return []
 
 
 @_rule("PTX-CTA-GROUP-MIXED", CtaGroupUse)
@@ -406,22 +368,6 @@ def _cta_group_mixed(rule: Rule, line: int, u: CtaGroupUse) -> list[ScanFinding]
                   f".cta_group::{u.group} here, .cta_group::{other} at line {first}{where}")
 
 
-@_rule("PTX-CP-SHAPE", CpQualifiers)
-def _cp_shape(rule: Rule, line: int, q: CpQualifiers) -> list[ScanFinding]:
-    need = CP_SHAPES[q.shape]
-    subject = f"tcgen05.cp.{q.shape}"
-    out: list[ScanFinding] = []
-    if need and q.multicast not in need:
-        out += _found(rule, line, subject, "multicast", q.multicast, ", ".join(need),
-                      f".{q.shape} with {'.' + q.multicast if q.multicast else 'no multicast'}")
-    elif not need and q.multicast:
-        out += _found(rule, line, subject, "multicast", q.multicast, "none", f".{q.shape} with .{q.multicast}")
-    if (q.dst_fmt is None) != (q.src_fmt is None):
-        out += _found(rule, line, subject, "dst_fmt" if q.dst_fmt is None else "src_fmt", None,
-                      ".b8x16 with .b6x16_p32 or .b4x16_p64", "decompression names .dst_fmt and .src_fmt together")
-    return out
-
-
 @_rule("PTX-IMMEDIATE-TRUNCATED", BadImmediate)
 def _immediate_truncated(rule: Rule, line: int, b: BadImmediate) -> list[ScanFinding]:
     if b.word is None:
@@ -432,4 +378,4 @@ def _immediate_truncated(rule: Rule, line: int, b: BadImmediate) -> list[ScanFin
 
 
 #: The scanner's own codes, in catalog order (each catalogued with ``applies = "ptx"``).
-SCAN_CODES: tuple[str, ...] = tuple(_RULES)
+SCAN_CODES: tuple[str, ...] = tuple(code for code, rule in catalog().items() if rule.applies == "ptx")

@@ -217,8 +217,10 @@ def transfer(s: Reader, i: int, ins: Instr, index: int) -> Value | None:
         if a is None:
             return None
         if base == "not":
-            return reduced_value(kb_not(a.bits, width), width, (mask_of(width) - a.range[1], mask_of(width) - a.range[0]), a.why)
-        return reduced_value(kb_sub(kb_const(0, width), a.bits, width), width, R.sub(R.const(0, width), a.range, width), a.why)
+            return reduced_value(kb_not(a.bits, width), width,
+                                 (mask_of(width) - a.range[1], mask_of(width) - a.range[0]), a.why)
+        return reduced_value(kb_sub(kb_const(0, width), a.bits, width), width, R.sub(R.const(0, width), a.range, width),
+                             a.why)
     if base in ("shl", "shr"):
         a, n = op(0), const(1)
         if a is None:
@@ -228,7 +230,8 @@ def transfer(s: Reader, i: int, ins: Instr, index: int) -> Value | None:
             if amount is None:
                 return None
             return leaf("shift by a run-time amount") if base == "shl" else \
-                reduced_value(KnownBits(0, 0), width, (0, a.range[1]) if types[0][0] != "s" else None, a.why | {"shift by a run-time amount"})
+                reduced_value(KnownBits(0, 0), width, (0, a.range[1]) if types[0][0] != "s" else None,
+                              a.why | {"shift by a run-time amount"})
         signed = types[0][0] == "s" if types else False
         if base == "shl":
             return reduced_value(kb_shl(a.bits, n, width), width, R.shl(a.range, n, width), a.why)
@@ -269,8 +272,8 @@ def transfer(s: Reader, i: int, ins: Instr, index: int) -> Value | None:
         ab, bb = kb_ext(a.bits, width, w_out, signed), kb_ext(b.bits, width, w_out, signed)
         bits = kb_mul(ab, bb, w_out)
         ra, rb = R.ext(a.range, width, w_out, signed), R.ext(b.range, width, w_out, signed)
-        rng = R.mul(ra, rb, w_out) if not signed or (a.range[1] >> (width - 1) == 0 and b.range[1] >> (width - 1) == 0) \
-            else R.full(w_out)
+        rng = R.mul(ra, rb, w_out) \
+            if not signed or (a.range[1] >> (width - 1) == 0 and b.range[1] >> (width - 1) == 0) else R.full(w_out)
         if base == "mad":
             c = op(2, w_out)
             if c is None:

@@ -77,9 +77,10 @@ def rule_impl(code: str) -> _Impl:
 
 
 def implemented() -> frozenset[str]:
-    """The codes whose checks are declared: every rule of a word or an instruction (a test checks
-    this equals the catalog's non-``ptx`` rules)."""
-    return frozenset(code for code, rule in catalog().items() if rule.declared is not None)
+    """The codes of every rule of a word or an instruction, whose checks run here (a test checks
+    this equals the catalog's non-``ptx`` rules; the scanner runs the ``ptx`` rules declared over
+    an instruction's qualifiers itself, descgen.ptx.syntax_rules)."""
+    return frozenset(code for code, rule in catalog().items() if rule.declared is not None and rule.applies != "ptx")
 
 
 @functools.cache
@@ -101,7 +102,8 @@ def _plan(applies: str, given: frozenset[str], kind: str | None,
             if not rule.kinds or kind in rule.kinds:
                 skipped.append(NotChecked(rule.code, missing, rule.rule, rule.source))
             continue
-        runnable.append((rule, rule_impl(rule.code)))  # (context it only ``uses`` and was not given: every case allowed)
+        # (context it only ``uses`` and was not given: every case allowed)
+        runnable.append((rule, rule_impl(rule.code)))
     return tuple(runnable), tuple(skipped)
 
 
@@ -208,7 +210,8 @@ def idesc_reads() -> dict[str, tuple[str, ...]]:
     its findings are a function of (with the catalog and the tables), derived from its declaration
     (:func:`descgen.rules.language.reads`). tests/test_speed_paths.py runs every rule over random
     words and contexts with facts that record what is read."""
-    return {code: tuple(sorted(reads(declared(code))[0])) for code, rule in catalog().items() if rule.applies == "idesc"}
+    return {code: tuple(sorted(reads(declared(code))[0]))
+            for code, rule in catalog().items() if rule.applies == "idesc"}
 
 
 #: Each idesc rule group's findings, per the group and the facts its rules read (:func:`_compiled`).
@@ -239,7 +242,8 @@ def _compiled(given: frozenset[str], kind: str) -> tuple[tuple[_Group, ...], tup
     groups: list[_Group] = []
 
     def family(code: str) -> int:
-        return next((i for i, names in enumerate(_FACT_FAMILIES) if names & set(idesc_reads()[code])), len(_FACT_FAMILIES))
+        return next((i for i, names in enumerate(_FACT_FAMILIES) if names & set(idesc_reads()[code])),
+                    len(_FACT_FAMILIES))
 
     for member in range(len(_FACT_FAMILIES) + 1):
         rules = tuple((i, rule, fn) for i, (rule, fn) in enumerate(runnable) if family(rule.code) == member)
@@ -254,7 +258,8 @@ def _compiled(given: frozenset[str], kind: str) -> tuple[tuple[_Group, ...], tup
 _GROUP_IDS = itertools.count()
 
 
-def idesc_word_findings(kind: str, values: Mapping[str, Any], ctx: Mapping[str, Any]) -> tuple[list[Finding], tuple[NotChecked, ...]]:
+def idesc_word_findings(kind: str, values: Mapping[str, Any],
+                        ctx: Mapping[str, Any]) -> tuple[list[Finding], tuple[NotChecked, ...]]:
     """:func:`idesc_findings` for the values of a word of ``kind`` decoded with every bit known
     (:meth:`descgen.model.engine.Plan.decode`) under a normalized context: the rules' findings
     remembered per the facts they read (:func:`idesc_reads`), so that a group of rules runs once
@@ -272,7 +277,8 @@ def idesc_word_findings(kind: str, values: Mapping[str, Any], ctx: Mapping[str, 
         hit = _IDESC_FOUND.get(key)
         if hit is None:
             c = constraints()
-            hit = _IDESC_FOUND.remember(key, tuple((i, out) for i, rule, fn in rules if (out := tuple(fn(rule, facts, c)))))
+            found_now = tuple((i, out) for i, rule, fn in rules if (out := tuple(fn(rule, facts, c))))
+            hit = _IDESC_FOUND.remember(key, found_now)
         if hit:
             found += hit
     if not found:
@@ -350,7 +356,8 @@ def _smem_key(values: Mapping[str, Any], arch: Any, pattern_start: Any, layout: 
     none); the target (a name: only a string equals one, so its class need not be in the key); the
     start address only as ``(start % boundary) >> 7`` (boundaries 256, 512, 1024: bits 7-9); the
     pattern start only as ``ps % boundary`` and ``(ps >> 7) & 7`` (bits 0-9); and the family."""
-    key = (values["swizzle"], values["base_offset"], values.get("lbo_mode"), (values["start_address"] >> 7) & 7, arch, layout)
+    key = (values["swizzle"], values["base_offset"], values.get("lbo_mode"), (values["start_address"] >> 7) & 7, arch,
+           layout)
     if pattern_start is None:
         return key
     if pattern_start.__class__ is not int or pattern_start < 0:
@@ -535,7 +542,8 @@ def wgmma_findings(facts: Facts) -> tuple[list[Finding], tuple[NotChecked, ...]]
 
 def alloc_findings(ncols: int) -> tuple[Finding, ...]:
     """``TADDR-ALLOC-COLUMNS`` alone, for a ``tcgen05.alloc`` column count ``ncols``."""
-    return tuple(rule_impl("TADDR-ALLOC-COLUMNS")(catalog()["TADDR-ALLOC-COLUMNS"], {"alloc_columns": ncols}, constraints()))
+    code = "TADDR-ALLOC-COLUMNS"
+    return tuple(rule_impl(code)(catalog()[code], {"alloc_columns": ncols}, constraints()))
 
 
 def taddr_findings(values: dict[str, Any], ctx: dict[str, Any]) -> tuple[list[Finding], tuple[Any, ...]]:

@@ -57,7 +57,8 @@ from typing import Any, Callable, Iterable, Mapping, NamedTuple
 from ..core.errors import TableError
 
 __all__ = ["Check", "RuleChecks", "parse_expr", "parse_template", "parse_checks", "reads", "tables_read",
-           "python_source", "python_expression", "compile_python", "FUNCTIONS", "TEXT_FUNCTIONS", "OPERAND_NAMES", "OPERAND_PRELUDE",
+           "python_source", "python_expression", "compile_python", "FUNCTIONS", "TEXT_FUNCTIONS", "OPERAND_NAMES",
+           "OPERAND_PRELUDE",
            "LANGUAGE_NODES"]
 
 #: Functions every back end knows (name -> arity).
@@ -76,7 +77,8 @@ OPERAND_NAMES: dict[str, dict[str, str]] = {
 #: value known at run time only there stops all of the operand's checks.
 OPERAND_PRELUDE: dict[str, tuple[str, ...]] = {"mma": ("type", "major"), "wgmma": ("type", "trans")}
 #: The syntax the language allows (anything else in an expression is a TableError).
-LANGUAGE_NODES = (ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.USub, ast.BinOp, ast.Add, ast.Sub,
+LANGUAGE_NODES = (ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.USub, ast.BinOp, ast.Add,
+                  ast.Sub,
                   ast.Mult, ast.FloorDiv, ast.Mod, ast.RShift, ast.LShift, ast.BitAnd, ast.BitOr, ast.Compare, ast.Eq,
                   ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn, ast.Is, ast.IsNot, ast.IfExp,
                   ast.Name, ast.Load, ast.Constant, ast.Tuple, ast.Subscript, ast.Attribute, ast.Call)
@@ -138,7 +140,8 @@ def _why_not(tree: ast.AST, templates: bool) -> str | None:
     return None
 
 
-def parse_expr(text: str, code: str, what: str, let: Mapping[str, ast.expr] | None = None, templates: bool = False) -> ast.expr:
+def parse_expr(text: str, code: str, what: str, let: Mapping[str, ast.expr] | None = None,
+               templates: bool = False) -> ast.expr:
     """One expression of rule ``code`` (``what``: where it is, for the error), parsed and checked,
     with the ``let`` names substituted.
 
@@ -190,7 +193,8 @@ def _rebuilt(node: ast.AST, names: Mapping[str, ast.expr]) -> ast.AST:
     return copied
 
 
-def parse_template(text: str, code: str, what: str, let: Mapping[str, ast.expr]) -> tuple[tuple[str, ast.expr | None, str], ...]:
+def parse_template(text: str, code: str, what: str,
+                   let: Mapping[str, ast.expr]) -> tuple[tuple[str, ast.expr | None, str], ...]:
     """A template (``"M = {m} with {where}"``): (literal text, expression or None, format spec) parts.
 
     Raises:
@@ -281,7 +285,8 @@ def _trees(checks: Iterable[Check], messages: bool) -> list[ast.AST | None]:
     return out
 
 
-def reads(rule: RuleChecks, operand: str | None = None, messages: bool = True) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
+def reads(rule: RuleChecks, operand: str | None = None,
+          messages: bool = True) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
     """The facts a rule's checks read (its findings are a function of these, the tables and the
     catalog), and the word fields (``("a_desc", "sbo")``, ``("idesc", "m")``); ``operand``: only
     that operand's checks (and the rule's others). ``messages=False``: only what decides whether
@@ -299,8 +304,9 @@ def tables_read(rule: RuleChecks, messages: bool = True) -> frozenset[str]:
 # -- the Python back end ------------------------------------------------------------------------
 
 
-_PY_OPS: dict[type, str] = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%", ast.RShift: ">>",
-                            ast.LShift: "<<", ast.BitAnd: "&", ast.BitOr: "|", ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<",
+_PY_OPS: dict[type, str] = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%",
+                            ast.RShift: ">>", ast.LShift: "<<", ast.BitAnd: "&", ast.BitOr: "|", ast.Eq: "==",
+                            ast.NotEq: "!=", ast.Lt: "<",
                             ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.In: "in", ast.NotIn: "not in", ast.Is: "is",
                             ast.IsNot: "is not"}
 
@@ -323,13 +329,15 @@ def python_expression(tree: ast.expr) -> str:
     if isinstance(node, ast.Tuple):
         return "(" + "".join(python_expression(e) + ", " for e in node.elts) + ")"
     if isinstance(node, ast.BoolOp):
-        return "(" + (" and " if isinstance(node.op, ast.And) else " or ").join(map(python_expression, node.values)) + ")"
+        joiner = " and " if isinstance(node.op, ast.And) else " or "
+        return "(" + joiner.join(map(python_expression, node.values)) + ")"
     if isinstance(node, ast.UnaryOp):
         return f"({'not ' if isinstance(node.op, ast.Not) else '-'}{python_expression(node.operand)})"
     if isinstance(node, ast.BinOp):
         return f"({python_expression(node.left)} {_PY_OPS[type(node.op)]} {python_expression(node.right)})"
     if isinstance(node, ast.IfExp):
-        return f"({python_expression(node.body)} if {python_expression(node.test)} else {python_expression(node.orelse)})"
+        body, test, orelse = map(python_expression, (node.body, node.test, node.orelse))
+        return f"({body} if {test} else {orelse})"
     if isinstance(node, ast.Compare):
         op, right = node.ops[0], node.comparators[0]
         if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, ast.Name) and right.id.isupper() \

@@ -18,7 +18,8 @@ import functools
 from typing import Any, Callable, NamedTuple
 
 from ..model.catalog import SCALE_VECS, constraints
-from ..model.facts import (alloc_sizes, chunk_elements, describe_ints, kind_facts, mma_k, pattern_boundary, scale_rows, shape_case, shape_rows,
+from ..model.facts import (alloc_sizes, chunk_elements, describe_ints, kind_facts, mma_k, pattern_boundary, scale_rows,
+                           shape_case, shape_rows,
                      shape_union, submask_counts, swizzle_period, swizzle_row, tmem_shape, warps_per_warpgroup)
 from ..model.loader import KINDS, atoms, shapes
 from ..model.wgmma_facts import WgmmaTypes, wgmma_table, wgmma_types
@@ -42,7 +43,8 @@ class Table(NamedTuple):
 TABLES: dict[str, Table] = {}
 
 
-def table(name: str, keys: tuple[str, ...], value: str, source: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def table(name: str, keys: tuple[str, ...], value: str,
+          source: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register a table. Its function is remembered per key, and answers None (no entry) for a key
     with a part outside its domain (:data:`DOMAINS`), as a back end that writes the table out over
     those domains does; a domain of :data:`OPEN_DOMAINS` takes any value (Python only)."""
@@ -110,7 +112,7 @@ DOMAINS: dict[str, Callable[[], tuple[Any, ...]]] = {
 
 #: Key domains whose values are not enumerated: the tables keyed by them are Python's only (the
 #: wgmma rules: a PTX type name that is no wgmma type still selects its operand's row).
-OPEN_DOMAINS = frozenset({"wgmma_type"})
+OPEN_DOMAINS = frozenset({"wgmma_type", "ptx_name"})
 
 
 def domain(name: str) -> tuple[Any, ...]:
@@ -132,14 +134,16 @@ def shape_m(kind: str, cta_group: int | None, ws: bool | None, sparse: bool, k: 
 
 
 @table("SHAPE_N", ("kind", "cta_group", "ws", "bool", "k", "m"), "set:n", "Table 39")
-def shape_n(kind: str, cta_group: int | None, ws: bool | None, sparse: bool, k: int | None, m: int) -> tuple[int, ...] | None:
+def shape_n(kind: str, cta_group: int | None, ws: bool | None, sparse: bool, k: int | None,
+            m: int) -> tuple[int, ...] | None:
     """Every N of the rows of :func:`shape_m`'s case that have M; None: no such row."""
     rows = [r for r in (shape_case(kind, cta_group, ws, sparse, k) or ()) if m in r.m] if k is not None else []
     return tuple(sorted({n for r in rows for n in r.n})) if rows else None
 
 
 @table("SHAPE_T50", ("kind", "cta_group", "ws", "bool", "k", "m"), "set:n", "Table 39; Table 50")
-def shape_t50(kind: str, cta_group: int | None, ws: bool | None, sparse: bool, k: int | None, m: int) -> tuple[int, ...] | None:
+def shape_t50(kind: str, cta_group: int | None, ws: bool | None, sparse: bool, k: int | None,
+              m: int) -> tuple[int, ...] | None:
     """Every N some row of :func:`shape_n`'s with M and N allows for a transposed 8-bit B: in its
     cta_group's Table 50 row (a cta_group with none allows no N); None: none."""
     t50 = constraints().transpose_b_8bit
@@ -197,7 +201,8 @@ def type_column(kind: str, column: int) -> tuple[Any, ...]:
 def type_combos_text(kind: str) -> str:
     """The kind's combinations with A and B of one type, as a finding lists them."""
     combos = kind_facts(kind).combos
-    return "; ".join(sorted({f"{cmb[2]} <- {cmb[0]}" + (f" x {cmb[3]}" if cmb[3] else "") for cmb in combos if cmb[0] == cmb[1]}))
+    return "; ".join(sorted({f"{cmb[2]} <- {cmb[0]}" + (f" x {cmb[3]}" if cmb[3] else "")
+                             for cmb in combos if cmb[0] == cmb[1]}))
 
 
 @table("TYPE_BITS", ("type",), "int", "tables/smem_atoms.toml (element sizes)")
@@ -426,7 +431,8 @@ def wg_types() -> tuple[str, ...]:
 @table("WG_COMBOS_TEXT", (), "text", "§9.7.15.3")
 def wg_combos_text() -> str:
     """§9.7.15.3's combinations, as a finding lists them."""
-    return "; ".join(f"{'/'.join(r.atypes)} x {'/'.join(r.btypes)} -> {', '.join(r.dtypes)}" for r in wgmma_table().rows)
+    return "; ".join(f"{'/'.join(r.atypes)} x {'/'.join(r.btypes)} -> {', '.join(r.dtypes)}"
+                     for r in wgmma_table().rows)
 
 
 @table("WG_M", (), "int", "§9.7.15.2")
@@ -477,6 +483,21 @@ def wg_sp_sel(atype: Any, btype: Any) -> tuple[int, ...] | None:
     return row.sp_sel if row is not None and row.sparse_k is not None else None
 
 
+# -- PTX syntax (the scanner's instruction rules, Python only) -----------------------------------
+
+
+@table("CP_MULTICAST", ("ptx_name",), "set:ptx_name", "§9.7.16.9.2")
+def cp_multicast(shape: Any) -> tuple[str, ...] | None:
+    """The multicast qualifiers a tcgen05.cp shape takes (empty: none); None: not a shape."""
+    return constraints().cp_shapes.get(shape)
+
+
+@table("COLLECTOR_BUFFER", ("ptx_name",), "ptx_name", "§9.7.16.10.9.1 (.collector_usage)")
+def collector_buffer(collector: Any) -> str | None:
+    """The collector buffer a ``.collector::BUFFER::OP`` qualifier names (``a``, ``b0``..``b3``)."""
+    return str(collector).split("::")[0] if collector is not None else None
+
+
 # -- the text helpers of templates (Python renders messages) -------------------------------------
 
 
@@ -496,7 +517,8 @@ def _shape_where(kind: str, sparse: bool, k: Any, cta_group: Any, ws: Any, own: 
 
 def _shape_rows_text(kind: str, sparse: bool, k: Any) -> str:
     rows = (shape_case(kind, None, None, sparse, k) or ()) if k is not None else ()
-    return "; ".join(f"cta_group::{r.cta_group}, {'.ws' if r.ws else 'no .ws'}, M = {describe_ints(r.m)}, N = {describe_ints(r.n)}"
+    return "; ".join(f"cta_group::{r.cta_group}, {'.ws' if r.ws else 'no .ws'}, "
+                     f"M = {describe_ints(r.m)}, N = {describe_ints(r.n)}"
                      for r in rows) or "none"
 
 
@@ -508,5 +530,6 @@ def _t50_text(kind: str, cta_group: Any, ws: Any, sparse: bool, k: Any, m: int, 
 
 def text_functions() -> dict[str, Callable[..., str]]:
     """The functions templates may call, by name (:data:`descgen.rules.language.TEXT_FUNCTIONS`)."""
-    return {"join": _join, "describe_ints": lambda v: describe_ints(v or ()), "upper": lambda s: str(s).upper(), "text": lambda x: format(x, ""),
+    return {"join": _join, "describe_ints": lambda v: describe_ints(v or ()), "upper": lambda s: str(s).upper(),
+            "text": lambda x: format(x, ""),
             "shape_where": _shape_where, "shape_rows_text": _shape_rows_text, "t50_text": _t50_text}

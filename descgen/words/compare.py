@@ -180,7 +180,8 @@ def diff(a: int, b: int, *, descriptor: Descriptor | None = None, kind: Kind | N
                    for fa, fb in zip(da.fields, db.fields))
     keys_a, keys_b = {_key(f) for f in da.findings}, {_key(f) for f in db.findings}
     return Diff(descriptor, kind, da, db, fields,
-                tuple(f for f in da.findings if _key(f) not in keys_b), tuple(f for f in db.findings if _key(f) not in keys_a),
+                tuple(f for f in da.findings if _key(f) not in keys_b),
+                tuple(f for f in db.findings if _key(f) not in keys_a),
                 runtime_a, runtime_b, chosen)
 
 
@@ -204,7 +205,8 @@ def _score(rs: tuple[Reading, Reading]) -> tuple[int, int]:
 
 
 def _wide_scores(a: int, b: int) -> dict[Descriptor, tuple[int, int]]:
-    return {name: _score((_readings(a, name)[name], _readings(b, name)[name])) for name in ("smem", "wgmma_smem", "zcm")}
+    return {name: _score((_readings(a, name)[name], _readings(b, name)[name]))
+            for name in ("smem", "wgmma_smem", "zcm")}
 
 
 def _best_wide(a: int, b: int) -> Descriptor:

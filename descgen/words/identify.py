@@ -23,7 +23,7 @@ address, then the fewest findings, then the order tried (PTX's kind order;
 smem before wgmma_smem before zcm before the runtime form). A Hopper word (bit 46 clear) reads as
 wgmma with no finding and as tcgen05 with the version warning: wgmma first. A word that is a zero-column mask descriptor also
 passes as a shared memory descriptor with a warning on the fixed bits 46-48, so it ranks second.
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 
@@ -46,7 +46,8 @@ from ..core.types import Descriptor, Kind
 from .wgmma_smem import decode_wgmma_smem, validate_wgmma_smem
 from .zcm import decode_zcm, validate_zcm
 
-__all__ = ["DESCRIPTORS", "Reading", "Identified", "identify", "smem_families", "decode_as", "check_any_word", "key_fields"]
+__all__ = ["DESCRIPTORS", "Reading", "Identified", "identify", "smem_families", "decode_as", "check_any_word",
+           "key_fields"]
 
 #: The words descgen reads, by name.
 DESCRIPTORS: tuple[Descriptor, ...] = get_args(Descriptor)
@@ -62,8 +63,8 @@ def check_any_word(word: Any, code: str) -> None:
     """Raise :class:`WordError` (the ``[[usage]]`` code ``code``) unless ``word`` is an unsigned
     integer of at most 64 bits: a word whose descriptor is not known yet."""
     if isinstance(word, bool) or not isinstance(word, int) or not 0 <= word < 1 << 64:
-        raise usage_error(code, "word", word, "0..0xffffffffffffffff", "no descriptor given, so any width up to 64 bits",
-                          error=WordError)
+        raise usage_error(code, "word", word, "0..0xffffffffffffffff",
+                          "no descriptor given, so any width up to 64 bits", error=WordError)
 
 
 def decode_as(word: int, descriptor: str, kind: str | None = None) -> Decoded:
@@ -150,7 +151,8 @@ def _rank(readings: list[Reading]) -> tuple[Reading, ...]:
     return tuple(sorted(readings, key=lambda r: (not r.ok, r.descriptor == "taddr", len(r.findings))))
 
 
-def identify(word: int, *, descriptor: Descriptor | None = None, kind: Kind | None = None, **context: Any) -> Identified:
+def identify(word: int, *, descriptor: Descriptor | None = None, kind: Kind | None = None,
+             **context: Any) -> Identified:
     """Read a bare word every way it can be read, validated with ``context``.
 
     Args:
@@ -263,7 +265,8 @@ def key_fields(d: Decoded) -> str:
             parts.append("sparse")
         return ", ".join(parts)
     if d.descriptor in ("smem", "wgmma_smem"):
-        return (f"start {show_value(v['start_address'], '#x')}, LBO {show_value(v['lbo'])}, SBO {show_value(v['sbo'])}, "
-                f"swizzle {show_value(v['swizzle'])}, base offset {show_value(v['base_offset'])}"
+        return (f"start {show_value(v['start_address'], '#x')}, LBO {show_value(v['lbo'])}, "
+                f"SBO {show_value(v['sbo'])}, swizzle {show_value(v['swizzle'])}, "
+                f"base offset {show_value(v['base_offset'])}"
                 + (f", LBO mode {show_value(v['lbo_mode'])}" if "lbo_mode" in v else ""))
     return ", ".join(f"{f.name} {show_value(f.value)}" for f in d.fields if not f.name.startswith("reserved"))

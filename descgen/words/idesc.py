@@ -23,7 +23,8 @@ from ..core.types import AccumType, Arch, CtaGroup, ElementType, Kind, Major, Sc
 if TYPE_CHECKING:
     from bitstring import Bits
 
-__all__ = ["encode_idesc", "decode_idesc", "decode_fields", "validate_idesc", "idesc_report", "checked_idesc", "decode_idesc_all", "consistent_kinds"]
+__all__ = ["encode_idesc", "decode_idesc", "decode_fields", "validate_idesc", "idesc_report", "checked_idesc",
+           "decode_idesc_all", "consistent_kinds"]
 
 
 def encode_idesc(
@@ -136,7 +137,8 @@ def encode_idesc(
                 # (descgen.model.facts builds them from the tables): a legal configuration costs four
                 # lookups. Anything else goes through the rules, which report it.
                 # (cta_group's class is in the key: True == 1 must not find cta_group 1's entry)
-                fast = _FAST.get((kind, cta_group, cta_group.__class__, ws, a_tmem)) or _fast(kind, cta_group, ws, a_tmem)
+                fast = (_FAST.get((kind, cta_group, cta_group.__class__, ws, a_tmem))
+                        or _fast(kind, cta_group, ws, a_tmem))
                 try:
                     b8 = fast[1].get((atype, a_major, btype, b_major))
                     if (b8 is not None and (m, n, sparse, values["k_dim"], b8) in fast[0]
@@ -288,7 +290,8 @@ def validate_idesc(word: WordInput, kind: Kind, *, cta_group: CtaGroup | None = 
         UsageError: unknown kind, or a context value that is not one.
         WordError: ``word`` is not an unsigned 32-bit integer (nor 4 bytes, nor a Bits of length 32).
     """
-    return idesc_report(word, kind, context(cta_group=cta_group, ws=ws, sp=sp, scale_vec=scale_vec, a_tmem=a_tmem, arch=arch))
+    return idesc_report(word, kind, context(cta_group=cta_group, ws=ws, sp=sp, scale_vec=scale_vec, a_tmem=a_tmem,
+                                            arch=arch))
 
 
 def idesc_report(word: WordInput, kind: str, ctx: Mapping[str, Any]) -> Report:

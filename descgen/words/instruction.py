@@ -8,7 +8,7 @@ Each word's own rules run (those of :func:`descgen.validate_idesc`, :func:`descg
 the words together (``applies = "mma"`` in ``tables/rules.toml``): Table 52's swizzle against the idesc's types and major-ness, absolute
 LBO mode only K-major, the K-major swizzled LBO that is ignored, and the zero-column mask limits
 for the idesc's M.
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 
@@ -33,12 +33,14 @@ __all__ = ["check_mma", "check_wgmma"]
 
 def _prefixed(role: str, findings: Iterable[Finding]) -> tuple[Finding, ...]:
     """The findings about the word ``role``, their field named with it (``a_desc.swizzle``)."""
-    return tuple(Finding(f.code, f.severity, f"{role}.{f.field}", f.value, f.allowed, f.rule, f.source) for f in findings)
+    return tuple(Finding(f.code, f.severity, f"{role}.{f.field}", f.value, f.allowed, f.rule, f.source)
+                 for f in findings)
 
 
 def _role_named(role: str, skipped: Iterable[NotChecked]) -> list[NotChecked]:
     """A word's rules not checked, the run-time fields named with the word (``a_desc.start_address``)."""
-    return [n if n.why == "context" else NotChecked(n.code, tuple(f"{role}.{m}" for m in n.missing), n.rule, n.source, n.why)
+    return [n if n.why == "context"
+            else NotChecked(n.code, tuple(f"{role}.{m}" for m in n.missing), n.rule, n.source, n.why)
             for n in skipped]
 
 
@@ -57,7 +59,8 @@ def _check_operands(checker: _Checker, base_ctx: Mapping[str, Any],
     for role, (word, start) in zip(("a_desc", "b_desc"), words):
         if word is None:
             continue
-        sub_ctx = base_ctx if start is None else {**base_ctx, "pattern_start": context(pattern_start=start)["pattern_start"]}
+        sub_ctx = (base_ctx if start is None
+                   else {**base_ctx, "pattern_start": context(pattern_start=start)["pattern_start"]})
         d, sub_skipped = checker(word, sub_ctx)
         decoded[role] = d
         facts[role] = partial(d.values(), d.unknown)
@@ -68,7 +71,8 @@ def _check_operands(checker: _Checker, base_ctx: Mapping[str, Any],
 def check_mma(*, idesc: int | KnownBits, kind: Kind, b_desc: int | KnownBits, a_desc: int | KnownBits | None = None,
               zcm: int | KnownBits | None = None, a_tmem: bool | None = None, cta_group: CtaGroup | None = None,
               ws: bool | None = None, sp: bool | None = None, scale_vec: ScaleVec | None = None,
-              arch: Arch | None = None, a_pattern_start: int | None = None, b_pattern_start: int | None = None) -> Report:
+              arch: Arch | None = None, a_pattern_start: int | None = None,
+              b_pattern_start: int | None = None) -> Report:
     """Check one ``tcgen05.mma`` instruction as a whole: each word's rules plus the rules that tie
     them together (Table 52 swizzle vs the idesc's major-ness and types, absolute LBO only K-major,
     the K-major swizzled LBO that is ignored, the zero-column mask limits for the idesc's M).

@@ -53,8 +53,9 @@ class PortChange:
     why: str
 
     def as_dict(self) -> dict[str, Any]:
-        return {"field": self.field, "bits_from": self.bits_from, "bits_to": self.bits_to, "value_from": self.value_from,
-                "value_to": self.value_to, "raw_from": self.raw_from, "raw_to": self.raw_to, "why": self.why}
+        return {"field": self.field, "bits_from": self.bits_from, "bits_to": self.bits_to,
+                "value_from": self.value_from, "value_to": self.value_to, "raw_from": self.raw_from,
+                "raw_to": self.raw_to, "why": self.why}
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,8 @@ class Ported:
         return self.source.word ^ self.word
 
     def as_dict(self) -> dict[str, Any]:
-        return {"word": self.hex, "from": {"arch": self.from_arch, "descriptor": self.source.descriptor, "word": self.source.hex},
+        return {"word": self.hex,
+                "from": {"arch": self.from_arch, "descriptor": self.source.descriptor, "word": self.source.hex},
                 "to": {"arch": self.to_arch, "descriptor": self.target.descriptor, "word": self.hex},
                 "flipped": f"{self.flipped:#018x}", "changes": [c.as_dict() for c in self.changes],
                 "findings": [f.as_dict() for f in self.findings], **({"note": self.note} if self.note else {})}
@@ -138,8 +140,8 @@ def port_smem(word: int, *, to: SmemArch) -> Ported:
     check_word(word, 64, layout(source_layout).word)
     every = identify(word)
     if not word >> 32:
-        raise usage_error("PORT-WORD", "word", word, "a 64-bit shared memory descriptor", f"{word:#010x} is {_what(every)}",
-                          where="port", error=WordError)
+        raise usage_error("PORT-WORD", "word", word, "a 64-bit shared memory descriptor",
+                          f"{word:#010x} is {_what(every)}", where="port", error=WordError)
     by_layout = {r.decoded.layout: r for r in every.readings if r.decoded.layout in SMEM_LAYOUTS}
     family = next(r for r in every.readings if r.decoded.layout in SMEM_LAYOUTS)  # identify's order (E44)
     if not family.ok:
@@ -151,8 +153,8 @@ def port_smem(word: int, *, to: SmemArch) -> Ported:
     if family.decoded.layout == target_layout:  # already the target family's word: nothing to port
         there, here = family, by_layout[source_layout]
         flaw = next((f for f in here.findings if f.severity != "info"), None)
-        return Ported(word, there.decoded, there.decoded, smem_family_target(target_layout), to_arch, (), there.findings,
-                      f"{word:#018x} is already a {_family(target_layout)} descriptor"
+        return Ported(word, there.decoded, there.decoded, smem_family_target(target_layout), to_arch, (),
+                      there.findings, f"{word:#018x} is already a {_family(target_layout)} descriptor"
                       + (f" (as {_family(source_layout)}: {flaw.code})" if flaw else "") + ": nothing to port")
     source = family.decoded
     from_arch = smem_family_target(source_layout)
@@ -215,7 +217,8 @@ def _carry(source: Decoded, source_layout: str, target_layout: str) -> tuple[dic
             continue
         if g.type == "enum" and value not in g.codes(None):
             raise usage_error("PORT-MODE", f.name, value, ", ".join(map(str, g.codes(None))),
-                              f"{src.family} {f.name} {value} ({f.source}) has no {dst.family} counterpart ({g.source})",
+                              f"{src.family} {f.name} {value} ({f.source}) has no {dst.family} counterpart "
+                              f"({g.source})",
                               where="port", error=EncodeError)
         values[f.name] = value
         if g.type == "enum":
@@ -223,9 +226,10 @@ def _carry(source: Decoded, source_layout: str, target_layout: str) -> tuple[dic
             if (raw_from, f.lo) != (raw_to, g.lo):
                 same = raw_from << f.lo == raw_to << g.lo
                 changes.append(PortChange(f.name, f.bits, g.bits, value, value, raw_from, raw_to,
-                                          f"{value}: {src.family} code {raw_from} in bits {f.bits}, {dst.family} code {raw_to} "
-                                          f"in bits {g.bits}: " + ("the same 64-bit pattern, so the word's bits do not change"
-                                                                  if same else "other bits") + f" ({f.source}; {g.source}; E44)"))
+                                          f"{value}: {src.family} code {raw_from} in bits {f.bits}, {dst.family} "
+                                          f"code {raw_to} in bits {g.bits}: "
+                                          + ("the same 64-bit pattern, so the word's bits do not change"
+                                             if same else "other bits") + f" ({f.source}; {g.source}; E44)"))
     return values, changes
 
 
@@ -246,6 +250,7 @@ def _constants(source: Decoded, target: Decoded) -> list[PortChange]:
                    f"{family} does not have these bits: {f.description} ({f.source}) is dropped")
             if spec.note:
                 why += f"; {spec.note}"
-            out.append(PortChange(f.name, "" if to_side else f.bits, f.bits if to_side else "", None if to_side else f.raw,
-                                  f.raw if to_side else None, None if to_side else f.raw, f.raw if to_side else None, why))
+            out.append(PortChange(f.name, "" if to_side else f.bits, f.bits if to_side else "",
+                                  None if to_side else f.raw, f.raw if to_side else None,
+                                  None if to_side else f.raw, f.raw if to_side else None, why))
     return out

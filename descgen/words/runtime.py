@@ -70,6 +70,6 @@ def idesc_from_runtime(word: int) -> RuntimeIdesc:
     low = word & 0xFFFFFFFF
     if low:
         raise usage_error("IDESC-RUNTIME-LOW", "word", word, "a 32-bit word, or a 64-bit one whose low 32 "
-                          "bits are 0", f"its low 32 bits are {low:#010x} (descgen decode {word:#018x} says what it may "
-                          "be)", error=WordError)
+                          "bits are 0", f"its low 32 bits are {low:#010x} (descgen decode {word:#018x} says what it "
+                          "may be)", error=WordError)
     return RuntimeIdesc(word, word >> 32, low)

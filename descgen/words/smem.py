@@ -103,7 +103,7 @@ def decode_smem(word: WordInput) -> Decoded:
     Raises:
         WordError: ``word`` is negative or wider than 64 bits, or bytes / Bits of another length
             (``SMEM-WORD-RANGE``).
-    """
+    """  # noqa: E501
     return checked_smem(word, no_context())[0]
 
 
@@ -127,7 +127,8 @@ def _swizzle_at(p: Plan) -> int:
     return [f.name for f in p.layout.fields].index("swizzle")
 
 
-def validate_smem(word: WordInput, *, arch: Arch | None = None, pattern_start: int | None = None, **more: Any) -> Report:
+def validate_smem(word: WordInput, *, arch: Arch | None = None, pattern_start: int | None = None,
+                  **more: Any) -> Report:
     """Check a 64-bit shared memory descriptor against every rule that applies to it.
 
     Args:

@@ -33,8 +33,8 @@ _LAYOUT = "taddr"
 #: Only a word with those bits set is such an address, so only its lane finding carries the note
 #: (a lane of 128 is just out of range).
 _SF_BYTE_LO = 30
-_SF_BYTE_NOTE = ("CUTLASS keeps a scale factor's byte (its SF ID) in bits 30-31 of scale-factor tensor memory addresses "
-                 "and moves it into the instruction descriptor's SF ID fields (E31)")
+_SF_BYTE_NOTE = ("CUTLASS keeps a scale factor's byte (its SF ID) in bits 30-31 of scale-factor tensor memory "
+                 "addresses and moves it into the instruction descriptor's SF ID fields (E31)")
 
 
 def check_alloc(ncols: int) -> tuple[Finding, ...]:
@@ -56,7 +56,8 @@ def _derived(values: dict[str, Any]) -> tuple[tuple[str, Any, str], ...]:
     warp = lane_warp(values["lane"])
     if warp is None:
         return ()
-    return (("warp", warp, "of the warpgroup (tcgen05.ld/st)"), ("warp_lanes", describe_range(warp_lanes(warp)), "lanes"))
+    return (("warp", warp, "of the warpgroup (tcgen05.ld/st)"),
+            ("warp_lanes", describe_range(warp_lanes(warp)), "lanes"))
 
 
 def encode_taddr(lane: int, column: int, *, warp: int | None = None, alloc_columns: int | None = None,

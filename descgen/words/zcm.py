@@ -19,8 +19,8 @@ from ..model.engine import Decoded, Plan, Word, WordInput, hex_bits, plan
 from ..model.facts import submask_counts
 from ..model.report import NotChecked, Report
 
-__all__ = ["encode_zcm", "decode_zcm", "validate_zcm", "checked_zcm", "zcm_mask", "zcm_submasks", "submask_counts", "mask_info",
-           "binary_runs"]
+__all__ = ["encode_zcm", "decode_zcm", "validate_zcm", "checked_zcm", "zcm_mask", "zcm_submasks", "submask_counts",
+           "mask_info", "binary_runs"]
 
 
 def encode_zcm(
@@ -62,11 +62,12 @@ def encode_zcm(
         EncodeError: a value is out of range, or breaks a rule for the given M (all findings attached).
         UsageError: start_count / first_span do not have four entries; a bad context value.
     """
-    if (start_count.__class__ is not tuple or len(start_count) != 4) or (first_span.__class__ is not tuple or len(first_span) != 4):
+    if ((start_count.__class__ is not tuple or len(start_count) != 4)
+            or (first_span.__class__ is not tuple or len(first_span) != 4)):
         for name, seq in (("start_count", start_count), ("first_span", first_span)):
             if isinstance(seq, (str, bytes)) or not isinstance(seq, Sequence) or len(seq) != 4:
-                raise usage_error(f"ZCM-{name.upper().replace('_', '-')}-LENGTH", name, seq, "four integers (sub-masks 0-3)",
-                                  "Table 45 has one per sub-mask")
+                raise usage_error(f"ZCM-{name.upper().replace('_', '-')}-LENGTH", name, seq,
+                                  "four integers (sub-masks 0-3)", "Table 45 has one per sub-mask")
     values = {"nonzero_mask": nonzero_mask, "skip_span": skip_span, "use_span": use_span, "column_shift": column_shift,
               "start_count_0": start_count[0], "start_count_1": start_count[1], "start_count_2": start_count[2],
               "start_count_3": start_count[3], "first_span_0": first_span[0], "first_span_1": first_span[1],
@@ -108,7 +109,8 @@ def decode_zcm(word: WordInput) -> Decoded:
     return checked_zcm(word, no_context())[0]
 
 
-def validate_zcm(word: WordInput, *, m: int | None = None, n: int | None = None, ws: bool | None = None, **more: Any) -> Report:
+def validate_zcm(word: WordInput, *, m: int | None = None, n: int | None = None, ws: bool | None = None,
+                 **more: Any) -> Report:
     """Check a 64-bit zero-column mask descriptor against every rule that applies to it.
 
     Args:

@@ -50,7 +50,7 @@ duplicate.  Files over 300 KB are trimmed with trim.py.  Each file is assembled 
 `ptxas -arch=sm_100a` (sm_103a for the SM103 one) before and after trimming: the system ptxas
 (CUDA 13.0) rejects the DSL's `.version 9.4`, so the ptxas of the nvidia-cuda-nvcc wheel (13.4)
 is used; which one assembled a file is recorded in the manifest.
-"""
+"""  # noqa: E501
 from __future__ import annotations
 
 import argparse
@@ -549,8 +549,8 @@ def merge_manifest(path, entries, ran, records, not_kept, generator):
 
     def entry_of(name):
         stem = name.removesuffix(".ptx")
-        return next((e["name"] for e in entries if stem == e["name"] or re.fullmatch(re.escape(e["name"]) + r"_\d+", stem)),
-                    None)
+        return next((e["name"] for e in entries
+                     if stem == e["name"] or re.fullmatch(re.escape(e["name"]) + r"_\d+", stem)), None)
 
     order = {e["name"]: i for i, e in enumerate(entries)}
     kept = [r for r in old.get("file", []) if entry_of(r["name"]) not in ran] + list(records)
@@ -569,7 +569,8 @@ def main():
     ap.add_argument("--keep", metavar="DIR", help="build directory (raw PTX dumps, logs); kept")
     ap.add_argument("--reuse", action="store_true",
                     help="with --keep: use the PTX already dumped in the build directory instead of compiling")
-    ap.add_argument("--only", help="only entries whose name contains this (their records are merged into the manifests)")
+    ap.add_argument("--only",
+                    help="only entries whose name contains this (their records are merged into the manifests)")
     ap.add_argument("--list", action="store_true", help="list the entries and exit")
     ap.add_argument("-j", type=int, default=2, help="parallel compiles (default: %(default)s)")
     ap.add_argument("--limit", type=int, default=trim.DEFAULT_LIMIT, help="trim files over this many bytes")

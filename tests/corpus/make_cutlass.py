@@ -57,11 +57,15 @@ SOURCES = [
      "CUTLASS example 70: fp16 GEMM, CollectiveBuilder, warp-specialized persistent kernel"),
     ("cutlass_70_blackwell_fp8_gemm", "examples/70_blackwell_gemm/70_blackwell_fp8_gemm.cu",
      "CUTLASS example 70: fp8 GEMM (kind::f8f6f4) with a fused epilogue"),
-    ("cutlass_72a_blackwell_nvfp4_bf16_gemm", "examples/72_blackwell_narrow_precision_gemm/72a_blackwell_nvfp4_bf16_gemm.cu",
-     "CUTLASS example 72a: block-scaled nvfp4 x nvfp4 -> bf16 (kind::mxf4nvf4, scale_vec::4X, tcgen05.cp of scale factors)"),
-    ("cutlass_72b_blackwell_nvfp4_nvfp4_gemm", "examples/72_blackwell_narrow_precision_gemm/72b_blackwell_nvfp4_nvfp4_gemm.cu",
+    ("cutlass_72a_blackwell_nvfp4_bf16_gemm",
+     "examples/72_blackwell_narrow_precision_gemm/72a_blackwell_nvfp4_bf16_gemm.cu",
+     "CUTLASS example 72a: block-scaled nvfp4 x nvfp4 -> bf16 (kind::mxf4nvf4, scale_vec::4X, "
+     "tcgen05.cp of scale factors)"),
+    ("cutlass_72b_blackwell_nvfp4_nvfp4_gemm",
+     "examples/72_blackwell_narrow_precision_gemm/72b_blackwell_nvfp4_nvfp4_gemm.cu",
      "CUTLASS example 72b: block-scaled nvfp4 GEMM with nvfp4 output (scale factor generation in the epilogue)"),
-    ("cutlass_72c_blackwell_mixed_mxfp8_bf16_gemm", "examples/72_blackwell_narrow_precision_gemm/72c_blackwell_mixed_mxfp8_bf16_gemm.cu",
+    ("cutlass_72c_blackwell_mixed_mxfp8_bf16_gemm",
+     "examples/72_blackwell_narrow_precision_gemm/72c_blackwell_mixed_mxfp8_bf16_gemm.cu",
      "CUTLASS example 72c: block-scaled mixed mxfp8 x mxfp6/mxfp4 (kind::mxf8f6f4)"),
 ]
 
@@ -164,7 +168,8 @@ def main():
                 f"[generator]\nnvidia_cutlass = {trim.toml_value(package_version('nvidia-cutlass'))}\n"
                 f"nvidia_curand = {trim.toml_value(package_version('nvidia-curand'))}\n"
                 f"nvcc = {trim.toml_value(tool_version('nvcc'))}\nptxas = {trim.toml_value(tool_version('ptxas'))}\n"
-                f"flags = {trim.toml_value(' '.join(nvcc_cmd('SRC', 'CURAND' if curand else None, 'SOURCE', 'OUT')[1:-3]))}\n"]
+                "flags = "
+                f"{trim.toml_value(' '.join(nvcc_cmd('SRC', 'CURAND' if curand else None, 'SOURCE', 'OUT')[1:-3]))}\n"]
     failed = []
     not_committed = []
     for name, rel, what in todo:

@@ -471,7 +471,8 @@ def main():
         params = dict(var["params"])
         if var.get("ptx_version"):
             params["ptx_version"] = var["ptx_version"]
-        manifest.append(f"\n[[file]]\nname = {trim.toml_value(path.name)}\nkernel = {trim.toml_value(var['fn'].__name__)}\n"
+        manifest.append(f"\n[[file]]\nname = {trim.toml_value(path.name)}\n"
+                        f"kernel = {trim.toml_value(var['fn'].__name__)}\n"
                         + "".join(f"{k} = {trim.toml_value(val)}\n" for k, val in params.items())
                         + f"assembles_with = {trim.toml_value(assembler)}\n"
                         + f"bytes = {len(text)}\nuntrimmed_bytes = {len(ptx)}\ntrimmed = {trim.toml_value(trimmed)}\n"

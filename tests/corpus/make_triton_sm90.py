@@ -54,7 +54,8 @@ def matmul_int8(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bn, stride_cm,
 
 def int8_variant(name, bm, bn, bk, warps, stages):
     sig = {"a_ptr": "*i8", "b_ptr": "*i8", "c_ptr": "*i32", "M": "i32", "N": "i32", "K": "i32", "stride_am": "i32",
-           "stride_bn": "i32", "stride_cm": "i32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"}
+           "stride_bn": "i32", "stride_cm": "i32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr",
+           "BLOCK_K": "constexpr"}
     cx = {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk}
     return dict(name=name, fn=matmul_int8, sig=sig, constexprs=cx, options={"num_warps": warps, "num_stages": stages},
                 params=dict(dtype="i8", out="i32", BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, num_warps=warps,
@@ -140,7 +141,8 @@ def main():
         lines = trim.tc_lines(text)["wgmma.mma_async"]
         print(f"{var['name']}: {len(ptx)} bytes{' -> trimmed ' + str(len(text)) if trimmed else ''}, "
               f"{len(lines)} wgmma.mma_async")
-        manifest.append(f"\n[[file]]\nname = {trim.toml_value(path.name)}\nkernel = {trim.toml_value(var['fn'].__name__)}\n"
+        manifest.append(f"\n[[file]]\nname = {trim.toml_value(path.name)}\n"
+                        f"kernel = {trim.toml_value(var['fn'].__name__)}\n"
                         + "".join(f"{k} = {trim.toml_value(val)}\n" for k, val in var["params"].items())
                         + f"assembles_with = {trim.toml_value(assembler)}\n"
                         + f"bytes = {len(text)}\nuntrimmed_bytes = {len(ptx)}\ntrimmed = {trim.toml_value(trimmed)}\n"

@@ -18,15 +18,24 @@ forms = {
  "mma cta_group.ws.kind": "tcgen05.mma.cta_group::1.ws.kind::f16 [%r1], %rd1, %rd2, %r2, %p1;",
  "mma kind.ws": "tcgen05.mma.ws.kind::f16 [%r1], %rd1, %rd2, %r2, %p1;",
  "mma A tmem": "tcgen05.mma.cta_group::1.kind::f16 [%r1], [%r3], %rd2, %r2, %p1;",
- "mma bs block_scale.scale_vec::1X": "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X [%r1], %rd1, %rd2, %r2, [%r4], [%r5], %p1;",
- "mma bs block_scale.block32": "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.block32 [%r1], %rd1, %rd2, %r2, [%r4], [%r5], %p1;",
- "mma bs block_scale (no vec)": "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale [%r1], %rd1, %rd2, %r2, [%r4], [%r5], %p1;",
- "mma bs scale_vec before block_scale": "tcgen05.mma.cta_group::1.kind::mxf8f6f4.scale_vec::1X.block_scale [%r1], %rd1, %rd2, %r2, [%r4], [%r5], %p1;",
- "mma bs block_scale before kind": "tcgen05.mma.cta_group::1.block_scale.kind::mxf8f6f4.scale_vec::1X [%r1], %rd1, %rd2, %r2, [%r4], [%r5], %p1;",
- "mma mxf4nvf4 block16": "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16 [%r1], %rd1, %rd2, %r2, [%r4], [%r5], %p1;",
- "mma mxf4nvf4 scale_vec::4X": "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X [%r1], %rd1, %rd2, %r2, [%r4], [%r5], %p1;",
- "mma mxf4 block32": "tcgen05.mma.cta_group::1.kind::mxf4.block_scale.block32 [%r1], %rd1, %rd2, %r2, [%r4], [%r5], %p1;",
- "mma mxf4 scale_vec::2X": "tcgen05.mma.cta_group::1.kind::mxf4.block_scale.scale_vec::2X [%r1], %rd1, %rd2, %r2, [%r4], [%r5], %p1;",
+ "mma bs block_scale.scale_vec::1X": "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X "
+                                     "[%r1], %rd1, %rd2, %r2, [%r4], [%r5], %p1;",
+ "mma bs block_scale.block32": "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.block32 "
+                               "[%r1], %rd1, %rd2, %r2, [%r4], [%r5], %p1;",
+ "mma bs block_scale (no vec)": "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale "
+                                "[%r1], %rd1, %rd2, %r2, [%r4], [%r5], %p1;",
+ "mma bs scale_vec before block_scale": "tcgen05.mma.cta_group::1.kind::mxf8f6f4.scale_vec::1X.block_scale "
+                                        "[%r1], %rd1, %rd2, %r2, [%r4], [%r5], %p1;",
+ "mma bs block_scale before kind": "tcgen05.mma.cta_group::1.block_scale.kind::mxf8f6f4.scale_vec::1X "
+                                   "[%r1], %rd1, %rd2, %r2, [%r4], [%r5], %p1;",
+ "mma mxf4nvf4 block16": "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16 "
+                         "[%r1], %rd1, %rd2, %r2, [%r4], [%r5], %p1;",
+ "mma mxf4nvf4 scale_vec::4X": "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X "
+                               "[%r1], %rd1, %rd2, %r2, [%r4], [%r5], %p1;",
+ "mma mxf4 block32": "tcgen05.mma.cta_group::1.kind::mxf4.block_scale.block32 "
+                     "[%r1], %rd1, %rd2, %r2, [%r4], [%r5], %p1;",
+ "mma mxf4 scale_vec::2X": "tcgen05.mma.cta_group::1.kind::mxf4.block_scale.scale_vec::2X "
+                           "[%r1], %rd1, %rd2, %r2, [%r4], [%r5], %p1;",
  "mma disable-output-lane": "tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r2, {%r6, %r6, %r6, %r6}, %p1;",
  "mma imm idesc": "tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd1, %rd2, 136380432, %p1;",
  "mma imm adesc": "tcgen05.mma.cta_group::1.kind::f16 [%r1], 4611756662049538048, %rd2, %r2, %p1;",

@@ -83,7 +83,8 @@ def _comp_dir(text):
             assert m is not None
             rest = old[m.end():]
             if rest.strip():  # keep a comment in its column
-                rest = " " * max(1, len(m.group(0)) + len(rest) - len(rest.lstrip()) - len(f".b8 {byte}")) + rest.lstrip()
+                rest = (" " * max(1, len(m.group(0)) + len(rest) - len(rest.lstrip()) - len(f".b8 {byte}"))
+                        + rest.lstrip())
             lines[i + k] = f".b8 {byte}{rest}"
     return "\n".join(lines)
 

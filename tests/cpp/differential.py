@@ -44,12 +44,13 @@ SEED = 20
 
 def _plans() -> dict[tuple[str, str | None], list[tuple[int, int, list[int]]]]:
     """Per plan (word, kind): each field's (lo, width, legal raw values)."""
-    return {(w, k): [(f.lo, f.width, cpp_header._legal_raw(f, k)) for f in layout(lay).fields] for w, lay, k in cpp_header.plans()}
+    return {(w, k): [(f.lo, f.width, cpp_header._legal_raw(f, k)) for f in layout(lay).fields]
+            for w, lay, k in cpp_header.plans()}
 
 
-def _pack(op: int, kind: int = 0, cg: int = -1, ws: int = -1, sp: int = -1, a_tmem: int = -1, sv: int = -1, arch: int = -1,
-          warp: int = -1, has_a: int = 0, has_zcm: int = 0, w0: int = 0, w1: int = 0, w2: int = 0, w3: int = 0,
-          p0: int = -1, p1: int = -1) -> bytes:
+def _pack(op: int, kind: int = 0, cg: int = -1, ws: int = -1, sp: int = -1, a_tmem: int = -1, sv: int = -1,
+          arch: int = -1, warp: int = -1, has_a: int = 0, has_zcm: int = 0, w0: int = 0, w1: int = 0, w2: int = 0,
+          w3: int = 0, p0: int = -1, p1: int = -1) -> bytes:
     return RECORD.pack(op, kind, cg, ws, sp, a_tmem, sv, arch, warp, has_a, has_zcm, w0, w1, w2, w3, p0, p1)
 
 
@@ -74,8 +75,10 @@ def _exhaustive() -> Iterator[bytes]:
         fields = {f.name: (f.lo, cpp_header._legal_raw(f, kind)) for f in lay.fields}
         for f in lay.fields:  # every field at its first legal raw value
             base |= fields[f.name][1][0] << f.lo
-        families = (  # Table 39 / 50 under every cta_group and .ws; Tables 39 (types) / 51 / 52 / 54 under a_tmem and scale_vec
-            (("m", "n", "sparse", "k_dim", "b_major", "btype"), [(cg, ws, -1, -1) for cg in (-1, 1, 2) for ws in (-1, 0, 1)]),
+        # Table 39 / 50 under every cta_group and .ws; Tables 39 (types) / 51 / 52 / 54 under a_tmem and scale_vec
+        families = (
+            (("m", "n", "sparse", "k_dim", "b_major", "btype"),
+             [(cg, ws, -1, -1) for cg in (-1, 1, 2) for ws in (-1, 0, 1)]),
             (("atype", "btype", "dtype", "scale_type", "a_major", "b_major", "sparse", "k_dim", "a_sf_id", "b_sf_id"),
              [(-1, -1, a_tmem, sv) for a_tmem in (-1, 0, 1) for sv in range(-1, len(SCALE_VECS))]),
         )
@@ -93,9 +96,9 @@ def _exhaustive() -> Iterator[bytes]:
         for base_offset in range(8):
             for mode in range(2):
                 for start in range(8):
-                    w = (1 << smem["version"].lo) | (swz << smem["swizzle"].lo) | (base_offset << smem["base_offset"].lo) \
-                        | (mode << smem["lbo_mode"].lo) | ((start << 3) << smem["start_address"].lo) | (1 << smem["lbo"].lo) \
-                        | (64 << smem["sbo"].lo)
+                    w = (1 << smem["version"].lo) | (swz << smem["swizzle"].lo) \
+                        | (base_offset << smem["base_offset"].lo) | (mode << smem["lbo_mode"].lo) \
+                        | ((start << 3) << smem["start_address"].lo) | (1 << smem["lbo"].lo) | (64 << smem["sbo"].lo)
                     for arch in range(-1, len(constraints().targets)):
                         for ps in (-1, 0, 0x80, 0x380, 0x400 + 0x100):
                             yield _pack(1, arch=arch, w0=w, p0=ps)
@@ -187,9 +190,10 @@ def answer(rec: tuple[Any, ...]) -> Any:
         return descgen.validate_zcm(w0, m=opt(p0), n=opt(p1), ws=_flag(ws))
     if op == 3:
         return descgen.validate_taddr(w0, warp=opt(warp), alloc_columns=opt(p0), alloc_base=opt(p1))
-    return descgen.check_mma(idesc=w0, kind=KINDS[kind], a_desc=w1 if has_a else None, b_desc=w2, zcm=w3 if has_zcm else None,
-                             a_tmem=_flag(a_tmem), cta_group=opt(cg), ws=_flag(ws), sp=_flag(sp), scale_vec=_SV[sv],
-                             arch=_ARCH[arch], a_pattern_start=opt(p0), b_pattern_start=opt(p1))
+    return descgen.check_mma(idesc=w0, kind=KINDS[kind], a_desc=w1 if has_a else None, b_desc=w2,
+                             zcm=w3 if has_zcm else None, a_tmem=_flag(a_tmem), cta_group=opt(cg), ws=_flag(ws),
+                             sp=_flag(sp), scale_vec=_SV[sv], arch=_ARCH[arch], a_pattern_start=opt(p0),
+                             b_pattern_start=opt(p1))
 
 
 def _opt(x: int) -> int | None:
@@ -239,8 +243,8 @@ class _Composer:
         self.ctx: dict[Any, dict[str, Any]] = {}
         self.runnable: dict[tuple[str, int], list[tuple[Any, Any, Any, dict[Any, Any]]]] = {}
         self.rule_memo: dict[tuple[str, str], dict[Any, Any]] = {}
-        self.idesc_rules = [(r.code, r, checks.rule_impl(r.code), tuple(checks.idesc_reads()[r.code]), frozenset(r.needs))
-                            for r in catalog().values() if r.applies == "idesc"]
+        self.idesc_rules = [(r.code, r, checks.rule_impl(r.code), tuple(checks.idesc_reads()[r.code]),
+                             frozenset(r.needs)) for r in catalog().values() if r.applies == "idesc"]
         self.plans = {k: kind_facts(k).plan for k in KINDS}
         self.smem, self.zcm, self.taddr = plan("smem_desc"), plan("zcm_desc"), plan("taddr")
 
@@ -309,8 +313,8 @@ class _Composer:
         if op == 0:
             ctx = self.ctx.get(rec[2:8])  # (the record's context bytes: one normalization each)
             if ctx is None:
-                ctx = self.ctx[rec[2:8]] = self._context(cta_group=_opt(cg), ws=_flag(ws), sp=_flag(sp), scale_vec=_SV[sv],
-                                                         a_tmem=_flag(a_tmem), arch=_ARCH[arch])
+                ctx = self.ctx[rec[2:8]] = self._context(cta_group=_opt(cg), ws=_flag(ws), sp=_flag(sp),
+                                                         scale_vec=_SV[sv], a_tmem=_flag(a_tmem), arch=_ARCH[arch])
             self._idesc(w0, KINDS[kind], ctx, out)
         elif op == 1:
             self._smem(w0, self._context(arch=_ARCH[arch], pattern_start=_opt(p0)), out)

@@ -85,7 +85,8 @@ __global__ void __launch_bounds__(128) probe_{name}(const Job* jobs, float* out,
     float d[{N // 2}];
     for (int i = 0; i < {N // 2}; ++i) d[i] = 0.0f;
     asm volatile("wgmma.fence.sync.aligned;\\n" ::: "memory");
-{_asm(ptx_types, k, (ta, tb))}    asm volatile("wgmma.commit_group.sync.aligned;\\nwgmma.wait_group.sync.aligned 0;\\n" ::: "memory");
+{_asm(ptx_types, k, (ta, tb))}    \
+asm volatile("wgmma.commit_group.sync.aligned;\\nwgmma.wait_group.sync.aligned 0;\\n" ::: "memory");
     store(d, out);
 }}
 """)
