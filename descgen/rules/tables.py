@@ -49,14 +49,17 @@ def table(name: str, keys: tuple[str, ...], value: str,
     with a part outside its domain (:data:`DOMAINS`), as a back end that writes the table out over
     those domains does; a domain of :data:`OPEN_DOMAINS` takes any value (Python only)."""
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-        cached = functools.cache(fn)
         checked = [i for i, d in enumerate(keys) if d not in OPEN_DOMAINS]
+
+        @functools.cache
+        def entry(*key: Any) -> Any:
+            if any(key[i] not in _members(keys[i]) for i in checked):
+                return None
+            return fn(*key)
 
         def lookup(*key: Any) -> Any:
             try:
-                if any(key[i] not in _members(keys[i]) for i in checked):
-                    return None
-                return cached(*key)
+                return entry(*key)
             except TypeError:  # (an unhashable key part: no entry)
                 return None
         lookup.__doc__ = fn.__doc__
