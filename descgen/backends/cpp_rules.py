@@ -43,30 +43,19 @@ class Scope(NamedTuple):
 
 
 def _literal(value: Any, dom: str, names: Mapping[str, int]) -> str:
-    """A Python literal as C++ in domain ``dom``."""
+    """A Python literal as C++ in domain ``dom`` (a name with its text as a comment)."""
     if value is None:
         return "NONE"
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    if isinstance(value, int):
-        return str(value)
-    text = str(value)
-    if dom == "kind":
-        return f"{KINDS.index(text)} /* {text} */"
-    if dom == "scale_vec":
-        return f"{SCALE_VECS.index(text)} /* {text} */"
-    if dom == "arch":
-        return f"{constraints().targets.index(text)} /* {text} */"
-    if dom == "feature":
-        return f"{tuple(constraints().requires).index(text)} /* {text} */"
-    if text not in names:
-        raise ValueError(f"the literal {text!r} is no name of the header's tables (domain {dom})")
-    return f"{names[text]} /* {text} */"
+    if not isinstance(value, str):
+        return str(_code(value, dom, names))
+    if _KEY_LITERAL_DOMAIN.get(dom, "name") == "name" and value not in names:
+        raise ValueError(f"the literal {value!r} is no name of the header's tables (domain {dom})")
+    return f"{_code(value, dom, names)} /* {value} */"
 
 
 #: A key or entry domain's C++ code for a value (and the domain literals of it are written in).
 _KEY_LITERAL_DOMAIN = {"kind": "kind", "scale_vec": "scale_vec", "arch": "arch", "feature": "feature", "type": "name",
-                       "major": "name", "swizzle": "name", "wgmma_type": "name"}
+                       "major": "name", "swizzle": "name", "wgmma_type": "name", "name": "name"}
 
 
 def _code(value: Any, dom: str, names: Mapping[str, int]) -> int:
