@@ -430,14 +430,15 @@ def _plain_explain(info: dict[str, Any]) -> list[str]:
 @output_options
 def rules(out: Output, applies: str | None, markdown: bool, no_pager: bool) -> None:
     """List every code: the catalog's rules (between fields, words and the instruction), each
-    field's own checks, the tile model's codes (descgen layout, smem --tile), then the usage errors (a call wrong in itself: raised, never found in a
+    field's own checks, the tile model's codes (descgen layout, smem --tile), then the usage errors (a call wrong in
+    itself: raised, never found in a
     word), with severity, what it applies to, the context it needs, the rule and its source.
 
     \b
     Piped (--plain): one line per code:
       CODE SEVERITY APPLIES needs=NAME,...: rule [source]
     descgen explain CODE shows one code with examples.
-    """  # noqa: E501
+    """
     params = click.get_current_context().params
     if markdown and (params.get("as_json") or params.get("table") or params.get("plain")):
         raise click.UsageError("--markdown prints the rules page; it does not combine with --json, --table or --plain")

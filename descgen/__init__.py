@@ -12,7 +12,8 @@ The descriptor words of tcgen05 and Hopper's wgmma, one generic engine driven by
 - tensor memory addresses (§9.7.16.1): :func:`encode_taddr`, :func:`decode_taddr`,
   :func:`validate_taddr`, :func:`warp_lanes`, :func:`check_alloc`;
 - validation against every PTX rule, with the instruction's context: :func:`validate_idesc`,
-  :func:`validate_smem`, :func:`validate_zcm`, and :func:`check_mma` for one instruction (:func:`check_wgmma` for a Hopper ``wgmma.mma_async``).
+  :func:`validate_smem`, :func:`validate_zcm`, and :func:`check_mma` for one instruction (:func:`check_wgmma` for a
+  Hopper ``wgmma.mma_async``).
 - source code: :func:`emit` writes words as C, C++, PTX, Python, hex or JSON with the decoded
   fields as a comment.
 - shared memory layouts (§9.7.16.3, Tables 52-53): :func:`smem_for_tile` (tile -> descriptor and
@@ -23,7 +24,7 @@ The descriptor words of tcgen05 and Hopper's wgmma, one generic engine driven by
 Encoders are strict and raise :class:`DescgenError` subclasses; decoders are total and report
 problems as :class:`Finding` records on the result. ``import descgen`` loads the standard library
 only; tables are read on first use.
-"""  # noqa: E501
+"""
 
 from __future__ import annotations
 

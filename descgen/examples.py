@@ -6,7 +6,8 @@ few no input can produce are listed with the reason (:func:`unreachable`). Where
 - a ``[[rule]]`` of ``tables/rules.toml``: its ``legal``/``illegal`` (the fields of its words, a raw
   word or a PTX snippet, and the context);
 - a ``[[layout]]`` or ``[[usage]]`` entry of ``tables/codes.toml`` or a ``[[context]]`` entry of
-  ``tables/contexts.toml``: its ``legal``/``illegal``, mostly calls of the Python API (``as = "call"``) or batch requests
+  ``tables/contexts.toml``: its ``legal``/``illegal``, mostly calls of the Python API (``as = "call"``) or batch
+  requests
   (``as = "batch"``);
 - a field's own check (``IDESC-N-RANGE``, ``SMEM-RESERVED-14``: :func:`descgen.codes.field_codes`)
   and the usage codes generated from the layouts (``<WORD>-WORD-RANGE``, ``-FIELD-UNKNOWN``,
@@ -29,7 +30,7 @@ An example spec is a mapping with ``as``:
   (positional), ``kwargs`` and ``then`` (a method called on the result, itself a call); an
   argument that is a table with ``call`` is a call too, an array is passed as a tuple;
 - ``batch``: JSON request ``lines`` answered by :func:`descgen.batch.run` (``descgen batch``).
-"""  # noqa: E501
+"""
 
 from __future__ import annotations
 

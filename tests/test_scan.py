@@ -201,16 +201,18 @@ def test_the_qualifiers_are_typed_records_that_read_as_mappings():
 
 
 def test_every_ptx_rule_runs_on_facts_the_scanner_reads():
-    """Each PTX-* rule is declared over an instruction's qualifiers (``on``, compiled from its
-    [[rule.check]] entries) or is one registered function of the scanner's diagnostics, never both."""
-    from descgen.model.catalog import catalog
+    """Each PTX-* rule is declared over a record of facts the scanner reads (``on``, compiled from
+    its [[rule.check]] entries) or is one registered function of the scanner's own observations
+    (a statement no form of its syntax, an operand it cannot read), never both; every record a
+    rule may be declared on is one the scanner hands over."""
+    from descgen.model.catalog import PTX_FACTS, catalog
     from descgen.ptx import qualifiers, syntax_rules
     from descgen.ptx.results import ScanOperand
 
     assert syntax_rules.implemented() == set(SCAN_CODES)
     declared = {code for code in SCAN_CODES if (catalog()[code].declared or {}).get("on")}
-    assert declared == {"PTX-BLOCK-SCALE", "PTX-SCALE-VEC-REQUIRED", "PTX-COLLECTOR", "PTX-ASHIFT", "PTX-SCALE-INPUT-D",
-                        "PTX-CP-SHAPE"}
+    assert set(SCAN_CODES) - declared == {"PTX-MALFORMED", "PTX-OPERAND-UNRESOLVED"} == set(syntax_rules._RULES)
+    assert sorted(on for on, _ in syntax_rules.ON.values()) == sorted(PTX_FACTS)
     kinds = (syntax_rules.MmaSyntax, qualifiers.CpQualifiers, syntax_rules.MmaDecoded, syntax_rules.FeatureUse,
              syntax_rules.TargetDirective, syntax_rules.FirstTcgen05, syntax_rules.FirstWgmma, syntax_rules.CtaGroupUse,
              syntax_rules.BadImmediate, qualifiers.Malformed, ScanOperand)

@@ -68,9 +68,13 @@ SCALE_VECS: tuple[ScaleVec, ...] = get_args(ScaleVec)
 #: :func:`descgen.check_wgmma`, Hopper) or an instruction-syntax or file rule of
 #: :func:`descgen.scan_ptx` (``ptx``).
 APPLIES = ("idesc", "smem", "zcm", "mma", "taddr", "ptx", "wgmma")
-#: The instructions whose qualifiers a declared ``ptx`` rule may read (``on = ...``): the facts the
-#: scanner hands over (descgen.ptx.syntax_rules).
-PTX_FACTS = ("tcgen05.mma", "tcgen05.cp")
+#: What a declared ``ptx`` rule may read (``on = ...``): the records of facts the scanner hands
+#: over (descgen.ptx.syntax_rules says what each holds): an instruction's qualifiers, a tcgen05.mma
+#: with its instruction descriptor decoded, the file's ``.target`` and its target at the first
+#: instruction of each family, a feature against the ``.version``, a ``.cta_group`` against the
+#: function's others, an immediate wider than its operand.
+PTX_FACTS = ("tcgen05.mma", "tcgen05.cp", "tcgen05.mma idesc", ".target", "first tcgen05", "first wgmma", "feature",
+             "cta_group", "immediate")
 #: The kinds of context value a ``[[context]]`` entry may declare (``value = ...``).
 CONTEXT_VALUES = ("flag", "uint", "cta_group", "scale_vec", "arch", "warp", "alloc_base")
 _WORDS = ("idesc", "smem", "zcm", "mma", "taddr", "wgmma_smem")
@@ -99,7 +103,8 @@ class Rule:
         code: stable code (``IDESC-N-SHAPE``).
         severity: ``"error"``, ``"warning"`` or ``"info"``.
         applies: ``idesc``, ``smem``, ``zcm``, ``mma`` (instruction-level, :func:`descgen.check_mma`),
-            ``wgmma`` (a Hopper instruction, :func:`descgen.check_wgmma`) or ``ptx`` (an instruction-syntax or file rule reported by :func:`descgen.scan_ptx`).
+            ``wgmma`` (a Hopper instruction, :func:`descgen.check_wgmma`) or ``ptx`` (an instruction-syntax or file
+            rule reported by :func:`descgen.scan_ptx`).
         fields: the fields (or context names) the rule reads.
         needs: context it cannot run without; missing context makes it "not checked".
         uses: context that narrows it when given (otherwise every case is allowed for).
@@ -113,7 +118,7 @@ class Rule:
             without examples), else ``""``.
         declared: the rule's checks as the table writes them (``let``, ``operands``, ``check``:
             :mod:`descgen.rules.language`), or None (a ``ptx`` rule, or a usage or layout code).
-    """  # noqa: E501
+    """
 
     code: str
     severity: str
@@ -493,7 +498,7 @@ def parse_rules(data: Mapping[str, Any], paths: str | Mapping[str, str]) -> Cata
         if row["applies"] != "ptx" and "check" not in row:
             raise TableError(path, where, "a rule of a word or instruction declares its checks ([[rule.check]])")
         if row["applies"] == "ptx" and ("check" in row) != (row.get("on") in PTX_FACTS):
-            raise TableError(path, where, f"a ptx rule with checks names the instruction whose qualifiers they read "
+            raise TableError(path, where, f"a ptx rule with checks names the facts they read "
                                           f"(on = one of {', '.join(PTX_FACTS)}); the others are the scanner's")
         if any(k not in KINDS for k in rules[row["code"]].kinds):
             raise TableError(path, where, f"unknown kind in {row['kinds']}; known: {', '.join(KINDS)}")

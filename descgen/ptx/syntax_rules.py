@@ -1,14 +1,15 @@
-"""The scanner's own rules: every ``PTX-*`` code of the catalog (``applies = "ptx"`` in
+"""The scanner's rules: every ``PTX-*`` code of the catalog (``applies = "ptx"`` in
 ``tables/rules.toml``: the instruction's syntax, the file's ``.target`` and ``.version``, operands
-the scan cannot read), each one function here, registered under its code.
+the scan cannot read).
 
-A rule function takes the catalog's :class:`~descgen.model.catalog.Rule`, the line and one record of
-facts the scanner read, and returns its findings (none when the facts break no rule), each made
-with ``rule.finding(...)``. It is registered with the types of facts it reads
-(``@_rule("PTX-CP-SHAPE", CpQualifiers)``); the scanner hands each record it reads to :func:`check`,
-which runs every rule registered for that type, in catalog order, so that the scanner holds no
-rule's logic and a new ``PTX-*`` rule over facts already read is its catalog entry and its
-function here. The facts:
+The scanner hands each record of facts it reads to :func:`check`, which runs, in catalog order,
+every rule over that record: those declared in the catalog ``on`` it (``on = "first tcgen05"``,
+their ``[[rule.check]]`` entries compiled by :mod:`descgen.rules.language` as every word's rules
+are; :data:`ON` names each record and what a rule reads of it), and the two that stay functions
+registered here (``@_rule("PTX-MALFORMED", Malformed)``): ``PTX-MALFORMED`` and
+``PTX-OPERAND-UNRESOLVED`` report the scanner's own observations (a statement its parser finds no
+form of, an operand its dataflow cannot read), not a predicate over facts. The scanner holds no
+rule's logic: a new ``PTX-*`` rule over facts already read is its catalog entry. The records:
 
 - :class:`~descgen.ptx.qualifiers.Malformed`: a statement that is no form of its syntax;
 - :class:`BadImmediate`: an immediate ptxas cuts to its operand's width or rejects (E48);
@@ -34,14 +35,12 @@ from typing import Any, Callable, Mapping, TypeVar
 from ..model.catalog import Rule, catalog, constraints
 from ..model.engine import Decoded, hex_word
 from ..rules.checks import rule_impl
-from ..model.wgmma_facts import wgmma_table
 from .lexer import parse_int
 from .qualifiers import CpQualifiers, Malformed, MmaOperands, MmaQualifiers
 from .results import ScanFinding, ScanOperand
 
 __all__ = ["check", "implemented", "SCAN_CODES", "BadImmediate", "TargetDirective", "FirstTcgen05", "FirstWgmma",
-           "FeatureUse", "CtaGroupUse", "MmaSyntax", "MmaDecoded", "without_tcgen05", "version_tuple", "fits",
-           "signed_range"]
+           "FeatureUse", "CtaGroupUse", "MmaSyntax", "MmaDecoded", "ON", "without_tcgen05", "version_tuple", "fits"]
 
 #: A rule's function: (its catalog entry, the line, the facts) -> its findings.
 RuleFunction = Callable[[Rule, int, Any], list[ScanFinding]]
@@ -64,26 +63,26 @@ def _rule(code: str, *reads: type) -> Callable[[_F], _F]:
 
 def check(line: int, facts: object) -> list[ScanFinding]:
     """The findings of every rule that reads facts of ``facts``' type, at ``line``, in catalog
-    order: the functions registered here, and the rules declared in the catalog over one
-    instruction's qualifiers (``on = "tcgen05.mma"``/``"tcgen05.cp"``: compiled from their
-    ``[[rule.check]]`` entries, as every word's rules are)."""
+    order: the rules declared in the catalog over that record (``on = ...``, :data:`ON`: compiled
+    from their ``[[rule.check]]`` entries, as every word's rules are), and the scanner's own
+    functions registered here."""
     codes = _CODES.get(type(facts)) or _codes_for(type(facts))
     if not codes:
         return []
     rules = catalog()
     out: list[ScanFinding] = []
-    declared: tuple[str, dict[str, Any]] | None = None
+    declared: tuple[str, str | None, dict[str, Any]] | None = None
     for code in codes:
         fn = _RULES.get(code)
         if fn is not None:
             out += fn(rules[code], line, facts)
             continue
         if declared is None:
-            declared = _declared_facts(facts)
-        subject, values = declared
+            declared = ON[type(facts)][1](facts)
+        subject, operand, values = declared
         rule = rules[code]
         for f in rule_impl(code)(rule, values, constraints()):
-            out.append(ScanFinding(line, f, subject, None, f.rule[len(rule.rule) + 2:]))
+            out.append(ScanFinding(line, f, subject, operand, f.rule[len(rule.rule) + 2:]))
     return out
 
 
@@ -91,32 +90,18 @@ _CODES: dict[type, tuple[str, ...]] = {}
 
 
 def _codes_for(kind: type) -> tuple[str, ...]:
-    """The codes whose rules read facts of type ``kind`` (registered functions, and declared rules
-    on the instruction ``kind`` carries), in catalog order."""
-    on = {MmaSyntax: "tcgen05.mma", CpQualifiers: "tcgen05.cp"}.get(kind)
+    """The codes whose rules read facts of type ``kind`` (registered functions, and rules declared
+    ``on`` the record ``kind`` is), in catalog order."""
+    on = ON[kind][0] if kind in ON else None
     _CODES[kind] = tuple(code for code, rule in catalog().items()
                          if kind in _FUNCTION_READS.get(code, ())
                          or (on is not None and (rule.declared or {}).get("on") == on))
     return _CODES[kind]
 
 
-def _declared_facts(facts: object) -> tuple[str, dict[str, Any]]:
-    """The subject a declared rule's findings name, and the facts its checks read: the
-    instruction's qualifiers (and a tcgen05.mma's A in tensor memory, scale-input-d as written and
-    its value, the target)."""
-    if isinstance(facts, MmaSyntax):
-        q, sid = facts.q, facts.operands.scale_input_d
-        return f"{q.name}.kind::{q.kind}", {**q.as_dict(), "a_tmem": facts.operands.a_tmem, "scale_input_d": sid,
-                                            "scale_input_d_value": parse_int(sid) if sid is not None else None,
-                                            "arch": facts.arch}
-    assert isinstance(facts, CpQualifiers)
-    return f"tcgen05.cp.{facts.shape}", facts.as_dict()
-
-
 def implemented() -> frozenset[str]:
     """The catalog codes the scanner reports (a test checks them against the catalog's ``applies =
-    "ptx"`` rules): its registered functions and the rules declared over an instruction's
-    qualifiers."""
+    "ptx"`` rules): its registered functions and the rules declared over its records of facts."""
     return frozenset(_RULES) | {code for code, rule in catalog().items() if (rule.declared or {}).get("on")}
 
 
@@ -235,6 +220,74 @@ class MmaDecoded:
 
 
 # --------------------------------------------------------------------------------------------
+# What a declared rule reads of each record: the subject and operand its findings name, and the
+# facts by name (what ``when`` and the templates read).
+
+
+def _mma_syntax(facts: MmaSyntax) -> tuple[str, str | None, dict[str, Any]]:
+    q, sid = facts.q, facts.operands.scale_input_d
+    return f"{q.name}.kind::{q.kind}", None, {
+        **q.as_dict(), "a_tmem": facts.operands.a_tmem, "scale_input_d": sid,
+        "scale_input_d_value": parse_int(sid) if sid is not None else None, "arch": facts.arch}
+
+
+def _cp(facts: CpQualifiers) -> tuple[str, str | None, dict[str, Any]]:
+    return f"tcgen05.cp.{facts.shape}", None, facts.as_dict()
+
+
+def _mma_decoded(d: MmaDecoded) -> tuple[str, str | None, dict[str, Any]]:
+    idesc = d.idesc
+    m = None if idesc is None or "m" in idesc.unknown else idesc.value("m")
+    return d.operand.label(), "idesc", {"ashift": d.q.ashift, "m": m}
+
+
+def _target(t: TargetDirective) -> tuple[str, str | None, dict[str, Any]]:
+    return ".target", None, {"name": t.name, "known": t.known, "without_tcgen05": without_tcgen05(t.name)}
+
+
+def _first_tcgen05(f: FirstTcgen05) -> tuple[str, str | None, dict[str, Any]]:
+    where = " (--arch)" if f.arch_from == "option" or f.target is None else f" (line {f.target[0]})"
+    return ".target", None, {"arch": f.arch, "target_line": f.target[0] if f.target else None,
+                             "no_tcgen05": f.no_tcgen05, "where": where}
+
+
+def _first_wgmma(f: FirstWgmma) -> tuple[str, str | None, dict[str, Any]]:
+    """wgmma's target: the option's, else the ``.target``'s as written (E34)."""
+    target = (f.arch or f.no_tcgen05) if f.arch_from == "option" else f.target_name
+    where = f" (line {f.target[0]})" if f.target is not None and f.arch_from != "option" else ""
+    return ".target", None, {"target": target, "where": where}
+
+
+def _feature(u: FeatureUse) -> tuple[str, str | None, dict[str, Any]]:
+    have = version_tuple(u.version[1]) if u.version is not None else None
+    return u.subject, None, {"feature": u.feature, "version": u.version[1] if u.version else None,
+                             "have": 100 * have[0] + have[1] if have is not None else None}
+
+
+def _cta_group(u: CtaGroupUse) -> tuple[str, str | None, dict[str, Any]]:
+    other = next((k for k in u.seen if k != u.group), None)
+    return u.opcode.split(".cta_group")[0], None, {
+        "cta_group": u.group, "other": other, "other_line": u.seen[other] if other is not None else None,
+        "where": f" in {u.function}" if u.function else ""}
+
+
+def _immediate(b: BadImmediate) -> tuple[str, str | None, dict[str, Any]]:
+    return f"{b.subject} {b.text}", b.role, {
+        "text": b.text, "width": b.width, "word": b.word, "role": b.role or "immediate",
+        "word_hex": hex_word(b.word, b.width) if b.word is not None else None}
+
+
+#: Each record of facts a declared rule may read (``on = ...``, catalog.PTX_FACTS): its name and
+#: what a rule reads of it.
+ON: dict[type, tuple[str, Callable[[Any], tuple[str, str | None, dict[str, Any]]]]] = {
+    MmaSyntax: ("tcgen05.mma", _mma_syntax), CpQualifiers: ("tcgen05.cp", _cp),
+    MmaDecoded: ("tcgen05.mma idesc", _mma_decoded), TargetDirective: (".target", _target),
+    FirstTcgen05: ("first tcgen05", _first_tcgen05), FirstWgmma: ("first wgmma", _first_wgmma),
+    FeatureUse: ("feature", _feature), CtaGroupUse: ("cta_group", _cta_group), BadImmediate: ("immediate", _immediate),
+}
+
+
+# --------------------------------------------------------------------------------------------
 # Helpers the rules and the scanner share.
 
 
@@ -262,11 +315,6 @@ def fits(value: int, width: int) -> bool:
     return -(1 << (width - 1)) <= value < 1 << width
 
 
-def signed_range(width: int) -> str:
-    """``-0x80000000..0xffffffff``: the literals a ``width``-bit operand takes as written."""
-    return f"{-(1 << (width - 1)):#x}..{(1 << width) - 1:#x}"
-
-
 # --------------------------------------------------------------------------------------------
 # The rules, in catalog order.
 
@@ -276,61 +324,6 @@ def _operand_unresolved(rule: Rule, line: int, o: ScanOperand) -> list[ScanFindi
     if o.resolved:
         return []
     return _found(rule, line, f"{o.name} {o.text}", o.role, o.text, "", o.why_text(), o.role)
-
-
-@_rule("PTX-TARGET-MISSING", FirstTcgen05)
-def _target_missing(rule: Rule, line: int, f: FirstTcgen05) -> list[ScanFinding]:
-    if f.arch is not None or f.target is not None or f.no_tcgen05 is not None:
-        return []
-    return _found(rule, line, "file", "arch", None, ", ".join(constraints().targets),
-                  "no .target directive before the first tcgen05 instruction and no --arch; the rules that need "
-                  "the target are not checked")
-
-
-@_rule("PTX-TARGET-UNKNOWN", TargetDirective)
-def _target_unknown(rule: Rule, line: int, t: TargetDirective) -> list[ScanFinding]:
-    if t.known or without_tcgen05(t.name):  # (one without tcgen05 is reported at its first use)
-        return []
-    return _found(rule, line, ".target", "arch", t.name, ", ".join(constraints().targets),
-                  f".target {t.name}; the rules that need the target are not checked (--arch sets one)")
-
-
-@_rule("PTX-TARGET-TCGEN05", FirstTcgen05)
-def _target_tcgen05(rule: Rule, line: int, f: FirstTcgen05) -> list[ScanFinding]:
-    if f.no_tcgen05 is None:
-        return []
-    where = " (--arch)" if f.arch_from == "option" or f.target is None else f" (line {f.target[0]})"
-    return _found(rule, line, ".target", "arch", f.no_tcgen05, ", ".join(constraints().targets),
-                  f".target {f.no_tcgen05}{where} has no tcgen05: ptxas rejects the instruction "
-                  "there; tcgen05 needs one of the targets allowed")
-
-
-@_rule("PTX-TARGET-WGMMA", FirstWgmma)
-def _target_wgmma(rule: Rule, line: int, f: FirstWgmma) -> list[ScanFinding]:
-    """wgmma needs sm_90a (the option's target, else the ``.target``'s, E34)."""
-    target = (f.arch or f.no_tcgen05) if f.arch_from == "option" else f.target_name
-    allowed = wgmma_table().targets
-    if target is None or target in allowed:
-        return []
-    where = f" (line {f.target[0]})" if f.target is not None and f.arch_from != "option" else ""
-    return _found(rule, line, ".target", "arch", target, ", ".join(allowed),
-                  f".target {target}{where} has no wgmma.mma_async: ptxas rejects the instruction there")
-
-
-@_rule("PTX-VERSION", FeatureUse)
-def _version(rule: Rule, line: int, u: FeatureUse) -> list[ScanFinding]:
-    """A feature newer than the ``.version`` directive ([[ptx_version]] of the tables, E40)."""
-    if u.version is None:
-        return []
-    have = version_tuple(u.version[1])
-    table = constraints().ptx_versions
-    if u.feature not in table or have is None:
-        return []
-    need, source = table[u.feature]
-    if not have < need:
-        return []
-    return _found(rule, line, u.subject, "version", u.version[1], f"{need[0]}.{need[1]} or later",
-                  f"{u.feature} needs PTX ISA {need[0]}.{need[1]} ({source}); the file says .version {u.version[1]}")
 
 
 @_rule("PTX-MALFORMED", Malformed, BadImmediate)
@@ -344,37 +337,6 @@ def _malformed(rule: Rule, line: int, facts: Malformed | BadImmediate) -> list[S
     allowed = "0..255" if "outside 0..255" in b.why else "a literal ptxas can read (its digits within 64 bits)"
     return _found(rule, line, f"{b.subject} {b.text}", b.role or "immediate", b.text, allowed,
                   f"ptxas rejects the immediate {b.text}: {b.why}", b.role)
-
-
-@_rule("PTX-ASHIFT-M", MmaDecoded)
-def _ashift_m(rule: Rule, line: int, d: MmaDecoded) -> list[ScanFinding]:
-    idesc = d.idesc
-    if not d.q.ashift or idesc is None or "m" in idesc.unknown:
-        return []
-    m = idesc.value("m")
-    if m in (128, 256):
-        return []
-    return _found(rule, line, d.operand.label(), "m", m, "128, 256", f".ashift with M = {m}", "idesc")
-
-
-@_rule("PTX-CTA-GROUP-MIXED", CtaGroupUse)
-def _cta_group_mixed(rule: Rule, line: int, u: CtaGroupUse) -> list[ScanFinding]:
-    other = next((k for k in u.seen if k != u.group), None)
-    if other is None:
-        return []
-    where = f" in {u.function}" if u.function else ""
-    first = u.seen[other]
-    return _found(rule, line, u.opcode.split(".cta_group")[0], "cta_group", u.group, f"{other} (as at line {first})",
-                  f".cta_group::{u.group} here, .cta_group::{other} at line {first}{where}")
-
-
-@_rule("PTX-IMMEDIATE-TRUNCATED", BadImmediate)
-def _immediate_truncated(rule: Rule, line: int, b: BadImmediate) -> list[ScanFinding]:
-    if b.word is None:
-        return []
-    return _found(rule, line, f"{b.subject} {b.text}", b.role or "immediate", b.text, signed_range(b.width),
-                  f"wider than its {b.width}-bit operand: ptxas keeps the low {b.width} bits, "
-                  f"{hex_word(b.word, b.width)}, and the scan reads that", b.role)
 
 
 #: The scanner's own codes, in catalog order (each catalogued with ``applies = "ptx"``).

@@ -315,62 +315,95 @@ def python_expression(tree: ast.expr) -> str:
     """One expression of the language as Python source over ``v`` (the facts, ``v.get(name)``: a
     fact known at run time only raises there) and ``T`` (the tables, each a function of its key),
     with the language's semantics."""
-    node = tree
-    if isinstance(node, ast.Constant):
-        return repr(node.value)
-    if isinstance(node, ast.Name):
-        return f"T[{node.id!r}]()" if node.id.isupper() else f"v.get({node.id!r})"
-    if isinstance(node, ast.Attribute):
-        assert isinstance(node.value, ast.Name)
-        return f"v.get({node.value.id!r}).get({node.attr!r})"
-    if isinstance(node, ast.Subscript):
-        assert isinstance(node.value, ast.Name)
-        return f"T[{node.value.id!r}]({_key(node.slice)})"
-    if isinstance(node, ast.Tuple):
-        return "(" + "".join(python_expression(e) + ", " for e in node.elts) + ")"
-    if isinstance(node, ast.BoolOp):
-        joiner = " and " if isinstance(node.op, ast.And) else " or "
-        return "(" + joiner.join(map(python_expression, node.values)) + ")"
-    if isinstance(node, ast.UnaryOp):
-        return f"({'not ' if isinstance(node.op, ast.Not) else '-'}{python_expression(node.operand)})"
-    if isinstance(node, ast.BinOp):
-        return f"({python_expression(node.left)} {_PY_OPS[type(node.op)]} {python_expression(node.right)})"
-    if isinstance(node, ast.IfExp):
-        body, test, orelse = map(python_expression, (node.body, node.test, node.orelse))
-        return f"({body} if {test} else {orelse})"
-    if isinstance(node, ast.Compare):
-        op, right = node.ops[0], node.comparators[0]
-        if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, ast.Name) and right.id.isupper() \
-                and isinstance(node.left, ast.Tuple):  # (a, b) in T: T has an entry for the key
-            return f"(T[{right.id!r}]({_key(node.left)}) {'is not' if isinstance(op, ast.In) else 'is'} None)"
-        rhs = python_expression(right)
-        if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.Subscript, ast.Name)):
-            rhs = f"({rhs} or ())"  # (no entry: the empty set)
-        return f"({python_expression(node.left)} {_PY_OPS[type(op)]} {rhs})"
-    if isinstance(node, ast.Call):
-        assert isinstance(node.func, ast.Name)
-        args = ", ".join(map(python_expression, node.args))
-        if node.func.id == "known":  # known(x): x, or None where it is known at run time only
-            return f"_known(lambda: {args})"
-        return f"{node.func.id if node.func.id in TEXT_FUNCTIONS else '_f_' + node.func.id}({args})"
-    raise TypeError(f"{ast.dump(node)} is not part of the rule language")
+    return _PythonWriter().expression(tree)
 
 
-def _key(node: ast.expr) -> str:
-    return ", ".join(map(python_expression, node.elts if isinstance(node, ast.Tuple) else [node]))
+class _PythonWriter:
+    """Writes expressions as Python, each table lookup once where it is sure to have been made:
+    a lookup's first evaluation binds it (``(_t0 := T['X'](k))``), and a later one that runs only
+    after it (further along an ``and``/``or`` chain, after an ``if``'s test, in the message of a
+    check that fired, in a later check) reads the name. (A let or derived name is substituted
+    into every check that reads it; this is what makes it cost one lookup.) What a branch binds
+    is forgotten after the branch."""
 
+    def __init__(self) -> None:
+        self.bound: dict[str, str] = {}
+        self.names = 0
 
-_py = python_expression
+    def expression(self, node: ast.expr) -> str:
+        if isinstance(node, ast.Constant):
+            return repr(node.value)
+        if isinstance(node, ast.Name) and not node.id.isupper():
+            return f"v.get({node.id!r})"
+        if isinstance(node, ast.Attribute):
+            assert isinstance(node.value, ast.Name)
+            return f"v.get({node.value.id!r}).get({node.attr!r})"
+        if isinstance(node, (ast.Name, ast.Subscript)):  # a table's entry
+            return self._lookup(node)
+        if isinstance(node, ast.Tuple):
+            return "(" + "".join(self.expression(e) + ", " for e in node.elts) + ")"
+        if isinstance(node, ast.BoolOp):
+            first = self.expression(node.values[0])
+            rest = self._branch(node.values[1:])
+            return "(" + (" and " if isinstance(node.op, ast.And) else " or ").join([first, *rest]) + ")"
+        if isinstance(node, ast.UnaryOp):
+            return f"({'not ' if isinstance(node.op, ast.Not) else '-'}{self.expression(node.operand)})"
+        if isinstance(node, ast.BinOp):
+            return f"({self.expression(node.left)} {_PY_OPS[type(node.op)]} {self.expression(node.right)})"
+        if isinstance(node, ast.IfExp):
+            test = self.expression(node.test)
+            (body,), (orelse,) = self._branch([node.body]), self._branch([node.orelse])
+            return f"({body} if {test} else {orelse})"
+        if isinstance(node, ast.Compare):
+            op, right = node.ops[0], node.comparators[0]
+            if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, ast.Name) and right.id.isupper() \
+                    and isinstance(node.left, ast.Tuple):  # (a, b) in T: T has an entry for the key
+                return f"(T[{right.id!r}]({self._key(node.left)}) {'is not' if isinstance(op, ast.In) else 'is'} None)"
+            left = self.expression(node.left)
+            rhs = self.expression(right)
+            if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.Subscript, ast.Name)):
+                rhs = f"({rhs} or ())"  # (no entry: the empty set)
+            return f"({left} {_PY_OPS[type(op)]} {rhs})"
+        if isinstance(node, ast.Call):
+            assert isinstance(node.func, ast.Name)
+            if node.func.id == "known":  # known(x): x, or None where it is known at run time only
+                return f"_known(lambda: {_PythonWriter().expression(node.args[0])})"  # (a lambda binds its own)
+            args = ", ".join(map(self.expression, node.args))
+            return f"{node.func.id if node.func.id in TEXT_FUNCTIONS else '_f_' + node.func.id}({args})"
+        raise TypeError(f"{ast.dump(node)} is not part of the rule language")
 
+    def _lookup(self, node: ast.Name | ast.Subscript) -> str:
+        key = ast.dump(node)
+        if key in self.bound:
+            return self.bound[key]
+        if isinstance(node, ast.Name):
+            text = f"T[{node.id!r}]()"
+        else:
+            assert isinstance(node.value, ast.Name)
+            text = f"T[{node.value.id!r}]({self._key(node.slice)})"
+        name = self.bound[key] = f"_t{self.names}"
+        self.names += 1
+        return f"({name} := {text})"
 
-def _template(parts: tuple[tuple[str, ast.expr | None, str], ...]) -> str:
-    pieces = []
-    for literal, tree, spec in parts:
-        if literal:
-            pieces.append(repr(literal))
-        if tree is not None:
-            pieces.append(f"format({_py(tree)}, {spec!r})")
-    return " + ".join(pieces) if pieces else "''"
+    def _branch(self, nodes: Iterable[ast.expr]) -> list[str]:
+        """``nodes`` written in turn as code that may not run: each may read what the one before
+        bound, and nothing they bind is read after them."""
+        before = dict(self.bound)
+        out = [self.expression(n) for n in nodes]
+        self.bound = before
+        return out
+
+    def _key(self, node: ast.expr) -> str:
+        return ", ".join(map(self.expression, node.elts if isinstance(node, ast.Tuple) else [node]))
+
+    def template(self, parts: tuple[tuple[str, ast.expr | None, str], ...]) -> str:
+        pieces = []
+        for literal, tree, spec in parts:
+            if literal:
+                pieces.append(repr(literal))
+            if tree is not None:
+                pieces.append(f"format({self.expression(tree)}, {spec!r})")
+        return " + ".join(pieces) if pieces else "''"
 
 
 def python_source(rule: RuleChecks) -> str:
@@ -378,19 +411,24 @@ def python_source(rule: RuleChecks) -> str:
     of findings, ``v`` the facts (values, context, derived facts; an instruction's words under
     ``idesc``/``a_desc``/``b_desc``), ``c`` the constraints (unused: the tables are ``T``). Its free
     names are the namespace :func:`compile_python` is given (``T``, ``_f_min``, ``_known``, the
-    text functions)."""
+    text functions). Each table lookup is made once where it is sure to run (:class:`_PythonWriter`)."""
     body: list[str] = []
     operand = None
+    w = _PythonWriter()
+    outer = w.bound
     for c in rule.checks:
         if c.operand != operand:
             operand = c.operand
+            w.bound = dict(outer)  # (an operand's block may not run)
             if operand is not None:
                 body.append(f"    if v.get({operand + '_desc'!r}) is not None:")
-                body += [f"        {_py(p)}" for p in c.prelude]
+                body += [f"        {w.expression(p)}" for p in c.prelude]
         ind = "        " if operand is not None else "    "
-        body.append(f"{ind}if {_py(c.when)}:")
-        body.append(f"{ind}    out.append(rule.finding({_template(c.field)}, {_py(c.value)}, "
-                    f"{_template(c.allowed)}, {_template(c.detail)}))")
+        body.append(f"{ind}if {w.expression(c.when)}:")
+        after_when = dict(w.bound)
+        body.append(f"{ind}    out.append(rule.finding({w.template(c.field)}, {w.expression(c.value)}, "
+                    f"{w.template(c.allowed)}, {w.template(c.detail)}))")
+        w.bound = after_when  # (the message runs only when the check fires)
     return "def check(rule, v, c):\n    out = []\n" + "\n".join(body) + "\n    return out\n"
 
 

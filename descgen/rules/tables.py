@@ -501,6 +501,33 @@ def collector_buffer(collector: Any) -> str | None:
     return str(collector).split("::")[0] if collector is not None else None
 
 
+@table("TARGETS", (), "set:arch", "§9.7.16.10.9.1 and §9.7.16.9.2 Target ISA notes (E34)")
+def targets() -> tuple[str, ...]:
+    """The targets descgen knows for tcgen05."""
+    return tuple(constraints().targets)
+
+
+@table("WG_TARGETS", (), "set:ptx_name", "§9.7.15.5.2 and §9.7.15.6.3 Target ISA notes")
+def wg_targets() -> tuple[str, ...]:
+    """The targets that have wgmma.mma_async."""
+    return tuple(wgmma_table().targets)
+
+
+@table("PTX_VERSION", ("ptx_name",), "int", "PTX ISA notes of §9.7.16.10.9 and §9.7.16.9.2 ([[ptx_version]], E40)")
+def ptx_version(feature: Any) -> int | None:
+    """The PTX ISA version a feature (``tcgen05.mma``, ``.kind::mxf4nvf4``) needs, as 100 x major +
+    minor; None: a feature without an entry."""
+    row = constraints().ptx_versions.get(feature)
+    return None if row is None else 100 * row[0][0] + row[0][1]
+
+
+@table("PTX_VERSION_SOURCE", ("ptx_name",), "text", "[[ptx_version]] (E40)")
+def ptx_version_source(feature: Any) -> str | None:
+    """Where the PTX ISA notes give a feature's version."""
+    row = constraints().ptx_versions.get(feature)
+    return None if row is None else row[1]
+
+
 # -- the text helpers of templates (Python renders messages) -------------------------------------
 
 

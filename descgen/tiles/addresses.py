@@ -10,7 +10,7 @@ from typing import Any, Iterator
 from ..core.errors import EncodeError, Finding, UsageError
 from ..core.types import ElementType, Kind, Major, SmemArch
 from ..model.catalog import layout_finding
-from ..model.engine import check_rule, finding_code
+from ..model.engine import check_rule, finding_code, hex_word
 from ..model.loader import SMEM_LAYOUTS, layout
 from ..words.smem import decode_smem
 from ..words.wgmma_smem import decode_wgmma_smem
@@ -115,7 +115,7 @@ class SmemLayout:
 
     @property
     def hex(self) -> str:
-        return f"{self.word:#018x}"
+        return hex_word(self.word, 64)
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready: parameters, ``addresses`` (mn x k), ``bits`` (sub-byte types only), the

@@ -10,6 +10,7 @@ from typing import Any
 from ..core.errors import EncodeError, Finding, UsageError
 from ..core.types import AtomOrder, ElementType, Kind, Major, SmemArch, Swizzle
 from ..model.facts import mma_k, pattern_boundary
+from ..model.engine import hex_word
 from ..model.loader import SMEM_LAYOUTS, layout
 from ..words.smem import encode_smem
 from ..words.wgmma_smem import encode_wgmma_smem
@@ -88,7 +89,7 @@ class TileDescriptor:
 
     @property
     def hex(self) -> str:
-        return f"{self.word:#018x}"
+        return hex_word(self.word, 64)
 
     def k_offset(self, j: int) -> int:
         """Bytes to add to the start address (:func:`descgen.advance_smem`) for a descriptor whose first K

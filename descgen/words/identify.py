@@ -21,9 +21,10 @@ Every reading is validated with the context that applies to its word; the readin
 first: no error finding first, then (a bare 32-bit word) the kinds before the tensor memory
 address, then the fewest findings, then the order tried (PTX's kind order;
 smem before wgmma_smem before zcm before the runtime form). A Hopper word (bit 46 clear) reads as
-wgmma with no finding and as tcgen05 with the version warning: wgmma first. A word that is a zero-column mask descriptor also
+wgmma with no finding and as tcgen05 with the version warning: wgmma first. A word that is a zero-column mask
+descriptor also
 passes as a shared memory descriptor with a warning on the fixed bits 46-48, so it ranks second.
-"""  # noqa: E501
+"""
 
 from __future__ import annotations
 

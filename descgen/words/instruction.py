@@ -5,10 +5,11 @@ known words, rules not checked at run time) and then run their instruction rules
 
 Each word's own rules run (those of :func:`descgen.validate_idesc`, :func:`descgen.validate_smem`,
 :func:`descgen.validate_zcm`; each word decoded once, each rule run once), then the rules that tie
-the words together (``applies = "mma"`` in ``tables/rules.toml``): Table 52's swizzle against the idesc's types and major-ness, absolute
+the words together (``applies = "mma"`` in ``tables/rules.toml``): Table 52's swizzle against the idesc's types and
+major-ness, absolute
 LBO mode only K-major, the K-major swizzled LBO that is ignored, and the zero-column mask limits
 for the idesc's M.
-"""  # noqa: E501
+"""
 
 from __future__ import annotations
 

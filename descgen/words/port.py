@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model.catalog import usage_error
-from ..model.engine import Decoded, check_word, plan
+from ..model.engine import Decoded, check_word, hex_word, plan
 from ..core.errors import EncodeError, Finding, WordError
 from ..model.facts import smem_family_target, smem_target, smem_targets
 from .identify import Identified, identify
@@ -86,7 +86,7 @@ class Ported:
 
     @property
     def hex(self) -> str:
-        return f"{self.word:#018x}"
+        return hex_word(self.word, 64)
 
     @property
     def flipped(self) -> int:

@@ -94,7 +94,8 @@ def decode_smem(word: WordInput) -> Decoded:
     Addresses and offsets come back in bytes. Findings: non-zero bits 14-15/30-31 (not in
     Table 40), a wrong fixed constant in bits 46-48 (warning: some kernels leave bit 46 at 0)
     or 53-60, swizzle codes 3, 5, 7, and every rule that needs no context (absolute LBO mode
-    restrictions, base offset warnings); :func:`descgen.validate_smem` adds the context rules. ``.derived`` holds the swizzle span and its Table 41
+    restrictions, base offset warnings); :func:`descgen.validate_smem` adds the context rules. ``.derived`` holds the
+    swizzle span and its Table 41
     pattern boundary, in bytes.
 
     ``word``: an unsigned 64-bit integer, a :class:`descgen.KnownBits`, its 8 bytes as they lie in
@@ -103,7 +104,7 @@ def decode_smem(word: WordInput) -> Decoded:
     Raises:
         WordError: ``word`` is negative or wider than 64 bits, or bytes / Bits of another length
             (``SMEM-WORD-RANGE``).
-    """  # noqa: E501
+    """
     return checked_smem(word, no_context())[0]
 
 

@@ -475,7 +475,8 @@ def check_known(results):
 
     idesc: fully known words, with kind, cta_group, scale_vec, a_tmem and ws from the qualifiers.
     shared memory descriptors (A, B, tcgen05.cp source): words whose bits 16-63 are all known; bits 0-15 (the
-    start address and two reserved bits, which a carry may reach) are set to 0.  Returns Counter of (role, severity, code)."""  # noqa: E501
+    start address and two reserved bits, which a carry may reach) are set to 0.  Returns Counter of (role, severity,
+    code)."""
     import descgen
     found = Counter()
     examples = {}

@@ -38,7 +38,8 @@ How each entry is compiled (a child process of this script, `--child`, per entry
     bypassing its disk cache), device_capacity (10, 0).
   * fa4: `flash_attn.cute.flash_attn_func` (forward) and `flash_attn.cute.interface._flash_attn_bwd`
     (backward, called directly: autograd would run it in another thread, outside the torch
-    function mode of the shim) on small CPU tensors under the same shim; every `cute.compile` is done and returns a no-op instead of the launcher (an exception
+    function mode of the shim) on small CPU tensors under the same shim; every `cute.compile` is done and returns a
+    no-op instead of the launcher (an exception
     raised after the PTX was written, such as TVM-FFI's stream detection, is ignored).
 Environment of every child: CUTE_DSL_ARCH=<arch> (sm_100a; sm_103a for the SM103 example),
 CUTE_DSL_KEEP=ptx, CUTE_DSL_DUMP_DIR=<fresh dir>, QUACK_CACHE_ENABLED=0, PYTHONHASHSEED=0.
@@ -50,7 +51,7 @@ duplicate.  Files over 300 KB are trimmed with trim.py.  Each file is assembled 
 `ptxas -arch=sm_100a` (sm_103a for the SM103 one) before and after trimming: the system ptxas
 (CUDA 13.0) rejects the DSL's `.version 9.4`, so the ptxas of the nvidia-cuda-nvcc wheel (13.4)
 is used; which one assembled a file is recorded in the manifest.
-"""  # noqa: E501
+"""
 from __future__ import annotations
 
 import argparse
