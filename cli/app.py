@@ -97,6 +97,7 @@ LAZY_COMMANDS = {
     "diff": ("diffcmd", "diff"),
     "port": ("portcmd", "port"),
     "scan": ("scan", "scan"),
+    "instrument": ("instrument", "instrument"),
     "batch": ("batch", "batch"),
     "header": ("header", "header"),
 }

@@ -54,6 +54,7 @@ if TYPE_CHECKING:  # what the lazy exports below are, for type checkers and edit
     from .words.runtime import RuntimeIdesc, idesc_from_runtime
     from .ptx.scan import ScanFinding, ScanInstruction, ScanOperand, ScanResult, scan_file, scan_ptx
     from .ptx.files import FileScan, scan_files
+    from .sanitizer.instrument import Instrumented, instrument_ptx
     from .words.taddr import alloc_sizes, check_alloc, decode_taddr, encode_taddr, lane_warp, validate_taddr, warp_lanes
     from .tiles import (ATOM_ORDERS, SmemLayout, SwizzleAtom, TileDescriptor, advance_smem, smem_for_tile, smem_layout,
                         swizzle_atom)
@@ -78,6 +79,7 @@ _LAZY = {
     **dict.fromkeys(("ScanFinding", "ScanInstruction", "ScanOperand", "ScanResult", "scan_file", "scan_ptx"),
                     "ptx.scan"),
     **dict.fromkeys(("scan_files", "FileScan"), "ptx.files"),
+    **dict.fromkeys(("instrument_ptx", "Instrumented"), "sanitizer.instrument"),
 }
 
 
@@ -170,6 +172,8 @@ __all__ = [
     "Diff",
     # PTX scanning: every tcgen05.mma / tcgen05.cp of a file, its constant descriptor operands checked
     "scan_ptx",
+    "instrument_ptx",
+    "Instrumented",
     "scan_file",
     "scan_files",
     "FileScan",

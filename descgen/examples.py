@@ -228,10 +228,11 @@ def calls() -> dict[str, Any]:
     from .tiles.descriptor import smem_for_tile
     from .words.wgmma_smem import validate_wgmma_smem
     from .words.zcm import encode_zcm, zcm_mask
+    from .sanitizer.instrument import instrument_ptx
 
     public = (encode, decode, encode_idesc, validate_idesc, encode_smem, validate_smem, encode_zcm, validate_zcm,
               zcm_mask, validate_taddr, validate_wgmma_smem, idesc_from_runtime, check_mma, smem_for_tile, smem_layout,
-              advance_smem, port_smem, diff, emit, emit_functions)
+              advance_smem, port_smem, diff, emit, emit_functions, instrument_ptx)
     return {**{fn.__name__: fn for fn in public}, "descgen.words.identify.identify": identify,
             "descgen.model.loader.parse_shapes": parse_shapes, "descgen.model.loader.read_table": read_table}
 

@@ -16,7 +16,7 @@ import pytest
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIB = os.path.join(REPO, "descgen")
 #: Subpackages of descgen/ (their modules are named ``ptx.scan``...).
-SUBPACKAGES = ("core", "model", "words", "ptx", "backends", "rules", "tiles", "batch")
+SUBPACKAGES = ("core", "model", "words", "ptx", "backends", "rules", "tiles", "batch", "sanitizer")
 MODULES = sorted([name[:-3] for name in os.listdir(LIB) if name.endswith(".py") and name != "__init__.py"] +
                  [f"{sub}.{name[:-3]}" for sub in SUBPACKAGES for name in os.listdir(os.path.join(LIB, sub))
                   if name.endswith(".py") and name != "__init__.py"])
@@ -39,8 +39,9 @@ LAYERS = (
      "ptx.qualifiers"),
     ("ptx.results", "ptx.syntax_rules", "ptx.instruction_checks", "ptx.scan", "words.compare", "backends.emitters",
      "codes"),
-    ("batch.schema", "batch.handlers", "batch.codec", "batch.cache", "batch.stream", "examples",
-     "backends.descriptor_functions", "backends.cpp_header", "backends.cpp_rules", "ptx.files"),
+    ("batch.schema", "batch.handlers", "batch.codec", "batch.cache", "batch.stream",
+     "backends.descriptor_functions", "backends.cpp_header", "backends.cpp_rules", "backends.ptx_rules", "ptx.files"),
+    ("sanitizer.instrument", "examples"),
     ("__main__",),
 )
 

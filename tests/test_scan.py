@@ -181,7 +181,7 @@ def test_the_instructions_qualifiers_are_the_context():
     ctx = {i.line: i.report.context for i in result.instructions}
     assert ctx[62] == {"cta_group": 1, "ws": True, "sp": True, "scale_vec": None, "a_tmem": True, "arch": "sm_100a",
                        "pattern_start": None, "m": None, "n": None, "warp": None, "alloc_columns": None,
-                       "alloc_base": None}
+                       "alloc_base": None, "smem_size": None}
 
 
 def test_the_qualifiers_are_typed_records_that_read_as_mappings():
@@ -562,13 +562,13 @@ def test_cli_stdin_verbose_and_clean_exit():
         "dtype f32, A k-major, B k-major",
         "    b-desc %rd2 = 0x4000404000010440 (mov.b64 at line 4): start 0x4400, LBO 16, SBO 1024, swizzle 128B, "
         "base offset 0, LBO mode relative",
-        "    rules not checked: SMEM-BASE-OFFSET-TABLE41",
+        "    rules not checked: SMEM-BASE-OFFSET-TABLE41, SMEM-OUTSIDE-CTA",
         "<stdin>:6: instruction: tcgen05.cp.cta_group::1.128x256b [%r0], %rd7;",
         "    s-desc %rd7: unknown: every field unknown: no definition in the function",
         "        bits " + "_".join(["????"] * 16),
         "        fields checked: none",
         "    rules not checked: SMEM-BASE-OFFSET-BOUNDARY, SMEM-BASE-OFFSET-IGNORED, SMEM-BASE-OFFSET-TABLE41, "
-        "SMEM-LBO-MODE-ARCH, SMEM-LBO-MODE-BASE-OFFSET, SMEM-LBO-MODE-SWIZZLE",
+        "SMEM-LBO-MODE-ARCH, SMEM-LBO-MODE-BASE-OFFSET, SMEM-LBO-MODE-SWIZZLE, SMEM-OUTSIDE-CTA",
         "<stdin>:6: note: PTX-OPERAND-UNRESOLVED s-desc %rd7: every field unknown: no definition in the function "
         "[§9.7.16.10.9.1 (descriptor operands); E38]",
     ]

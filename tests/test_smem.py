@@ -305,3 +305,24 @@ def test_decode_extremes():
     d0 = decode_smem(0)
     assert [f.code for f in d0.findings] == ["SMEM-VERSION-CONST"]
     assert d0.hex == "0x0000000000000000"
+
+
+def test_e50_a_start_address_past_the_cta_is_outside():
+    """SMEM-OUTSIDE-CTA (E50): the first atom (8 rows of the swizzle's row bytes from the start
+    address's row, the last row's first 16 bytes) must end below the CTA's shared memory."""
+    def codes(start, swizzle, size):
+        word = descgen.encode_smem(start_address=start, lbo=16, sbo=1024, swizzle=swizzle, check=False)
+        return {f.code for f in descgen.validate_smem(word, smem_size=size).findings}
+    # 128B: rows of 128 bytes; the first atom of 0x7c00 reads up to 0x7c00 + 7 * 128 + 15 = 0x7f8f
+    assert "SMEM-OUTSIDE-CTA" not in codes(0x7c00, "128B", 0x7f90)
+    assert "SMEM-OUTSIDE-CTA" in codes(0x7c00, "128B", 0x7f8f)
+    # mid-row (a K step of 32 bytes): the row's start counts, not the address
+    assert "SMEM-OUTSIDE-CTA" not in codes(0x7c20, "128B", 0x7f90)
+    # without swizzling: the 128 contiguous bytes of the first core matrix
+    assert "SMEM-OUTSIDE-CTA" not in codes(0x7f80, "none", 0x8000)
+    assert "SMEM-OUTSIDE-CTA" in codes(0x7f90, "none", 0x8000)
+    # 32B: rows of 32 bytes
+    assert "SMEM-OUTSIDE-CTA" in codes(0x7f20, "32B", 0x8000) and "SMEM-OUTSIDE-CTA" not in codes(0x7f00, "32B", 0x8000)
+    # not given: not checked, and said so
+    report = descgen.validate_smem(descgen.encode_smem(start_address=0x7f90, lbo=16, sbo=1024, swizzle="none"))
+    assert "SMEM-OUTSIDE-CTA" in {n.code for n in report.not_checked}

@@ -87,7 +87,8 @@ _EXAMPLE_KEYS = {"legal", "illegal", "unreachable"}
 #: The forms an example takes (``as = ...``): one word, an instruction or a PTX snippet (what
 #: ``descgen validate``/``check``/``scan`` show), a call of the Python API, batch requests.
 EXAMPLE_FORMS = ("idesc", "smem", "zcm", "taddr", "mma", "ptx", "call", "batch")
-USAGE_APPLIES = ("idesc", "smem", "zcm", "mma", "taddr", "context", "emit", "batch", "layout", "ptx", "tables", "port")
+USAGE_APPLIES = ("idesc", "smem", "zcm", "mma", "taddr", "context", "emit", "batch", "layout", "ptx", "tables", "port",
+                 "instrument")
 _LAYOUT_KEYS = {"code", "severity", "applies", "fields", "rule", "source"}
 _LAYOUT_APPLIES = ("layout", "smem")
 _KEY_ORDER = ("code", "severity", "applies", "field", "fields", "rule", "source")  # the entries' order

@@ -33,7 +33,7 @@ from .tables import TABLES, text_functions
 __all__ = ["Facts", "implemented", "rule_impl", "run_rules", "enforce", "idesc_findings", "smem_findings",
            "zcm_findings", "taddr_findings", "alloc_findings", "mma_findings", "partial", "declared", "RunTimeValue",
            "smem_encode_findings", "zcm_encode_findings",
-           "idesc_word_findings", "idesc_reads", "mma_reads", "wgmma_findings"]
+           "idesc_word_findings", "idesc_reads", "mma_reads", "wgmma_findings", "python_namespace"]
 
 #: What a rule reads: the word's logical values, the context, and derived facts.
 Facts = dict[str, Any]
@@ -63,8 +63,9 @@ def _known(read: Callable[[], Any]) -> Any:
 
 
 @functools.cache
-def _namespace() -> dict[str, Any]:
-    """What the compiled checks call: the tables, the language's functions and the text helpers."""
+def python_namespace() -> dict[str, Any]:
+    """What the compiled checks call: the tables, the language's functions and the text helpers
+    (the free names of :func:`descgen.rules.language.python_source`)."""
     return {"T": {name: t.fn for name, t in TABLES.items()}, "_f_min": min, "_f_max": max,
             "_f_ceil_div": lambda a, b: -(-a // b), "_known": _known, **text_functions()}
 
@@ -73,7 +74,7 @@ def _namespace() -> dict[str, Any]:
 def rule_impl(code: str) -> _Impl:
     """The function that checks catalog rule ``code``: ``fn(rule, facts, constraints)`` -> findings,
     compiled from its declaration (:func:`declared`)."""
-    return compile_python(declared(code), _namespace())
+    return compile_python(declared(code), python_namespace())
 
 
 def implemented() -> frozenset[str]:
@@ -304,7 +305,8 @@ def smem_findings(values: Mapping[str, Any], ctx: Mapping[str, Any], unknown: It
     read, :func:`_smem_key`) was found clean before. ``layout``: the descriptor's family
     (``smem_desc``: tcgen05, Table 40; ``wgmma_smem_desc``: wgmma, §9.7.15.5.1.2.2)."""
     unknown = tuple(unknown)
-    key = None if unknown else _smem_key(values, ctx.get("arch"), ctx.get("pattern_start"), layout)
+    key = None if unknown or ctx.get("smem_size") is not None else \
+        _smem_key(values, ctx.get("arch"), ctx.get("pattern_start"), layout)  # (smem_size reads the whole address)
     return _keyed_rules("smem", key, values, unknown, ctx, layout)
 
 

@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from ..model.catalog import usage_error
 from ..rules.checks import Facts, mma_findings, partial, wgmma_findings
-from ..model.context import context, no_context
+from ..model.context import context
 from ..model.engine import Decoded, KnownBits
 from ..core.errors import Finding
 from ..model.facts import normalize_kind
@@ -73,7 +73,7 @@ def check_mma(*, idesc: int | KnownBits, kind: Kind, b_desc: int | KnownBits, a_
               zcm: int | KnownBits | None = None, a_tmem: bool | None = None, cta_group: CtaGroup | None = None,
               ws: bool | None = None, sp: bool | None = None, scale_vec: ScaleVec | None = None,
               arch: Arch | None = None, a_pattern_start: int | None = None,
-              b_pattern_start: int | None = None) -> Report:
+              b_pattern_start: int | None = None, smem_size: int | None = None) -> Report:
     """Check one ``tcgen05.mma`` instruction as a whole: each word's rules plus the rules that tie
     them together (Table 52 swizzle vs the idesc's major-ness and types, absolute LBO only K-major,
     the K-major swizzled LBO that is ignored, the zero-column mask limits for the idesc's M).
@@ -87,6 +87,8 @@ def check_mma(*, idesc: int | KnownBits, kind: Kind, b_desc: int | KnownBits, a_
             :func:`validate_idesc`. Give ``a_desc`` or ``a_tmem=True``.
         a_pattern_start, b_pattern_start: where A's / B's swizzle pattern starts, for the exact
             Table 41 base offset check of each descriptor (:func:`validate_smem`).
+        smem_size: the CTA's shared memory in bytes (``%aggr_smem_size``), for the check that each
+            descriptor's first atom lies inside it (``SMEM-OUTSIDE-CTA``, E50).
 
     Findings from a shared memory or zcm word name their field as ``a_desc.swizzle``,
     ``b_desc.lbo``, ``zcm.column_shift``.
@@ -118,7 +120,7 @@ def check_mma(*, idesc: int | KnownBits, kind: Kind, b_desc: int | KnownBits, a_
     skipped = list(skipped_idesc)
     decoded: dict[str, Decoded] = {"idesc": di}
     facts: Facts = {"idesc": partial({**di.values(), "kind": kind}, di.unknown)}
-    smem_ctx = {**no_context(), "arch": ctx["arch"]}  # validate_smem's context(arch=arch)
+    smem_ctx = context(arch=arch, smem_size=smem_size)  # validate_smem's context
     _check_operands(checked_smem, smem_ctx, ((a_desc, a_pattern_start), (b_desc, b_pattern_start)),
                     findings, skipped, decoded, facts)
     if zcm is not None:
@@ -135,7 +137,7 @@ def check_wgmma(*, atype: str, dtype: str, n: int, b_desc: int | KnownBits, a_de
                 trans_a: int | None = None, trans_b: int | None = None, scale_a: int | None = None,
                 scale_b: int | None = None, scale_d: int | None = None, sp_sel: int | None = None,
                 satfinite: bool = False, a_pattern_start: int | None = None,
-                b_pattern_start: int | None = None) -> Report:
+                b_pattern_start: int | None = None, smem_size: int | None = None) -> Report:
     """Check one Hopper ``wgmma.mma_async{.sp}`` instruction (``sm_90a``, PTX ISA 9.1 §9.7.15) as a
     whole: each shared memory descriptor's own rules (§9.7.15.5.1.2.2, :func:`validate_wgmma_smem`)
     plus the instruction's (``applies = "wgmma"``): the shape for the types (§9.7.15.2), the type
@@ -158,6 +160,8 @@ def check_wgmma(*, atype: str, dtype: str, n: int, b_desc: int | KnownBits, a_de
         satfinite: ``.satfinite`` given (integer forms).
         a_pattern_start, b_pattern_start: where A's / B's swizzle pattern starts (bytes), for the
             exact base offset check of each descriptor.
+        smem_size: the CTA's shared memory in bytes (``%aggr_smem_size``): each descriptor's first
+            atom must lie inside it (``SMEM-OUTSIDE-CTA``, E50).
 
     A descriptor a compiler fixes only in part is given as :class:`descgen.KnownBits`: its known
     fields are checked, and a rule that reads an unknown one is in ``.not_checked`` with
@@ -184,7 +188,8 @@ def check_wgmma(*, atype: str, dtype: str, n: int, b_desc: int | KnownBits, a_de
     skipped: list[NotChecked] = []
     decoded: dict[str, Decoded] = {}
     facts: Facts = dict(inst)
-    _check_operands(checked_wgmma_smem, no_context(), ((a_desc, a_pattern_start), (b_desc, b_pattern_start)),
+    _check_operands(checked_wgmma_smem, context(smem_size=smem_size),
+                    ((a_desc, a_pattern_start), (b_desc, b_pattern_start)),
                     findings, skipped, decoded, facts)
     found, more = wgmma_findings(facts)
     return Report(tuple(findings + found), (*skipped, *more), decoded, inst)

@@ -14,7 +14,7 @@ struct Record {
     std::int8_t cta_group, ws, sp, a_tmem, scale_vec, arch, warp;
     std::uint8_t has_a, has_zcm, pad[5];
     std::uint64_t w0, w1, w2, w3;  // the word (op 0-3) / idesc, a_desc, b_desc, zcm (op 4)
-    std::int64_t p0, p1;           // pattern_start | m, n | alloc_columns, alloc_base | a_/b_pattern_start
+    std::int64_t p0, p1;           // pattern_start, smem_size | m, n | alloc_columns, alloc_base | a_/b_pattern_start
 };
 static_assert(sizeof(Record) == 64, "Record is 64 bytes");
 
@@ -42,7 +42,7 @@ DESCGEN_HD inline void run(const Record& x, dg::Report& r) {
     dg::Kind kind = static_cast<dg::Kind>(x.kind);
     switch (x.op) {
     case 0: dg::validate_idesc(static_cast<std::uint32_t>(x.w0), kind, c, r); break;
-    case 1: c.pattern_start = x.p0; dg::validate_smem(x.w0, c, r); break;
+    case 1: c.pattern_start = x.p0; c.smem_size = x.p1; dg::validate_smem(x.w0, c, r); break;
     case 2: c.m = x.p0; c.n = x.p1; dg::validate_zcm(x.w0, c, r); break;
     case 3: c.warp = x.warp; c.alloc_columns = x.p0; c.alloc_base = x.p1; dg::validate_taddr(static_cast<std::uint32_t>(x.w0), c, r); break;
     default:

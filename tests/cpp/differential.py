@@ -144,7 +144,8 @@ def records(n: int = SIZE, seed: int = SEED) -> bytes:
             out += pack(0, kind, cg, ws, sp, a_tmem, sv, arch, -1, 0, 0, word(idesc[kind], 32), 0, 0, 0, -1, -1)
         elif op == 1:
             ps = -1 if bits(1) else bits(18) & ~0xf if bits(1) else bits(18)
-            out += pack(1, 0, -1, -1, -1, -1, -1, arch, -1, 0, 0, word(smem, 64), 0, 0, 0, ps, -1)
+            ss = ps + 0x400 if ps >= 0 and not ps & 0x20 else -1  # (smem_size: no new random bits)
+            out += pack(1, 0, -1, -1, -1, -1, -1, arch, -1, 0, 0, word(smem, 64), 0, 0, 0, ps, ss)
         elif op == 2:
             m = zcm_ms[bits(8) % len(zcm_ms)]
             nn = -1 if bits(1) else bits(9)
@@ -185,7 +186,7 @@ def answer(rec: tuple[Any, ...]) -> Any:
         return descgen.validate_idesc(w0, KINDS[kind], cta_group=opt(cg), ws=_flag(ws), sp=_flag(sp),
                                       scale_vec=_SV[sv], a_tmem=_flag(a_tmem), arch=_ARCH[arch])
     if op == 1:
-        return descgen.validate_smem(w0, arch=_ARCH[arch], pattern_start=opt(p0))
+        return descgen.validate_smem(w0, arch=_ARCH[arch], pattern_start=opt(p0), smem_size=opt(p1))
     if op == 2:
         return descgen.validate_zcm(w0, m=opt(p0), n=opt(p1), ws=_flag(ws))
     if op == 3:
@@ -291,6 +292,9 @@ class _Composer:
     def _smem(self, word: int, ctx: dict[str, Any], out: list[tuple[int, bool]]) -> dict[str, Any]:
         read = self.smem.read(word)
         out += self._codes(read.findings)
+        if ctx["smem_size"] is not None:  # (the rule reads the whole start address: no key)
+            out += self._codes(checks.smem_findings(read.values, ctx)[0])
+            return read.values
         key = ("smem", checks._smem_key(read.values, ctx["arch"], ctx["pattern_start"]))
         hit = self.memo.get(key)
         if hit is None:
@@ -317,7 +321,7 @@ class _Composer:
                                                          scale_vec=_SV[sv], a_tmem=_flag(a_tmem), arch=_ARCH[arch])
             self._idesc(w0, KINDS[kind], ctx, out)
         elif op == 1:
-            self._smem(w0, self._context(arch=_ARCH[arch], pattern_start=_opt(p0)), out)
+            self._smem(w0, self._context(arch=_ARCH[arch], pattern_start=_opt(p0), smem_size=_opt(p1)), out)
         elif op == 2:
             self._zcm(w0, self._context(m=_opt(p0), n=_opt(p1), ws=_flag(ws)), out)
         elif op == 3:

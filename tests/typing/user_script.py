@@ -172,6 +172,16 @@ def runtime_and_diff(idesc: int) -> None:
     assert changed == ["n"] and not delta.equal
 
 
+def instrument() -> None:
+    text = (".version 8.1\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
+            ".reg .b64 %rd<3>;\n.reg .f32 %f<5>;\nld.param.u64 %rd1, [p];\nmov.b64 %rd2, 0x4000004000010440;\n"
+            "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, %f2, %f3, %f4}, %rd1, %rd2, 1, 1, 1, 0, 0;\n"
+            "ret;\n}\n")
+    out: descgen.Instrumented = descgen.instrument_ptx(text, on_error="report", file="k.ptx")
+    checked = [(s.line, s.codes[0]) for s in out.sites if s.codes]
+    assert checked and checked[0][0] == 10 and "descgen_report" in out.ptx
+
+
 def scan() -> None:
     text = ("mov.b32 %r1, 0x10200010; mov.b64 %rd2, 0x4000404000010440;\n"
             "tcgen05.mma.cta_group::1.kind::f16 [%r0], [%r4], %rd2, %r1, 1;")
@@ -262,6 +272,7 @@ def main() -> str:
     rule_of(report)
     runtime_and_diff(descgen.encode_idesc(KIND, 128, 256))
     scan()
+    instrument()
     errors()
     hopper()
     return f"// descgen {version}\n" + emit_all(words, report)

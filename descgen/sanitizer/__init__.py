@@ -1,0 +1,1 @@
+"""The descriptor sanitizer: run-time checks of descriptor operands in PTX (docs/sanitizer.md)."""

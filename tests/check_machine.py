@@ -1,0 +1,199 @@
+"""A concrete interpreter for the run-time check blocks ``descgen instrument`` writes
+(tests/test_instrument.py): it runs one block's statements for one thread, with the descriptor
+registers set to given words, the module's constant tables, and a report buffer in a dict of
+bytes, and returns what the block wrote and whether it trapped.
+
+Independent of descgen on purpose: its own operand parsing and its own arithmetic (PTX ISA §9.7:
+two's complement 64-bit registers, ``div``/``rem`` truncating, ``shr.s64`` arithmetic, shift amounts
+clamped to the width), so that a test compares the PTX's meaning with the Python engine's.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+
+M64 = (1 << 64) - 1
+REPORT = 0x1000  # where the interpreter puts the report buffer
+
+
+def signed(x: int, width: int = 64) -> int:
+    x &= (1 << width) - 1
+    return x - (1 << width) if x >> (width - 1) else x
+
+
+def const_tables(ptx: str) -> dict[str, list[int]]:
+    out = {}
+    for m in re.finditer(r"\.const \.align 8 \.b64 (\w+)\[(\d+)\] = \{([^}]*)\};", ptx):
+        out[m.group(1)] = [int(v, 0) for v in m.group(3).split(",")]
+    return out
+
+
+def blocks(ptx: str) -> dict[int, list[str]]:
+    """Each check block's statements, by site number."""
+    out: dict[int, list[str]] = {}
+    site = None
+    for line in ptx.split("\n"):
+        m = re.match(r"\s*\{ // descgen: site (\d+),", line)
+        if m:
+            site = int(m.group(1))
+            out[site] = []
+            continue
+        if site is not None:
+            out[site].append(line.strip())
+            if line.strip() == f"$DG_{site}_END:":
+                site = None
+    return out
+
+
+class Machine:
+    def __init__(self, tables: dict[str, list[int]], regs: dict[str, int], capacity: int = 4,
+                 smem_size: int = 0x30000):
+        self.tables = tables
+        self.smem_size = smem_size
+        self.r: dict[str, int] = dict(regs)
+        self.mem: dict[int, int] = {}  # byte address -> byte
+        self.trapped = False
+        self.addresses = {name: 0x100000 * (i + 1) for i, name in enumerate(tables)}
+        self._store(REPORT + 4, capacity, 4)
+
+    def _store(self, addr: int, value: int, size: int) -> None:
+        for i in range(size):
+            self.mem[addr + i] = (value >> (8 * i)) & 0xFF
+
+    def _load(self, addr: int, size: int) -> int:
+        return sum(self.mem.get(addr + i, 0) << (8 * i) for i in range(size))
+
+    def val(self, t: str) -> int:
+        t = t.strip()
+        if t.startswith("%"):
+            if t in ("%ctaid.x", "%ctaid.y", "%ctaid.z", "%tid.x", "%tid.y", "%tid.z", "%smid", "%laneid"):
+                return {"%ctaid.x": 3, "%tid.x": 5, "%smid": 7}.get(t, 0)
+            if t == "%aggr_smem_size":
+                return self.smem_size
+            return self.r[t]
+        if t in self.addresses:
+            return self.addresses[t]
+        return int(t, 0) & M64
+
+    def addr(self, t: str) -> int:
+        m = re.fullmatch(r"\[(\S+?)(?:\+(\d+))?\]", t.strip())
+        assert m, t
+        base = REPORT if m.group(1) == "descgen_report_symbol" else self.val(m.group(1))
+        return base + int(m.group(2) or 0)
+
+    def run(self, lines: list[str]) -> None:
+        labels = {ln[:-1]: i for i, ln in enumerate(lines) if ln.endswith(":")}
+        pc = 0
+        while pc < len(lines):
+            ln = lines[pc].split("//")[0].strip().rstrip(";")
+            pc += 1
+            if not ln or ln.endswith(":") or ln.startswith(".reg"):
+                continue
+            m = re.match(r"@(!?)(%\w+)\s+(.*)", ln)
+            if m:
+                if bool(self.r[m.group(2)]) == (m.group(1) == "!"):
+                    continue
+                ln = m.group(3)
+            op, _, rest = ln.partition(" ")
+            a = [x.strip() for x in re.split(r",(?![^\[]*\])", rest)] if rest else []
+            if op.startswith("bra"):
+                pc = labels[a[0]] + 1
+                continue
+            if op == "trap":
+                self.trapped = True
+                return
+            if op == "membar.sys":
+                continue
+            self.step(op, a)
+
+    def step(self, op: str, a: list[str]) -> None:
+        base = op.split(".")[0]
+        r = self.r
+        if base == "mov":
+            if a[1] == "descgen_report":
+                r[a[0]] = REPORT
+            else:
+                r[a[0]] = self.val(a[1]) & (0xFFFFFFFF if op.endswith(("u32", "b32")) else M64)
+        elif op == "cvt.u64.u32":
+            r[a[0]] = self.val(a[1]) & 0xFFFFFFFF
+        elif op == "cvt.u32.u64":
+            r[a[0]] = self.val(a[1]) & 0xFFFFFFFF
+        elif op == "bfe.u64":
+            pos, ln = self.val(a[2]), self.val(a[3])
+            r[a[0]] = (self.val(a[1]) >> pos) & ((1 << ln) - 1)
+        elif base in ("shl", "shr"):
+            x, n = self.val(a[1]), min(self.val(a[2]), 64)
+            if base == "shl":
+                r[a[0]] = (x << n) & M64
+            elif op.endswith("s64"):
+                r[a[0]] = (signed(x) >> n) & M64
+            else:
+                r[a[0]] = x >> n
+        elif base in ("and", "or", "xor"):
+            w = M64 if op.endswith("64") else 0xFFFFFFFF
+            x, y = self.val(a[1]), self.val(a[2])
+            r[a[0]] = {"and": x & y, "or": x | y, "xor": x ^ y}[base] & w
+        elif base in ("add", "sub"):
+            x, y = self.val(a[1]), self.val(a[2])
+            w = M64 if op.endswith("64") else 0xFFFFFFFF
+            r[a[0]] = (x + y if base == "add" else x - y) & w
+        elif op == "mul.lo.s64":
+            r[a[0]] = (signed(self.val(a[1])) * signed(self.val(a[2]))) & M64
+        elif op == "mul.wide.u32":
+            r[a[0]] = (self.val(a[1]) & 0xFFFFFFFF) * (self.val(a[2]) & 0xFFFFFFFF)
+        elif op == "mad.lo.u64":
+            r[a[0]] = (self.val(a[1]) * self.val(a[2]) + self.val(a[3])) & M64
+        elif op == "neg.s64":
+            r[a[0]] = (-signed(self.val(a[1]))) & M64
+        elif op in ("div.s64", "rem.s64"):
+            x, y = signed(self.val(a[1])), signed(self.val(a[2]))
+            q = abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1)
+            r[a[0]] = (q if base == "div" else x - q * y) & M64
+        elif base in ("min", "max"):
+            conv = signed if op.endswith("s64") else (lambda v: v)
+            x, y = conv(self.val(a[1])), conv(self.val(a[2]))
+            r[a[0]] = (min(x, y) if base == "min" else max(x, y)) & M64
+        elif op == "selp.b64":
+            r[a[0]] = self.val(a[1]) if r[a[3]] else self.val(a[2])
+        elif base == "setp":
+            parts = op.split(".")
+            cmp, typ = parts[1], parts[-1]
+            width = int(typ[1:])
+            x, y = self.val(a[1]) & ((1 << width) - 1), self.val(a[2]) & ((1 << width) - 1)
+            if typ[0] == "s":
+                x, y = signed(x, width), signed(y, width)
+            out = {"eq": x == y, "ne": x != y, "lt": x < y, "le": x <= y, "gt": x > y, "ge": x >= y}[cmp]
+            if len(parts) == 4:  # setp.cmp.and|or.type d, a, b, c
+                c = bool(r[a[3]])
+                out = (out and c) if parts[2] == "and" else (out or c)
+            r[a[0]] = int(out)
+        elif op == "not.pred":
+            r[a[0]] = int(not r[a[1]])
+        elif op == "ld.const.u64":
+            address = self.val(a[1].strip("[]"))
+            name = next(n for n, base in self.addresses.items() if base <= address < base + 0x100000)
+            r[a[0]] = self.tables[name][(address - self.addresses[name]) // 8] & M64
+        elif op == "ld.global.u64":  # [descgen_report]: the buffer's address
+            r[a[0]] = REPORT
+        elif op.startswith("ld.relaxed.sys.global"):
+            r[a[0]] = self._load(self.addr(a[1]), 4)
+        elif op.startswith("atom.relaxed.sys.global.add"):
+            address = self.addr(a[1])
+            r[a[0]] = self._load(address, 4)
+            self._store(address, r[a[0]] + self.val(a[2]), 4)
+        elif op.startswith("st.relaxed.sys.global"):
+            size = 8 if op.endswith("64") else 4
+            self._store(self.addr(a[0]), self.val(a[1]), size)
+        else:
+            raise NotImplementedError(op)
+
+    def records(self) -> list[dict[str, int]]:
+        count = self._load(REPORT, 4)
+        out = []
+        for i in range(min(count, self._load(REPORT + 4, 4))):
+            raw = bytes(self.mem.get(REPORT + 64 + 64 * i + j, 0) for j in range(64))
+            site, code, operand, flags, word = struct.unpack_from("<IIIIQ", raw)
+            value = struct.unpack_from("<q", raw, 48)[0]
+            out.append({"site": site, "code": code, "operand": operand, "flags": flags, "word": word, "value": value})
+        return out
