@@ -18,13 +18,11 @@ from pathlib import Path
 import pytest
 
 from check_machine import Machine, blocks, const_tables
-from descgen import check_mma, check_wgmma, validate_smem
 from descgen import UsageError
-from descgen.model.engine import KnownBits, plan
-from descgen.model.facts import kind_facts
-from descgen.ptx.qualifiers import CpQualifiers, MmaQualifiers, WgmmaQualifiers
+from descgen.ptx.qualifiers import CpQualifiers, MmaQualifiers
 from descgen.ptx.scan import scan_ptx
-from descgen.sanitizer.instrument import ROLES, instrument_ptx
+from descgen.sanitizer.instrument import instrument_ptx
+from sanitizer_cases import ROLE_OF, engine_findings as _python, fill as _fill, layout_of as _layout
 
 CORPUS = Path(__file__).parent / "corpus"
 #: One file of each compiler and family (sm_90a wgmma, sm_100a tcgen05; idesc from a parameter).
@@ -33,64 +31,6 @@ FILES = ["cutlass_sm90/cute_tutorial_wgmma_sm90.ptx", "cutlass_sm90/cutlass_62_h
          "cutlass/cute_tutorial_01_mma_sm100.ptx", "thunderkittens/tk_mxfp8_b200_gemm.ptx",
          "tilelang/tl_gemm_tcgen5mma_ws_bf16_128x256x64.ptx", "cutedsl/prim_1cta_mma_f16_128x128x64.ptx",
          "deepgemm/dg_sm100_fp8_gemm_1d1d_2cta.ptx"]
-ROLE_OF = {v: k for k, v in ROLES.items() if k != "s_desc"}
-
-
-def _layout(q, role: str) -> str:
-    if isinstance(q, WgmmaQualifiers):
-        return "wgmma_smem_desc"
-    if role == "idesc":
-        return kind_facts(q.kind).plan.layout.name
-    return {"zcm": "zcm_desc"}.get(role, "smem_desc")
-
-
-def _fill(rng: random.Random, known: KnownBits, width: int, lay: str, kind: str | None) -> int:
-    """A word with ``known``'s bits and random unknown ones: each field with an unknown bit gets a
-    legal raw value (0 for reserved bits, a defined code) three times in four, else any."""
-    word = known.value & known.mask
-    p = plan(lay, kind)
-    for f in p.layout.fields:
-        fmask = ((1 << f.width) - 1) << f.lo
-        if fmask & ~known.mask & ((1 << width) - 1) == 0:
-            continue
-        if rng.random() < 0.75:
-            if f.type == "reserved":
-                raw = 0
-            elif f.type == "constant":
-                raw = f.const
-            elif f.type == "enum":
-                raw = rng.choice(list(f.codes(kind).values()))
-            else:
-                raw = rng.randrange(1 << f.width)
-        else:
-            raw = rng.randrange(1 << f.width)
-        free = fmask & ~known.mask
-        word = (word & ~free) | ((raw << f.lo) & free)
-    return word
-
-
-def _python(inst, words: dict[str, int], arch: str | None, smem_size: int) -> set[tuple[str, str]]:
-    """The (code, operand) of each error or warning the engine finds for the instruction's words."""
-    q, ctx = inst.qualifiers, dict(inst.report.context)
-    if isinstance(q, WgmmaQualifiers):
-        args = {k: ctx[k] for k in ("atype", "btype", "dtype", "m", "n", "k", "sp", "trans_a", "trans_b", "scale_a",
-                                    "scale_b", "scale_d", "sp_sel", "satfinite")}
-        report = check_wgmma(**args, a_desc=words.get("a_desc"), b_desc=words["b_desc"], smem_size=smem_size)
-    elif isinstance(q, CpQualifiers):
-        report = validate_smem(words["s_desc"], arch=arch, smem_size=smem_size)
-        return {(f.code, "s_desc") for f in report.findings if f.severity in ("error", "warning")}
-    else:
-        report = check_mma(idesc=words["idesc"], kind=q.kind, a_desc=words.get("a_desc"), b_desc=words["b_desc"],
-                           zcm=words.get("zcm"), smem_size=smem_size,
-                           **{k: v for k, v in ctx.items() if v is not None and k != "smem_size"})
-    out = set()
-    for f in report.findings:
-        if f.severity in ("error", "warning"):
-            head = f.field.split(".")[0]
-            out.add((f.code, head if head in ("a_desc", "b_desc", "zcm") else "idesc"))
-    return out
-
-
 @pytest.mark.parametrize("name", FILES)
 def test_checks_agree_with_the_engine(name):
     text = (CORPUS / name).read_text()
@@ -195,3 +135,34 @@ def test_bad_options_are_refused():
     once = instrument_ptx(".version 8.0\n.target sm_90a\n.address_size 64\n").ptx
     with pytest.raises(UsageError, match="already"):
         instrument_ptx(once)
+
+
+RECORDED = Path(__file__).parent / "device" / "sanitizer_checks" / "recorded"
+
+
+def test_recorded_gpu_run_of_the_tcgen05_checks(tmp_path):
+    """The recorded H200 run (tests/device/sanitizer_checks/run.sh) ran the blocks the instrumenter
+    writes now over the words the harness makes now (their hashes), agreed with the engine on every
+    one of over a million, and a sample of its answers agrees with the engine here too."""
+    import hashlib
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent / "device" / "sanitizer_checks"))
+    import harness
+
+    s = dict(line.split("=", 1) for line in (RECORDED / "summary.txt").read_text().splitlines() if "=" in line)
+    assert s["agreement"] == "yes" and int(s["words"]) == int(s["compared"]) == int(s["agree"]) >= 1_000_000
+    assert 0 < int(s["device_findings"]) < int(s["words"])
+    harness.build(tmp_path)
+    sha = lambda p: hashlib.sha256(p.read_bytes()).hexdigest()  # noqa: E731
+    assert sha(tmp_path / "harness.ptx") == s["harness_sha256"], "the checks changed: rerun run.sh on a GPU"
+    assert sha(tmp_path / "words.bin") == s["words_sha256"]
+    assert sha(RECORDED / "device.bin") == s["device_sha256"]
+    assert (tmp_path / "sites.json").read_text() == (RECORDED / "sites.json").read_text()
+    for name in ("device.bin", "smem.txt"):
+        (tmp_path / name).write_bytes((RECORDED / name).read_bytes())
+    # %aggr_smem_size is the block's dynamic shared memory and the 1 KiB reserved region (E50)
+    assert int(s["aggr_smem_size"]) == int(s["dynamic_smem_size"]) + 1024 == int(s["total_smem_size"]) + 1024
+    every = 97
+    compared, agree, bad = harness.agreement(tmp_path, harness.expected(tmp_path, every, jobs=2), every)
+    assert compared > 10_000 and agree == compared, bad
