@@ -48,9 +48,10 @@ def blocks(ptx: str) -> dict[int, list[str]]:
 
 class Machine:
     def __init__(self, tables: dict[str, list[int]], regs: dict[str, int], capacity: int = 4,
-                 smem_size: int = 0x30000):
+                 smem_size: int = 0x30000, tid: int = 5):
         self.tables = tables
         self.smem_size = smem_size
+        self.tid = tid
         self.r: dict[str, int] = dict(regs)
         self.mem: dict[int, int] = {}  # byte address -> byte
         self.trapped = False
@@ -67,8 +68,9 @@ class Machine:
     def val(self, t: str) -> int:
         t = t.strip()
         if t.startswith("%"):
-            if t in ("%ctaid.x", "%ctaid.y", "%ctaid.z", "%tid.x", "%tid.y", "%tid.z", "%smid", "%laneid"):
-                return {"%ctaid.x": 3, "%tid.x": 5, "%smid": 7}.get(t, 0)
+            if t in ("%ctaid.x", "%ctaid.y", "%ctaid.z", "%tid.x", "%tid.y", "%tid.z", "%smid", "%laneid", "%ntid.x",
+                     "%ntid.y"):
+                return {"%ctaid.x": 3, "%tid.x": self.tid, "%smid": 7, "%ntid.x": 128, "%ntid.y": 1}.get(t, 0)
             if t == "%aggr_smem_size":
                 return self.smem_size
             return self.r[t]
@@ -142,6 +144,8 @@ class Machine:
             r[a[0]] = (signed(self.val(a[1])) * signed(self.val(a[2]))) & M64
         elif op == "mul.wide.u32":
             r[a[0]] = (self.val(a[1]) & 0xFFFFFFFF) * (self.val(a[2]) & 0xFFFFFFFF)
+        elif op == "mad.lo.u32":
+            r[a[0]] = (self.val(a[1]) * self.val(a[2]) + self.val(a[3])) & 0xFFFFFFFF
         elif op == "mad.lo.u64":
             r[a[0]] = (self.val(a[1]) * self.val(a[2]) + self.val(a[3])) & M64
         elif op == "neg.s64":

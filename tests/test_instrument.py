@@ -121,6 +121,22 @@ def test_most_of_the_corpus_assembles():
     assert len(readable) >= 60, len(readable)
 
 
+def test_a_wgmma_block_runs_in_the_first_warp_of_the_warpgroup():
+    """A wgmma's descriptors are the same in the warpgroup's four warps (§9.7.15.5.1): only its first
+    warp checks them, so the other three pay a branch, not the checks."""
+    name = "triton_sm90/matmul_fp16_128x128x64_w4_s3_sm90.ptx"
+    out = instrument_ptx((CORPUS / name).read_text(), file=name)
+    site = next(s for s in out.sites if s.checks)
+    inst = {i.line: i for i in scan_ptx((CORPUS / name).read_text()).instructions}[site.line]
+    regs = {o.text: 0x40000040000100C0 | 0x4000 for o in inst.operands if not o.resolved}  # reserved bit 14 set
+    lines = blocks(out.ptx)[site.index]
+    regs.update({p: 1 for p in re.findall(r"%p\w*", lines[0])})
+    for tid, stops in ((5, True), (40, False), (127, False), (128, True), (130, True), (160, False)):
+        m = Machine(const_tables(out.ptx), dict(regs), tid=tid)
+        m.run(lines)
+        assert m.trapped == stops, tid
+
+
 def test_a_proven_site_gets_no_check():
     text = (".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n.reg .f32 %f<5>;\n"
             "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, %f2, %f3, %f4}, 0x4000004000010040, "

@@ -134,6 +134,8 @@ class _Const:
 class _Reg:
     name: str
     kind: str  # "int" (None: NONE), "name" (an id, None: NONE), "bool" (0 or 1)
+    maybe_none: bool = True  # False: never None (a field, a special register, arithmetic, a comparison)
+    pred: str | None = None  # a predicate already holding its truth (a comparison's)
 
 
 _Val = _Const | _Reg
@@ -295,6 +297,7 @@ class Site:
         self.dynamic = dynamic
         self.p = program
         self._leaves: dict[int, frozenset[Any]] = {}
+        self._values: dict[str, _Val] = {}
         self._static_key: Any = None
 
     # -- what a subtree reads at run time
@@ -321,6 +324,15 @@ class Site:
     # -- values
 
     def value(self, node: ast.expr) -> _Val:
+        """``node``'s value: a constant, or a register the code so far computes (every value is
+        computed unconditionally, so one seen before is reused)."""
+        memo = ast.dump(node)
+        hit = self._values.get(memo)
+        if hit is None:
+            hit = self._values[memo] = self._value(node)
+        return hit
+
+    def _value(self, node: ast.expr) -> _Val:
         keys = self.leaves(node)
         if not keys:
             try:
@@ -335,11 +347,11 @@ class Site:
             r, w = self.p.reg(), self.p.reg32()
             self.p.emit(f"mov.u32 {w}, {self.dynamic[key].special};")
             self.p.emit(f"cvt.u64.u32 {r}, {w};")
-            return _Reg(r, "int")
+            return _Reg(r, "int", False)
         if key is not None and self.dynamic[key].shift is not None:
             r = self.p.reg()
             self.p.emit(f"shl.b64 {r}, {self.p.raw(fields[0])}, {self.dynamic[key].shift};")
-            return _Reg(r, "int")
+            return _Reg(r, "int", False)
         if sum(f.width for f in fields) <= FOLD_BITS and not any(self.dynamic[k].special for k in keys):
             folded = self._fold(node, keys, fields)
             if folded is not None:
@@ -360,22 +372,23 @@ class Site:
         outs, kinds = got
         results = [_repr(out, self.p)[0] for out in outs]
         kind = next(iter(kinds)) if len(kinds) == 1 else "int"
+        none = any(out is None for out in outs)
+        if len(set(results)) == 1:
+            return _Const(outs[0])
+        if not set(results) <= {0, 1} and sum(f.width for f in fields) > FOLD_VALUE_BITS:
+            return None
         index = self._index(fields)
         r = self.p.reg()
-        if len(set(results)) == 1:
-            return _Reg(self._const(results[0]), kind)
-        if set(results) <= {0, 1}:
+        if set(results) <= {0, 1} and not none:
             words = [0] * max(1, len(results) // 64)
             for i, bit in enumerate(results):
                 words[i >> 6] |= bit << (i & 63)
-            return _Reg(self.p.bit_of(tuple(words), index), "bool" if kind == "bool" else kind)
-        if sum(f.width for f in fields) > FOLD_VALUE_BITS:
-            return None
+            return _Reg(self.p.bit_of(tuple(words), index), "bool" if kind == "bool" else kind, False)
         name = self.p.table(tuple(results))
         self.p.emit(f"mov.u64 {r}, {name};")
         self.p.emit(f"mad.lo.u64 {r}, {index}, 8, {r};")
         self.p.emit(f"ld.const.u64 {r}, [{r}];")
-        return _Reg(r, kind)
+        return _Reg(r, kind, none)
 
     def _outcomes(self, node: ast.expr, keys: frozenset[Any],
                   fields: tuple[RawField, ...]) -> tuple[tuple[Any, ...], frozenset[str]] | None:
@@ -425,17 +438,22 @@ class Site:
         if isinstance(v, _Reg):
             return v
         code, kind = _repr(v.value, self.p)
-        return _Reg(self._const(code), kind)
+        return _Reg(self._const(code), kind, v.value is None)
+
+    def operand(self, v: _Val) -> str:
+        """``v`` as an instruction's operand: an immediate for a constant, else its register."""
+        return _imm(_repr(v.value, self.p)[0]) if isinstance(v, _Const) else v.name
 
     def truth(self, v: _Val) -> str:
         """A predicate: ``v`` is true (Python's truth: neither 0 nor None; a name is true)."""
-        if isinstance(v, _Const):
-            v = _Reg(self._const(1 if v.value else 0), "bool")
+        v = self.reg_of(v)
+        if v.pred is not None:
+            return v.pred
         p = self.p.pred()
-        if v.kind == "bool":
-            self.p.emit(f"setp.ne.s64 {p}, {v.name}, 0;")
-        elif v.kind == "name":
+        if v.kind == "name":
             self.p.emit(f"setp.ne.s64 {p}, {v.name}, {_imm(NONE)};")
+        elif v.kind == "bool" or not v.maybe_none:
+            self.p.emit(f"setp.ne.s64 {p}, {v.name}, 0;")
         else:
             q = self.p.pred()
             self.p.emit(f"setp.ne.s64 {q}, {v.name}, 0;")
@@ -444,71 +462,100 @@ class Site:
 
     def _bool(self, p: str) -> _Reg:
         r = self.p.reg()
-        self.p.emit(f"selp.b64 {r}, 1, 0, {p};")
-        return _Reg(r, "bool")
+        self.p.emit(f"selp.b64 {r}, 1, 0, {p};")  # (ptxas drops it where only the predicate is read)
+        return _Reg(r, "bool", False, p)
+
+    def _select(self, t: str, a: _Val, b: _Val) -> _Val:
+        """``a`` where predicate ``t`` holds, else ``b``."""
+        if isinstance(a, _Const) and isinstance(b, _Const) and a.value == b.value:
+            return a
+        kind_a = _repr(a.value, self.p)[1] if isinstance(a, _Const) else a.kind
+        kind_b = _repr(b.value, self.p)[1] if isinstance(b, _Const) else b.kind
+        none = any(v.value is None if isinstance(v, _Const) else v.maybe_none for v in (a, b))
+        r = self.p.reg()
+        self.p.emit(f"selp.b64 {r}, {self.operand(a)}, {self.operand(b)}, {t};")
+        return _Reg(r, kind_a if kind_a == kind_b else "int", none)
 
     def _native(self, node: ast.expr) -> _Val:
         if isinstance(node, ast.BoolOp):
             acc = self.value(node.values[0])
+            is_and = isinstance(node.op, ast.And)
             for nxt in node.values[1:]:
+                if isinstance(acc, _Const):
+                    if bool(acc.value) != is_and:  # (decided: a false 'and', a true 'or')
+                        return acc
+                    acc = self.value(nxt)
+                    continue
                 t = self.truth(acc)
-                a, b = self.reg_of(acc), self.reg_of(self.value(nxt))
-                r = self.p.reg()
-                if isinstance(node.op, ast.And):
-                    self.p.emit(f"selp.b64 {r}, {b.name}, {a.name}, {t};")
-                else:
-                    self.p.emit(f"selp.b64 {r}, {a.name}, {b.name}, {t};")
-                acc = _Reg(r, a.kind if a.kind == b.kind else "int")
+                b = self.value(nxt)
+                acc = self._select(t, b, acc) if is_and else self._select(t, acc, b)
             return acc
         if isinstance(node, ast.UnaryOp):
             inner = self.value(node.operand)
+            if isinstance(inner, _Const):
+                return _Const(not inner.value if isinstance(node.op, ast.Not) else -inner.value)
             if isinstance(node.op, ast.Not):
                 p = self.truth(inner)
                 q = self.p.pred()
                 self.p.emit(f"not.pred {q}, {p};")
                 return self._bool(q)
             r = self.p.reg()
-            self.p.emit(f"neg.s64 {r}, {self.reg_of(inner).name};")
-            return _Reg(r, "int")
+            self.p.emit(f"neg.s64 {r}, {inner.name};")
+            return _Reg(r, "int", False)
         if isinstance(node, ast.IfExp):
-            t = self.truth(self.value(node.test))
-            a, b = self.reg_of(self.value(node.body)), self.reg_of(self.value(node.orelse))
-            r = self.p.reg()
-            self.p.emit(f"selp.b64 {r}, {a.name}, {b.name}, {t};")
-            return _Reg(r, a.kind if a.kind == b.kind else "int")
+            test = self.value(node.test)
+            if isinstance(test, _Const):
+                return self.value(node.body if test.value else node.orelse)
+            t = self.truth(test)
+            return self._select(t, self.value(node.body), self.value(node.orelse))
         if isinstance(node, ast.BinOp):
-            return self._binop(type(node.op), self.reg_of(self.value(node.left)).name,
-                               self.reg_of(self.value(node.right)).name)
+            return self._binop(type(node.op), self.value(node.left), self.value(node.right))
         if isinstance(node, ast.Compare):
             return self._compare(node)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            args = [self.reg_of(self.value(a)).name for a in node.args]
-            r = self.p.reg()
+            args = [self.value(a) for a in node.args]
             if node.func.id in ("min", "max"):
-                self.p.emit(f"{node.func.id}.s64 {r}, {args[0]}, {args[1]};")
-                return _Reg(r, "int")
+                r = self.p.reg()
+                self.p.emit(f"{node.func.id}.s64 {r}, {self.reg_of(args[0]).name}, {self.operand(args[1])};")
+                return _Reg(r, "int", False)
             if node.func.id == "ceil_div":  # -(-a // b)
-                self.p.emit(f"neg.s64 {r}, {args[0]};")
-                quotient = self._binop(ast.FloorDiv, r, args[1])
+                r = self.p.reg()
+                self.p.emit(f"neg.s64 {r}, {self.reg_of(args[0]).name};")
+                quotient = self._binop(ast.FloorDiv, _Reg(r, "int", False), args[1])
                 out = self.p.reg()
-                self.p.emit(f"neg.s64 {out}, {quotient.name};")
-                return _Reg(out, "int")
+                self.p.emit(f"neg.s64 {out}, {self.reg_of(quotient).name};")
+                return _Reg(out, "int", False)
         raise Unsupported(f"{ast.unparse(node)} reads a wide run-time value where only a table can answer")
 
-    def _binop(self, op: type, a: str, b: str) -> _Reg:
+    def _binop(self, op: type, left: _Val, right: _Val) -> _Val:
+        if isinstance(left, _Const) and isinstance(right, _Const):
+            return _Const(_evaluate(ast.BinOp(ast.Constant(left.value), op(), ast.Constant(right.value)), {}, {}))
         r = self.p.reg()
         simple = {ast.Add: "add.s64", ast.Sub: "sub.s64", ast.Mult: "mul.lo.s64", ast.BitAnd: "and.b64",
                   ast.BitOr: "or.b64"}
+        if isinstance(left, _Const) and op in (ast.Add, ast.Mult, ast.BitAnd, ast.BitOr):
+            left, right = right, left  # (commutative: the constant second)
+        a = self.reg_of(left).name
         if op in simple:
-            self.p.emit(f"{simple[op]} {r}, {a}, {b};")
-            return _Reg(r, "int")
+            self.p.emit(f"{simple[op]} {r}, {a}, {self.operand(right)};")
+            return _Reg(r, "int", False)
         if op in (ast.RShift, ast.LShift):
-            c, n = self.p.reg(), self.p.reg32()
-            self.p.emit(f"min.u64 {c}, {b}, 64;")  # (a shift of 64 or more: all sign bits, or 0)
-            self.p.emit(f"cvt.u32.u64 {n}, {c};")
+            if isinstance(right, _Const):
+                n = str(min(int(right.value), 64))
+            else:
+                c, n = self.p.reg(), self.p.reg32()
+                self.p.emit(f"min.u64 {c}, {right.name}, 64;")  # (a shift of 64 or more: all sign bits, or 0)
+                self.p.emit(f"cvt.u32.u64 {n}, {c};")
             self.p.emit(f"{'shr.s64' if op is ast.RShift else 'shl.b64'} {r}, {a}, {n};")
-            return _Reg(r, "int")
+            return _Reg(r, "int", False)
         if op in (ast.FloorDiv, ast.Mod):  # Python's: the quotient rounded down, the remainder of b's sign
+            if isinstance(right, _Const) and isinstance(right.value, int) and right.value > 0 \
+                    and right.value & (right.value - 1) == 0:  # (a power of two: the bits, exactly)
+                d = right.value
+                self.p.emit(f"shr.s64 {r}, {a}, {d.bit_length() - 1};" if op is ast.FloorDiv
+                            else f"and.b64 {r}, {a}, {d - 1};")
+                return _Reg(r, "int", False)
+            b = self.reg_of(right).name
             q, m = self.p.reg(), self.p.reg()
             zero, fix, t = self.p.pred(), self.p.pred(), self.p.reg()
             self.p.emit(f"setp.eq.s64 {zero}, {b}, 0;")
@@ -522,35 +569,45 @@ class Site:
             self.p.emit(f"@{fix} sub.s64 {q}, {q}, 1;")
             self.p.emit(f"@{fix} add.s64 {m}, {m}, {t};")
             self.p.emit(f"mov.b64 {r}, {q if op is ast.FloorDiv else m};")
-            return _Reg(r, "int")
+            return _Reg(r, "int", False)
         raise Unsupported(f"operator {op.__name__}")
 
-    def _compare(self, node: ast.Compare) -> _Reg:
+    def _compare(self, node: ast.Compare) -> _Val:
         op, left, right = node.ops[0], node.left, node.comparators[0]
         if len(node.ops) != 1:
             raise Unsupported("a chained comparison")
         a = self.value(left)
         if isinstance(op, (ast.Is, ast.IsNot)):
+            if isinstance(a, _Const) or not a.maybe_none:
+                is_none = isinstance(a, _Const) and a.value is None
+                return _Const(is_none == isinstance(op, ast.Is))
             p = self.p.pred()
-            cmp = "eq" if isinstance(op, ast.Is) else "ne"
-            self.p.emit(f"setp.{cmp}.s64 {p}, {self.reg_of(a).name}, {_imm(NONE)};")
+            self.p.emit(f"setp.{'eq' if isinstance(op, ast.Is) else 'ne'}.s64 {p}, {a.name}, {_imm(NONE)};")
             return self._bool(p)
         if isinstance(op, (ast.In, ast.NotIn)):
             if not isinstance(right, ast.Tuple) or self.leaves(right):
                 raise Unsupported(f"{ast.unparse(node)}: membership in a run-time set")
-            x = self.reg_of(a).name
+            values = [_evaluate(e, self.static, {}) for e in right.elts]
+            if isinstance(a, _Const):
+                return _Const((a.value in values) == isinstance(op, ast.In))
             p = self.p.pred()
-            codes = [_repr(_evaluate(e, self.static, {}), self.p)[0] for e in right.elts] or [NONE + 1]
-            self.p.emit(f"setp.eq.s64 {p}, {x}, {_imm(codes[0])};")
+            codes = [_repr(v, self.p)[0] for v in values] or [NONE + 1]
+            self.p.emit(f"setp.eq.s64 {p}, {a.name}, {_imm(codes[0])};")
             for code in codes[1:]:
-                self.p.emit(f"setp.eq.or.s64 {p}, {x}, {_imm(code)}, {p};")
+                self.p.emit(f"setp.eq.or.s64 {p}, {a.name}, {_imm(code)}, {p};")
             if isinstance(op, ast.NotIn):
                 self.p.emit(f"not.pred {p}, {p};")
             return self._bool(p)
         b = self.value(right)
+        if isinstance(a, _Const) and isinstance(b, _Const):
+            return _Const(_evaluate(ast.Compare(ast.Constant(a.value), [op], [ast.Constant(b.value)]), {}, {}))
+        flip = {ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.GtE: ast.LtE}
+        if isinstance(a, _Const):
+            a, b, op = b, a, flip.get(type(op), type(op))()
         cmp = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge"}[type(op)]
         p = self.p.pred()
-        self.p.emit(f"setp.{cmp}.s64 {p}, {self.reg_of(a).name}, {self.reg_of(b).name};")
+        assert isinstance(a, _Reg)
+        self.p.emit(f"setp.{cmp}.s64 {p}, {a.name}, {self.operand(b)};")
         return self._bool(p)
 
     # -- a whole condition

@@ -98,10 +98,19 @@ class Instrumented:
                            "sites": [s.as_dict() for s in self.sites]}, indent=1)
 
     def summary(self) -> str:
-        checked = sum(1 for s in self.sites if s.codes)
+        """One line: the sites, how many get a run-time check and for which codes (how many sites
+        each), how many the scan proved, and how many have run-time bits no compiled check reads."""
+        checked = [s for s in self.sites if s.codes]
         proven = sum(1 for s in self.sites if s.proven)
-        return (f"{self.file}: {len(self.sites)} sites: {checked} checked at run time, {proven} proven by the scan, "
-                f"{len(self.sites) - checked - proven} with nothing the run-time checks cover")
+        counts: dict[str, int] = {}
+        for site in checked:
+            for code in site.codes:
+                counts[code] = counts.get(code, 0) + 1
+        why = f" ({', '.join(f'{c} x{n}' for c, n in counts.items())})" if counts else ""
+        skipped = sum(len(s.not_compiled) for s in self.sites)
+        return (f"{self.file}: {len(self.sites)} sites: {len(checked)} checked at run time{why}, {proven} proven "
+                f"by the scan, {len(self.sites) - len(checked) - proven} with nothing the run-time checks cover"
+                + (f"; {skipped} open rules not compiled (sites.json says why)" if skipped else ""))
 
 
 def instrument_ptx(text: str, *, arch: Arch | None = None, on_error: str = "trap",
@@ -410,14 +419,28 @@ def _block(site: CheckedSite, inst: ScanInstruction, program: Program, checks: l
     body += _record(program, site, found, op, word, value, inst.opcode == "wgmma.mma_async")
     if on_error == "trap":
         body += ["membar.sys;", "trap;"]
+    head: list[str] = []
+    if inst.opcode == "wgmma.mma_async":  # (its descriptors are the same in the warpgroup's 4 warps, §9.7.15.5.1:
+        head = _first_warp_only(program, end)  # the first warp checks them)
     out = [f"\t{{ // descgen: site {site.index}, {inst.opcode} at line {site.line}: "
            f"{len(checks)} run-time checks ({', '.join(site.codes)})"]
     out += [f"\t{d}" for d in program.declarations()]
     if guard is not None:
         out.append(f"\t{guard} bra.uni {end};")
+    out += [f"\t{line}" for line in head]
     out += [f"\t{line}" for line in body if line]
     out += [f"{end}:", "\t}"]
     return out
+
+
+def _first_warp_only(program: Program, end: str) -> list[str]:
+    """Branch to ``end`` unless this thread is in the first warp of its warpgroup (the thread's
+    linear index in the CTA, over 32, modulo 4)."""
+    a, b, c, p = program.reg32(), program.reg32(), program.reg32(), program.pred()
+    return [f"mov.u32 {a}, %tid.z;", f"mov.u32 {b}, %ntid.y;", f"mov.u32 {c}, %tid.y;",
+            f"mad.lo.u32 {a}, {a}, {b}, {c};", f"mov.u32 {b}, %ntid.x;", f"mov.u32 {c}, %tid.x;",
+            f"mad.lo.u32 {a}, {a}, {b}, {c};",
+            f"shr.u32 {a}, {a}, 5;", f"and.b32 {a}, {a}, 3;", f"setp.ne.u32 {p}, {a}, 0;", f"@{p} bra.uni {end};"]
 
 
 def _record(program: Program, site: CheckedSite, found: str, op: str, word: str, value: str,
