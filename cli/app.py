@@ -98,6 +98,7 @@ LAZY_COMMANDS = {
     "port": ("portcmd", "port"),
     "scan": ("scan", "scan"),
     "instrument": ("instrument", "instrument"),
+    "sanitize": ("sanitize", "sanitize"),
     "batch": ("batch", "batch"),
     "header": ("header", "header"),
 }

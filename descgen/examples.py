@@ -233,7 +233,12 @@ def calls() -> dict[str, Any]:
     public = (encode, decode, encode_idesc, validate_idesc, encode_smem, validate_smem, encode_zcm, validate_zcm,
               zcm_mask, validate_taddr, validate_wgmma_smem, idesc_from_runtime, check_mma, smem_for_tile, smem_layout,
               advance_smem, port_smem, diff, emit, emit_functions, instrument_ptx)
+    from . import cute, triton
+    from .sanitizer import report
+
     return {**{fn.__name__: fn for fn in public}, "descgen.words.identify.identify": identify,
+            "descgen.triton.enable": triton.enable, "descgen.triton.enabled": triton.enabled,
+            "descgen.cute.scan_compiled": cute.scan_compiled, "descgen.sanitizer.report.load_sites": report.load_sites,
             "descgen.model.loader.parse_shapes": parse_shapes, "descgen.model.loader.read_table": read_table}
 
 

@@ -30,29 +30,37 @@ def const_tables(ptx: str) -> dict[str, list[int]]:
 
 
 def blocks(ptx: str) -> dict[int, list[str]]:
-    """Each check block's statements, by site number."""
+    """Each check block's statements, by site number; a wgmma site's block is followed by the
+    function's flush (the record and the stop of its pending finding, before ``ret``)."""
     out: dict[int, list[str]] = {}
-    site = None
+    flush: list[str] = []
+    current: list[str] | None = None
     for line in ptx.split("\n"):
         m = re.match(r"\s*\{ // descgen: site (\d+),", line)
         if m:
-            site = int(m.group(1))
-            out[site] = []
+            current = out[int(m.group(1))] = []
             continue
-        if site is not None:
-            out[site].append(line.strip())
-            if line.strip() == f"$DG_{site}_END:":
-                site = None
+        if re.match(r"\s*\{ // descgen: the pending finding", line):
+            current = flush = []
+            continue
+        if current is not None:
+            if line.strip() == "}":
+                current = None
+            else:
+                current.append(line.strip())
+    for site, lines in out.items():
+        if not any(ln.endswith("trap;") or "descgen_report" in ln for ln in lines):
+            lines += flush
     return out
 
 
 class Machine:
     def __init__(self, tables: dict[str, list[int]], regs: dict[str, int], capacity: int = 4,
-                 smem_size: int = 0x30000, tid: int = 5):
+                 smem_size: int = 0x30000, tid: int = 0):
         self.tables = tables
         self.smem_size = smem_size
         self.tid = tid
-        self.r: dict[str, int] = dict(regs)
+        self.r: dict[str, int] = {**{f"%dgq{i}": 0 for i in range(5)}, **regs}  # (the function's pending finding)
         self.mem: dict[int, int] = {}  # byte address -> byte
         self.trapped = False
         self.addresses = {name: 0x100000 * (i + 1) for i, name in enumerate(tables)}

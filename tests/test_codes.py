@@ -265,6 +265,8 @@ UNREACHABLE = {
     # encode refuses a reserved/constant field's name as <WORD>-FIELD-UNKNOWN first; only value
     # fields' values are ever checked
     "IDESC-FIELD-FIXED", "SMEM-FIELD-FIXED", "WGMMA-SMEM-FIELD-FIXED", "ZCM-FIELD-FIXED", "TADDR-FIELD-FIXED",
+    # the machine's state, not an argument: no CUDA driver, a loaded CUDA module, the Triton installed
+    "SANITIZER-DRIVER", "SANITIZER-MODULE", "SANITIZER-TRITON",
 }
 WITH_EXAMPLES = [code for code in ALL if examples_for(code) is not None]
 
@@ -554,6 +556,8 @@ def test_every_layout_code_is_produced_with_the_tables_text():
     its table's rule, source, severity and one of its fields (codes_of checks each finding it
     meets); so does each [[usage]] code its example produces."""
     for code in [*layout_table(), *usage_table()]:
+        if code in UNREACHABLE:
+            continue
         pair = examples_for(code)
         assert pair is not None, f"{code}: no examples in tables/codes.toml"
         assert code in _produce(example(pair[1]).outcome), code

@@ -22,6 +22,7 @@ from descgen import UsageError
 from descgen.ptx.qualifiers import CpQualifiers, MmaQualifiers
 from descgen.ptx.scan import scan_ptx
 from descgen.sanitizer.instrument import instrument_ptx
+from descgen import check_wgmma
 from sanitizer_cases import ROLE_OF, engine_findings as _python, fill as _fill, layout_of as _layout
 
 CORPUS = Path(__file__).parent / "corpus"
@@ -121,20 +122,27 @@ def test_most_of_the_corpus_assembles():
     assert len(readable) >= 60, len(readable)
 
 
-def test_a_wgmma_block_runs_in_the_first_warp_of_the_warpgroup():
-    """A wgmma's descriptors are the same in the warpgroup's four warps (§9.7.15.5.1): only its first
-    warp checks them, so the other three pay a branch, not the checks."""
+def test_a_wgmma_finding_is_recorded_at_the_exit_by_the_warpgroups_first_thread():
+    """Before a wgmma the block is integer code only (ptxas keeps the wgmma pipeline), the finding
+    waits in the function's pending registers, the instruction reads a legal stand-in descriptor,
+    and before ret the warpgroup's first thread writes the record and stops the kernel (the others
+    run on, so that no trap ends the context before the record is in host memory)."""
     name = "triton_sm90/matmul_fp16_128x128x64_w4_s3_sm90.ptx"
     out = instrument_ptx((CORPUS / name).read_text(), file=name)
     site = next(s for s in out.sites if s.checks)
+    line = out.ptx.split("\n")[out.ptx.split("\n").index(next(ln for ln in out.ptx.split("\n")
+                                                                 if f"descgen: site {site.index}," in ln)):]
+    wgmma = next(ln for ln in line if "wgmma.mma_async" in ln and "descgen" not in ln)
+    assert "%dgs" in wgmma and not re.search(r"%rd\d+", wgmma.split("}")[-1])  # (the descriptors: stand-ins)
     inst = {i.line: i for i in scan_ptx((CORPUS / name).read_text()).instructions}[site.line]
     regs = {o.text: 0x40000040000100C0 | 0x4000 for o in inst.operands if not o.resolved}  # reserved bit 14 set
     lines = blocks(out.ptx)[site.index]
-    regs.update({p: 1 for p in re.findall(r"%p\w*", lines[0])})
-    for tid, stops in ((5, True), (40, False), (127, False), (128, True), (130, True), (160, False)):
+    regs.update({p: 1 for p in re.findall(r"%p\w*", " ".join(lines))})
+    for tid, writes in ((0, True), (5, False), (40, False), (128, True), (160, False)):
         m = Machine(const_tables(out.ptx), dict(regs), tid=tid)
         m.run(lines)
-        assert m.trapped == stops, tid
+        assert m.trapped == writes and bool(m.records()) == writes, tid  # (the others run on to ret)
+        assert m.r[next(r for r in re.findall(r"%dgs\d+", " ".join(lines)))] == 0x0000004000010000  # (the stand-in)
 
 
 def test_a_proven_site_gets_no_check():
@@ -182,3 +190,31 @@ def test_recorded_gpu_run_of_the_tcgen05_checks(tmp_path):
     every = 97
     compared, agree, bad = harness.agreement(tmp_path, harness.expected(tmp_path, every, jobs=2), every)
     assert compared > 10_000 and agree == compared, bad
+
+
+def test_recorded_gpu_run_of_the_planted_bugs():
+    """The recorded H200 run (tests/device/sanitizer/run.sh) instrumented the GEMM with the
+    instrumenter as it is now (its site table), gave bit-identical results on the clean runs, and
+    stopped each planted bug with its code, PTX line and word, the engine agreeing on the word."""
+    import json
+
+    recorded = Path(__file__).parent / "device" / "sanitizer" / "recorded"
+    ptx = (Path(__file__).parent / "device" / "sanitizer" / "ptx" / "gemm_sm90.ptx").read_text()
+    assert (recorded / "gemm.ptx").read_text() == ptx
+    table = json.loads((recorded / "gemm.inst.ptx.sites.json").read_text())
+    now = json.loads(instrument_ptx(ptx, file=table["file"]).sites_json())
+    assert now == table, "the instrumenter changed: rerun tests/device/sanitizer/run.sh on a GPU"
+    s = json.loads((recorded / "summary.json").read_text())
+    assert s["clean"]["bit_identical"] and all(t["bit_identical"] for t in s["triton"].values())
+    expected = {1: "SMEM-OUTSIDE-CTA", 2: "WGMMA-SMEM-RESERVED-14", 3: "SMEM-BASE-OFFSET-BOUNDARY",
+                4: "WGMMA-SBO-ATOM", 5: "WGMMA-SBO-ATOM"}
+    for bug, code in expected.items():
+        run = s["bugs"][str(bug)]
+        first = run["inst"]["report"]["records"][0]
+        assert first["complete"] and first["code"] == code and first["line"] == 1051, (bug, first)
+        word = int(first["word"], 16)
+        report = check_wgmma(atype="bf16", dtype="f32", n=128, a_desc=word, b_desc=0x4000004000010440, trans_a=0,
+                             trans_b=0, smem_size=0x20400 + 1024)
+        assert code in {f.code for f in report.findings}, (bug, word)
+    assert {s["bugs"][str(b)]["plain"]["status"] for b in (2, 3, 4)} == {"wrong"}  # silently wrong
+    assert s["bugs"]["6"]["inst"]["report"]["count"] == 0  # every field of its word is legal

@@ -41,7 +41,8 @@ LAYERS = (
      "codes"),
     ("batch.schema", "batch.handlers", "batch.codec", "batch.cache", "batch.stream",
      "backends.descriptor_functions", "backends.cpp_header", "backends.cpp_rules", "backends.ptx_rules", "ptx.files"),
-    ("sanitizer.instrument", "examples"),
+    ("sanitizer.instrument", "sanitizer.report"),
+    ("triton", "cute", "examples"),
     ("__main__",),
 )
 

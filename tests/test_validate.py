@@ -65,7 +65,8 @@ def test_catalog_codes_are_unique_across_field_codes_and_well_formed():
     for code, rule in all_codes().items():
         assert code == code.upper() and code.split("-")[0] in ("IDESC", "SMEM", "WGMMA", "PORT", "ZCM", "MMA",
                                                                "CONTEXT", "TADDR", "DIFF", "EMIT", "PTX", "BATCH",
-                                                               "IDENTIFY", "LAYOUT", "TABLE", "INSTRUMENT"), code
+                                                               "IDENTIFY", "LAYOUT", "TABLE", "INSTRUMENT", "SANITIZER",
+                                                               "CUTE"), code
         assert rule.severity in ("error", "warning", "info")
         assert rule.source and rule.rule, code
     for rule in CATALOG.values():

@@ -138,6 +138,8 @@ def instrument_ptx(text: str, *, arch: Arch | None = None, on_error: str = "trap
     lines = text.split("\n")
     out = Instrumented(text, file, findings=tuple(result.findings))
     blocks: dict[int, list[str]] = {}
+    rewrites: dict[int, dict[str, str]] = {}  # line -> operand register -> its checked stand-in
+    stand_ins: list[str] = []
     tables: list[str] = []
     pool: dict[tuple[int, ...], str] = {}
     for inst in result.instructions:
@@ -156,15 +158,26 @@ def instrument_ptx(text: str, *, arch: Arch | None = None, on_error: str = "trap
         site.codes = tuple(dict.fromkeys(c[0] for c in checks))
         site.checks = tuple(dict.fromkeys((c[0], c[1]) for c in checks))
         guard = _guard(lines[inst.line - 1])
-        blocks[inst.line] = _block(site, inst, program, checks, guard, on_error)
+        if inst.opcode == "wgmma.mma_async":
+            blocks[inst.line], rewrites[inst.line] = _deferred_block(site, program, checks, guard, open_ops, stand_ins)
+        else:
+            blocks[inst.line] = _block(site, inst, program, checks, guard, on_error)
         tables += [f".const .align 8 .b64 {name}[{len(values)}] = {{{', '.join(_b64(v) for v in values)}}};"
                    for name, values in program.tables.items()]
-    new = []
+    new: list[str] = []
+    bodies = [(start, end) for start, end in _function_bodies(lines) if any(start < n <= end for n in rewrites)]
     for number, line in enumerate(lines, 1):
         if number in blocks:
             new += blocks[number]
+        for reg, stand_in in rewrites.get(number, {}).items():
+            line = re.sub(rf"{re.escape(reg)}\b", stand_in, line)
+        inside = next(((a, b) for a, b in bodies if a < number <= b), None)
+        if inside is not None and re.match(r"\s*(@!?%\w+\s+)?(ret|exit)\s*;", line):
+            new += _flush(number, on_error)
         new.append(line)
-    head = _module_head(new)
+        if any(number == a for a, _ in bodies):  # (the function's opening brace: its pending finding)
+            new += _pending_declarations(len(stand_ins))
+        head = _module_head(new)
     new[head:head] = ["", f".visible .global .align 8 .u64 {REPORT_SYMBOL};", *tables, ""]
     out.ptx = "\n".join(new)
     return out
@@ -403,8 +416,28 @@ def _module_head(lines: list[str]) -> int:
 
 def _block(site: CheckedSite, inst: ScanInstruction, program: Program, checks: list[_Check], guard: str | None,
            on_error: str) -> list[str]:
-    """The ``{ }`` block before the instruction: the checks, the first finding's record, the stop."""
-    end = f"$DG_{site.index}_END"
+    """The ``{ }`` block before the instruction: the checks, the first finding's record, the stop.
+    No branch: ptxas serializes a function's wgmma.mma_async when code between them diverges
+    (C7520, "compiler-inserted WG.AR in divergent path"), so the record and the trap are
+    predicated instead, and every thread of a warpgroup runs the checks."""
+    body, stop, (found, op, word, value) = _first_finding(site, program, checks, guard)
+    written, lead = _record(program, site.index, stop, found, op, word, value, inst.opcode == "wgmma.mma_async")
+    body += written
+    if on_error == "trap":
+        body.append(f"@{lead} trap;")
+    out = [f"\t{{ // descgen: site {site.index}, {inst.opcode} at line {site.line}: "
+           f"{len(checks)} run-time checks ({', '.join(site.codes)})"]
+    out += [f"\t{d}" for d in program.declarations()]
+    out += [f"\t{line}" for line in body if line]
+    out += ["\t}"]
+    return out
+
+
+def _first_finding(site: CheckedSite, program: Program, checks: list[_Check],
+                   guard: str | None) -> tuple[list[str], str, tuple[str, str, str, str]]:
+    """The checks' code, then the first finding's code (1 + its index in the site's codes; 0:
+    none), operand, word and value in registers, and a predicate ``stop``: a finding, where the
+    instruction runs (its guard)."""
     body = list(program.lines)
     found, op, word, value = program.reg(), program.reg(), program.reg(), program.reg()
     body += [f"mov.b64 {found}, 0;", f"mov.b64 {op}, 0;", f"mov.b64 {word}, 0;", f"mov.b64 {value}, 0;"]
@@ -414,56 +447,128 @@ def _block(site: CheckedSite, inst: ScanInstruction, program: Program, checks: l
         body.append(f"setp.eq.and.s64 {first}, {found}, 0, {pred};")
         body += [f"@{first} mov.b64 {found}, {codes.index(code) + 1};", f"@{first} mov.b64 {op}, {ROLES[role]};",
                  f"@{first} mov.b64 {word}, {w};", f"@{first} mov.b64 {value}, {val};"]
-    none = program.pred()
-    body += [f"setp.eq.s64 {none}, {found}, 0;", f"@{none} bra.uni {end};"]
-    body += _record(program, site, found, op, word, value, inst.opcode == "wgmma.mma_async")
-    if on_error == "trap":
-        body += ["membar.sys;", "trap;"]
-    head: list[str] = []
-    if inst.opcode == "wgmma.mma_async":  # (its descriptors are the same in the warpgroup's 4 warps, §9.7.15.5.1:
-        head = _first_warp_only(program, end)  # the first warp checks them)
-    out = [f"\t{{ // descgen: site {site.index}, {inst.opcode} at line {site.line}: "
-           f"{len(checks)} run-time checks ({', '.join(site.codes)})"]
+    stop = program.pred()
+    body.append(f"setp.ne.s64 {stop}, {found}, 0;")
+    if guard is not None:  # (the instruction's own guard: no finding where it does not run)
+        negated = guard.startswith("@!")  # (the guard written as its branch around the block)
+        body.append(f"and.pred {stop}, {stop}, {'' if negated else '!'}{guard.lstrip('@!')};")
+    return body, stop, (found, op, word, value)
+
+
+#: The function-scope registers of a pending finding (docs/sanitizer.md, "wgmma"): site, code
+#: (1 + index; 0: none), operand, word, value.
+_PENDING = "%dgq"
+
+
+def _pending_declarations(stand_ins: int) -> list[str]:
+    return [f"\t.reg .b64 {_PENDING}<5>;", f"\t.reg .b64 %dgs<{max(1, stand_ins)}>;",
+            *(f"\tmov.b64 {_PENDING}{i}, 0;" for i in range(5))]
+
+
+def _deferred_block(site: CheckedSite, program: Program, checks: list[_Check], guard: str | None,
+                    ops: list[ScanOperand], stand_ins: list[str]) -> tuple[list[str], dict[str, str]]:
+    """Before a ``wgmma.mma_async``: the checks as straight-line integer code only (ptxas keeps the
+    warpgroup's wgmma pipeline: a store, a load or a trap between them makes it insert
+    ``warpgroup.arrive``, C7519, or serialize, C7520), the first finding kept in the function's
+    pending registers for the record and the stop at its exit (:func:`_flush`), and each shared
+    memory descriptor replaced by a stand-in register that holds it, or, after a finding, a legal
+    descriptor (start address 0, no swizzle), so that the instruction does not fault before the
+    finding is reported."""
+    from ..words.wgmma_smem import encode_wgmma_smem
+
+    safe = int(encode_wgmma_smem(start_address=0, lbo=16, sbo=1024, swizzle="none"))
+    body, stop, (found, op, word, value) = _first_finding(site, program, checks, guard)
+    first = program.pred()
+    body.append(f"setp.eq.and.s64 {first}, {_PENDING}1, 0, {stop};")
+    body += [f"@{first} mov.b64 {_PENDING}0, {site.index};", f"@{first} mov.b64 {_PENDING}1, {found};",
+             f"@{first} mov.b64 {_PENDING}2, {op};", f"@{first} mov.b64 {_PENDING}3, {word};",
+             f"@{first} mov.b64 {_PENDING}4, {value};"]
+    rewrite = {}
+    pre: list[str] = []
+    for o in ops:
+        if o.role in ("a_desc", "b_desc") and o.text not in rewrite:
+            rewrite[o.text] = f"%dgs{len(stand_ins)}"
+            stand_ins.append(rewrite[o.text])
+            pre.append(f"mov.b64 {rewrite[o.text]}, {o.text};")
+            body.append(f"selp.b64 {rewrite[o.text]}, {_b64(safe)}, {o.text}, {stop};")
+    out = [f"\t{{ // descgen: site {site.index}, wgmma.mma_async at line {site.line}: {len(checks)} run-time checks "
+           f"({', '.join(site.codes)}); a finding is recorded at the function's exit"]
     out += [f"\t{d}" for d in program.declarations()]
-    if guard is not None:
-        out.append(f"\t{guard} bra.uni {end};")
-    out += [f"\t{line}" for line in head]
-    out += [f"\t{line}" for line in body if line]
-    out += [f"{end}:", "\t}"]
+    out += [f"\t{line}" for line in pre + body if line] + ["\t}"]
+    return out, rewrite
+
+
+def _flush(line: int, on_error: str) -> list[str]:
+    """Before a ``ret``/``exit`` of a function with wgmma sites: the pending finding's record and,
+    with ``on_error="trap"``, the stop."""
+    program = Program(f"dgx{line}_")
+    stop = program.pred()
+    body = [f"setp.ne.s64 {stop}, {_PENDING}1, 0;"]
+    written, lead = _record(program, f"{_PENDING}0", stop, f"{_PENDING}1", f"{_PENDING}2", f"{_PENDING}3",
+                            f"{_PENDING}4", True)
+    body += written
+    if on_error == "trap":
+        body.append(f"@{lead} trap;")
+    return ["\t{ // descgen: the pending finding of this function's wgmma sites", *(f"\t{d}" for d in
+            program.declarations()), *(f"\t{b}" for b in body), "\t}"]
+
+
+def _function_bodies(lines: list[str]) -> list[tuple[int, int]]:
+    """Each function's body: the 1-based lines of its opening and closing brace (``.entry`` and
+    ``.func`` with a body; braces inside a line, such as vector operands, balance on it)."""
+    out = []
+    heading = False
+    depth = 0
+    start = 0
+    for number, raw in enumerate(lines, 1):
+        line = raw.split("//")[0]
+        if depth == 0 and re.match(r"\s*(\.(visible|weak|extern)\s+)*\.(entry|func)\b", line):
+            heading = True
+        for ch in line:
+            if ch == "{":
+                if depth == 0 and heading:
+                    start, heading = number, False
+                depth += 1
+            elif ch == "}":
+                depth -= 1
+                if depth == 0 and start:
+                    out.append((start, number))
+                    start = 0
+            elif ch == ";" and depth == 0:
+                heading = False  # (a prototype: no body)
     return out
 
 
-def _first_warp_only(program: Program, end: str) -> list[str]:
-    """Branch to ``end`` unless this thread is in the first warp of its warpgroup (the thread's
-    linear index in the CTA, over 32, modulo 4)."""
-    a, b, c, p = program.reg32(), program.reg32(), program.reg32(), program.pred()
-    return [f"mov.u32 {a}, %tid.z;", f"mov.u32 {b}, %ntid.y;", f"mov.u32 {c}, %tid.y;",
-            f"mad.lo.u32 {a}, {a}, {b}, {c};", f"mov.u32 {b}, %ntid.x;", f"mov.u32 {c}, %tid.x;",
-            f"mad.lo.u32 {a}, {a}, {b}, {c};",
-            f"shr.u32 {a}, {a}, 5;", f"and.b32 {a}, {a}, 3;", f"setp.ne.u32 {p}, {a}, 0;", f"@{p} bra.uni {end};"]
-
-
-def _record(program: Program, site: CheckedSite, found: str, op: str, word: str, value: str,
-            per_warp: bool) -> list[str]:
-    """Write one record (docs/sanitizer.md) when the report buffer is attached."""
+def _record(program: Program, site: int | str, stop: str, found: str, op: str, word: str, value: str,
+            per_warpgroup: bool) -> tuple[list[str], str]:
+    """Write one record (docs/sanitizer.md) where ``stop`` holds and the report buffer is attached,
+    every store predicated; for a wgmma, by the warpgroup's first thread only (its 128 threads hold
+    the same words). Returns the code and the predicate of the threads that stop the kernel: those
+    that record (the others run on to their exit, so that no other thread's trap ends the context
+    before the record is in host memory)."""
     buf, i, cap, rec = program.reg(), program.reg32(), program.reg32(), program.reg()
-    w = program.reg32()
-    skip = f"$DG_{site.index}_NOREC"
-    p = program.pred()
-    out = [f"ld.global.u64 {buf}, [{REPORT_SYMBOL}];", f"setp.eq.u64 {p}, {buf}, 0;", f"@{p} bra.uni {skip};"]
-    if per_warp:  # (a warpgroup's 128 threads hold the same words: lane 0 of each warp writes)
-        out += [f"mov.u32 {w}, %laneid;", f"setp.ne.u32 {p}, {w}, 0;", f"@{p} bra.uni {skip};"]
-    out += [f"atom.relaxed.sys.global.add.u32 {i}, [{buf}], 1;", f"ld.relaxed.sys.global.u32 {cap}, [{buf}+4];",
-            f"setp.ge.u32 {p}, {i}, {cap};", f"@{p} bra.uni {skip};",
+    w, a, b = program.reg32(), program.reg32(), program.reg32()
+    lead, p = program.pred(), program.pred()
+    out = [f"mov.b64 {buf}, 0;", f"mov.u32 {i}, 0;", f"mov.u32 {cap}, 0;"]
+    if per_warpgroup:  # the thread's linear index in the CTA is 0 modulo 128
+        out += [f"mov.u32 {a}, %tid.z;", f"mov.u32 {b}, %ntid.y;", f"mov.u32 {w}, %tid.y;",
+                f"mad.lo.u32 {a}, {a}, {b}, {w};", f"mov.u32 {b}, %ntid.x;", f"mov.u32 {w}, %tid.x;",
+                f"mad.lo.u32 {a}, {a}, {b}, {w};", f"and.b32 {a}, {a}, 127;",
+                f"setp.eq.and.u32 {lead}, {a}, 0, {stop};"]
+    else:
+        out.append(f"mov.pred {lead}, {stop};")
+    out += [f"@{lead} ld.global.u64 {buf}, [{REPORT_SYMBOL}];", f"setp.ne.and.u64 {p}, {buf}, 0, {lead};"]
+    out += [f"@{p} atom.relaxed.sys.global.add.u32 {i}, [{buf}], 1;",
+            f"@{p} ld.relaxed.sys.global.u32 {cap}, [{buf}+4];", f"setp.lt.and.u32 {p}, {i}, {cap}, {p};",
             f"mul.wide.u32 {rec}, {i}, 64;", f"add.u64 {rec}, {rec}, {buf};",
-            f"st.relaxed.sys.global.u32 [{rec}+64], {site.index};"]
-    out += [f"cvt.u32.u64 {w}, {found};", f"sub.u32 {w}, {w}, 1;", f"st.relaxed.sys.global.u32 [{rec}+68], {w};",
-            f"cvt.u32.u64 {w}, {op};", f"st.relaxed.sys.global.u32 [{rec}+72], {w};",
-            f"st.relaxed.sys.global.u64 [{rec}+80], {word};"]
+            *([f"cvt.u32.u64 {w}, {site};", f"@{p} st.relaxed.sys.global.u32 [{rec}+64], {w};"]
+              if isinstance(site, str) else [f"@{p} st.relaxed.sys.global.u32 [{rec}+64], {site};"])]
+    out += [f"cvt.u32.u64 {w}, {found};", f"sub.u32 {w}, {w}, 1;", f"@{p} st.relaxed.sys.global.u32 [{rec}+68], {w};",
+            f"cvt.u32.u64 {w}, {op};", f"@{p} st.relaxed.sys.global.u32 [{rec}+72], {w};",
+            f"@{p} st.relaxed.sys.global.u64 [{rec}+80], {word};"]
     for off, reg in ((88, "%ctaid.x"), (92, "%ctaid.y"), (96, "%ctaid.z"), (100, "%tid.x"), (104, "%tid.y"),
                      (108, "%tid.z"), (120, "%smid")):
-        out += [f"mov.u32 {w}, {reg};", f"st.relaxed.sys.global.u32 [{rec}+{off}], {w};"]
-    out += [f"st.relaxed.sys.global.u64 [{rec}+112], {value};", "membar.sys;",
-            f"st.relaxed.sys.global.u32 [{rec}+76], 1;", f"{skip}:"]
-    return out
-
+        out += [f"mov.u32 {w}, {reg};", f"@{p} st.relaxed.sys.global.u32 [{rec}+{off}], {w};"]
+    out += [f"@{p} st.relaxed.sys.global.u64 [{rec}+112], {value};", f"@{p} membar.sys;",
+            f"@{p} st.relaxed.sys.global.u32 [{rec}+76], 1;", f"@{p} membar.sys;"]
+    return out, lead

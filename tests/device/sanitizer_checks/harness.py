@@ -73,8 +73,8 @@ def _sites() -> list[dict]:
                 continue
             seen.add(key)
             start = next(i for i, ln in enumerate(body) if ln.strip().startswith(f"{{ // descgen: site {site.index},"))
-            end = body.index(f"$DG_{site.index}_END:", start)
-            block = [ln.strip() for ln in body[start + 1:end + 1]]
+            end = next(i for i in range(start + 1, len(body)) if body[i].strip() == "}")
+            block = [ln.strip() for ln in body[start + 1:end]]
             out.append({"file": name, "fi": fi, "site": site.index, "line": site.line, "block": block,
                         "tables": tables, "checks": [list(c) for c in site.checks], "codes": list(site.codes),
                         "operands": [(o.role, o.text, o.width) for o in inst.operands if not o.resolved]})
@@ -105,9 +105,9 @@ def _entry(k: int, s: dict) -> str:
         lines.append(f"\tld.global.u64 %hd2, [%hd0+{8 * j}];")
         lines.append(f"\tmov.b64 {reg}, %hd2;" if width == 64 else f"\tcvt.u32.u64 {reg}, %hd2;")
     for ln in block:
-        m = re.match(r"@(!?)(%p\d+) bra\.uni \$DG_\d+_END", ln)
+        m = re.match(r"and\.pred (%dg\w+), \1, (!?)(%p\d+);", ln)
         if m:  # the instruction's guard: the instruction runs
-            lines.append(f"\tsetp.{'eq' if m.group(1) else 'ne'}.u32 {m.group(2)}, %hw3, %hw3;")
+            lines.append(f"\tsetp.{'ne' if m.group(2) else 'eq'}.u32 {m.group(3)}, %hw3, %hw3;")
     lines += [f"\t{ln}" if not ln.endswith(":") else ln for ln in block]
     lines += ["HDONE:", "\tret;", "}"]
     return "\n".join(lines)
