@@ -22,7 +22,7 @@ __all__ = ["instrument"]
 @click.argument("file", metavar="FILE.ptx|-")
 @click.option("-o", "--output", "output", metavar="OUT.ptx", required=True,
               help="Where to write the instrumented PTX (- for stdout); its site table goes to OUT.ptx.sites.json.")
-@click.option("--arch", type=ArchType(bare=True), help="The target, if the file's .target does not say.")
+@click.option("--arch", type=ArchType(wgmma=True, bare=True), help="The target, if the file's .target does not say.")
 @click.option("--on-error", type=click.Choice(["trap", "report"]), default="trap", show_default=True,
               help="trap: a finding stops the kernel after its record is written; report: record it and run on.")
 @output_options

@@ -22,9 +22,10 @@ __all__ = ["scan"]
 
 @click.command(short_help="Find every tcgen05.mma/tcgen05.cp in PTX files and check their descriptors' known bits.")
 @click.argument("files", metavar="FILE|DIR|-...", nargs=-1, required=True)
-@click.option("--arch", type=ArchType(bare=True), help="The target; overrides each file's .target (default: its "
-              ".target). A target without tcgen05 (sm_110: its a/f forms have it, E49) is reported as such a .target "
-              "is.")
+@click.option("--arch", type=ArchType(wgmma=True, bare=True),
+              help="The target; overrides each file's .target (default: its .target). A target without tcgen05 "
+                   "(sm_90a, whose wgmma is checked; sm_110: its a/f forms have it, E49) is reported as such a "
+                   ".target is.")
 @click.option("-v", "--verbose", is_flag=True,
               help="Also print each instruction with its descriptor operands: value or known bits (? = unknown), "
                    "where they come from, the fields checked, the rules not checked, and the notes.")

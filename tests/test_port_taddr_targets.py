@@ -186,7 +186,7 @@ def test_e49_each_arch_error_lists_the_targets_its_command_takes() -> None:
         ("smem", "--start-address", "0x400", "--lbo", "16", "--sbo", "1024", "--swizzle", "128B"): ["sm_90a", *tcgen05],
         ("decode", hex(BLACKWELL)): ["sm_90a", *tcgen05],
         ("validate", hex(BLACKWELL)): ["sm_90a", *tcgen05],
-        ("scan", "-"): [*tcgen05, *bare],
+        ("scan", "-"): ["sm_90a", *tcgen05, *bare],
     }
     for args, takes in commands.items():
         assert _listed(run(*args, "--arch", "sm_99", code=2, input=PTX).stderr) == takes, args

@@ -403,8 +403,10 @@ def test_e34_unknown_and_missing_target():
     assert [(f.line, f.code, f.severity) for f in r.findings] == [(2, "PTX-TARGET-MISSING", "info")]
     assert scan_ptx(WORDS + MMA, arch="sm_100a").findings == ()
     assert scan_ptx("// nothing here\n").findings == ()  # no instruction: nothing to say about the target
+    # Hopper's target: taken as such a .target is (its wgmma checked; tcgen05 refused there)
+    assert [f.code for f in scan_ptx(WORDS + MMA, arch="sm_90a").findings] == ["PTX-TARGET-TCGEN05"]
     with pytest.raises(descgen.UsageError):
-        scan_ptx(WORDS + MMA, arch="sm_90a")
+        scan_ptx(WORDS + MMA, arch="sm_130a")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -624,8 +626,8 @@ def test_cli_several_files_directories_and_not_ptx(tmp_path):
 def test_cli_usage_errors_exit_2():
     r = invoke("scan", "/nonexistent/k.ptx")
     assert r.exit_code == 2 and "cannot read /nonexistent/k.ptx: No such file or directory" in r.stderr
-    r = invoke("scan", "-", "--arch", "sm_90a", input="")
-    assert r.exit_code == 2 and "'sm_90a' is Hopper's target (wgmma); --arch here takes a tcgen05 target" in r.stderr
+    r = invoke("scan", "-", "--arch", "sm_99a", input="")
+    assert r.exit_code == 2 and "Invalid value for '--arch'" in r.stderr
     r = invoke("scan")
     assert r.exit_code == 2 and "Missing argument" in r.stderr
 

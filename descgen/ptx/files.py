@@ -14,8 +14,9 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
 
-from ..model.context import bare_target, normalize_arch
-from ..core.types import Arch
+from ..model.context import normalize_arch
+from .syntax_rules import known_without_tcgen05
+from ..core.types import SmemArch
 from ..core.workers import MAX_AUTO_JOBS, PARALLEL_BYTES, can_fork, cores, ignore_interrupt
 from .results import ScanChunk
 from .scan import scan_stream
@@ -98,7 +99,7 @@ def auto_jobs(paths: list[str]) -> int:
     return min(cores(), MAX_AUTO_JOBS, len(paths)) if size >= PARALLEL_BYTES else 1
 
 
-def _scan_path(path: str, arch: Arch | None, whole: bool) -> FileScan:
+def _scan_path(path: str, arch: SmemArch | None, whole: bool) -> FileScan:
     """Read and scan one path (``-``: standard input); with ``whole`` the chunks are made now."""
     name = "<stdin>" if path == "-" else path
     try:
@@ -129,12 +130,12 @@ def _read_stdin() -> str:
     return data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _work(task: tuple[str, Arch | None]) -> FileScan:
+def _work(task: tuple[str, SmemArch | None]) -> FileScan:
     """In a worker: one file, scanned whole."""
     return _scan_path(task[0], task[1], True)
 
 
-def scan_files(paths: Iterable[str], *, arch: Arch | None = None, jobs: int = 1) -> Iterator[FileScan]:
+def scan_files(paths: Iterable[str], *, arch: SmemArch | None = None, jobs: int = 1) -> Iterator[FileScan]:
     """Each path's scan (:func:`~descgen.ptx.scan.scan_ptx`'s, as chunks), in the order given.
 
     Args:
@@ -154,7 +155,7 @@ def scan_files(paths: Iterable[str], *, arch: Arch | None = None, jobs: int = 1)
             read. An error in a worker is raised here as it was raised there.
     """
     paths = list(paths)
-    if not bare_target(arch):  # (sm_110: a .target without tcgen05, E49, reported per file)
+    if not known_without_tcgen05(str(arch)):  # (sm_110, sm_90a: a .target without tcgen05, E49, per file)
         normalize_arch(arch)  # a target descgen does not know: UsageError here, before any file is read
     if jobs <= 1 or "-" in paths or not can_fork():
         for path in paths:

@@ -54,9 +54,9 @@ from __future__ import annotations
 import re
 from typing import Iterable, Iterator
 
-from ..model.context import bare_target, normalize_arch
+from ..model.context import normalize_arch
 from ..core.errors import DescgenError
-from ..core.types import Arch
+from ..core.types import SmemArch
 from .dataflow import Function, Recorder
 from .instruction_checks import PendingInstruction, check_instruction
 from .lexer import Lexer, Operand, parse_int, split_operands
@@ -66,7 +66,7 @@ from .results import WIDTHS, ScanChunk, ScanFinding, ScanInstruction, ScanOperan
 from .skipping import functions, not_ptx, ptx_files, trailer_unread, unread
 from .slicer import RESOLVED, slice_function
 from .syntax_rules import (SCAN_CODES, BadImmediate, CtaGroupUse, FeatureUse, FirstTcgen05, FirstWgmma, MmaSyntax,
-                           TargetDirective, check, implemented, without_tcgen05)
+                           TargetDirective, check, implemented, known_without_tcgen05, without_tcgen05)
 
 __all__ = ["scan_ptx", "scan_file", "scan_stream", "ScanStream", "ScanChunk", "ScanTally", "ScanResult",
            "ScanInstruction", "ScanOperand", "ScanFinding", "SCAN_CODES", "parse_int", "not_ptx", "ptx_files",
@@ -116,11 +116,12 @@ class _Scan:
     the function gave as one :class:`~descgen.ptx.results.ScanChunk`.
     """
 
-    def __init__(self, filename: str, arch: Arch | None) -> None:
+    def __init__(self, filename: str, arch: SmemArch | None) -> None:
         self.filename = filename
         self.findings: list[ScanFinding] = []
         self.instructions: list[ScanInstruction] = []
-        bare = bare_target(arch)  # --arch sm_110: a target without tcgen05, read as its .target would be (E49)
+        # --arch sm_110, or Hopper's sm_90a: a target without tcgen05, read as its .target would be (E49)
+        bare = arch is not None and known_without_tcgen05(str(arch))
         self.arch = None if bare else normalize_arch(arch)
         self.arch_from = "option" if self.arch or bare else None
         self.target: tuple[int, str] | None = None
@@ -406,7 +407,7 @@ class ScanStream:
     file order); afterwards ``arch``, ``arch_from``, ``target`` and ``version``
     describe the file. Iterate once."""
 
-    def __init__(self, source: str | Iterable[str], filename: str, arch: Arch | None) -> None:
+    def __init__(self, source: str | Iterable[str], filename: str, arch: SmemArch | None) -> None:
         self._scan = _Scan(filename, arch)
         self._source = source
         self.filename = filename
@@ -432,7 +433,7 @@ class ScanStream:
         return self._scan.version
 
 
-def scan_stream(source: str | Iterable[str], *, filename: str = "<stdin>", arch: Arch | None = None) -> ScanStream:
+def scan_stream(source: str | Iterable[str], *, filename: str = "<stdin>", arch: SmemArch | None = None) -> ScanStream:
     """:func:`scan_ptx`, one function at a time: memory stays bounded by the largest function.
 
     Args:
@@ -448,7 +449,7 @@ def scan_stream(source: str | Iterable[str], *, filename: str = "<stdin>", arch:
     return ScanStream(source, filename, arch)
 
 
-def scan_ptx(text: str, *, filename: str = "<stdin>", arch: Arch | None = None) -> ScanResult:
+def scan_ptx(text: str, *, filename: str = "<stdin>", arch: SmemArch | None = None) -> ScanResult:
     """Scan PTX text for ``tcgen05.mma`` / ``tcgen05.cp`` / ``wgmma.mma_async`` and check every
     descriptor operand with what is known of it at compile time (E38).
 
@@ -457,8 +458,9 @@ def scan_ptx(text: str, *, filename: str = "<stdin>", arch: Arch | None = None) 
         filename: how findings name the file (``FILE:LINE: ...``).
         arch: the target (``sm_100a``...); overrides the file's ``.target``. None: the file's first
             ``.target`` (its last ``sm_`` entry, E34), or no target (target rules not checked). A
-            bare target (``sm_110``, E49) is taken as such a ``.target`` is: it has no tcgen05
-            (``PTX-TARGET-TCGEN05`` at the first tcgen05 instruction).
+            bare target (``sm_110``, E49) or Hopper's ``sm_90a`` is taken as such a ``.target`` is:
+            it has no tcgen05 (``PTX-TARGET-TCGEN05`` at the first tcgen05 instruction); wgmma is
+            checked under ``sm_90a``.
 
     Returns:
         A :class:`ScanResult`: the instructions (qualifiers, operands with their known bits, the
@@ -480,7 +482,7 @@ def scan_ptx(text: str, *, filename: str = "<stdin>", arch: Arch | None = None) 
     return ScanResult(filename, stream.arch, stream.arch_from, stream.target, tuple(instructions), tuple(findings))
 
 
-def scan_file(path: str, *, arch: Arch | None = None) -> ScanResult:
+def scan_file(path: str, *, arch: SmemArch | None = None) -> ScanResult:
     """:func:`scan_ptx` over a file (read as UTF-8, undecodable bytes replaced); findings name it
     ``path``. Raises OSError if it cannot be read."""
     with open(path, encoding="utf-8", errors="replace") as fh:

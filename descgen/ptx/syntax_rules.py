@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, TypeVar
 
 from ..model.catalog import Rule, catalog, constraints
+from ..model.context import bare_target
+from ..model.wgmma_facts import wgmma_table
 from ..model.engine import Decoded, hex_word
 from ..rules.checks import rule_impl
 from .lexer import parse_int
@@ -40,7 +42,8 @@ from .qualifiers import CpQualifiers, Malformed, MmaOperands, MmaQualifiers
 from .results import ScanFinding, ScanOperand
 
 __all__ = ["check", "implemented", "SCAN_CODES", "BadImmediate", "TargetDirective", "FirstTcgen05", "FirstWgmma",
-           "FeatureUse", "CtaGroupUse", "MmaSyntax", "MmaDecoded", "ON", "without_tcgen05", "version_tuple", "fits"]
+           "FeatureUse", "CtaGroupUse", "MmaSyntax", "MmaDecoded", "ON", "without_tcgen05", "known_without_tcgen05",
+           "version_tuple", "fits"]
 
 #: A rule's function: (its catalog entry, the line, the facts) -> its findings.
 RuleFunction = Callable[[Rule, int, Any], list[ScanFinding]]
@@ -307,6 +310,12 @@ def without_tcgen05(name: str) -> bool:
         return False
     number, suffix = int(m.group(1)), m.group(2)
     return number < 100 or not suffix or 120 <= number < 130
+
+
+def known_without_tcgen05(name: str) -> bool:
+    """Whether ``name`` is a target descgen knows that has no tcgen05: a bare one (``sm_110``, E49) or
+    Hopper's ``sm_90a`` (its wgmma is checked there)."""
+    return bool(bare_target(name)) or name.strip().lower() in wgmma_table().targets
 
 
 def fits(value: int, width: int) -> bool:

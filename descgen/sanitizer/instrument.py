@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from ..backends.ptx_rules import Dynamic, Program, Site, Unsupported, field_of, raw_field_checks
-from ..core.types import Arch
+from ..core.types import SmemArch
 from ..model.catalog import catalog, usage_error
 from ..model.facts import kind_facts, mma_k
 from ..model.report import NotChecked
@@ -113,7 +113,7 @@ class Instrumented:
                 + (f"; {skipped} open rules not compiled (sites.json says why)" if skipped else ""))
 
 
-def instrument_ptx(text: str, *, arch: Arch | None = None, on_error: str = "trap",
+def instrument_ptx(text: str, *, arch: SmemArch | None = None, on_error: str = "trap",
                    file: str = "<stdin>") -> Instrumented:
     """``text`` with a run-time check before every descriptor instruction the scan could not prove.
 
