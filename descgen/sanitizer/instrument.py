@@ -177,7 +177,7 @@ def instrument_ptx(text: str, *, arch: SmemArch | None = None, on_error: str = "
         new.append(line)
         if any(number == a for a, _ in bodies):  # (the function's opening brace: its pending finding)
             new += _pending_declarations(len(stand_ins))
-        head = _module_head(new)
+    head = _module_head(new)
     new[head:head] = ["", f".visible .global .align 8 .u64 {REPORT_SYMBOL};", *tables, ""]
     out.ptx = "\n".join(new)
     return out
