@@ -218,3 +218,44 @@ def test_recorded_gpu_run_of_the_planted_bugs():
         assert code in {f.code for f in report.findings}, (bug, word)
     assert {s["bugs"][str(b)]["plain"]["status"] for b in (2, 3, 4)} == {"wrong"}  # silently wrong
     assert s["bugs"]["6"]["inst"]["report"]["count"] == 0  # every field of its word is legal
+
+
+def test_recorded_gpu_run_of_the_headers_loader():
+    """The generated header's loader (DESCGEN_SANITIZER: attach, print) ran on the GPU over the
+    harness's first 256 words of site0: it printed a record for each of the first 16 words the
+    device found something in (the buffer's capacity), with that word, and how many were lost; its
+    record layout is the one descgen.sanitizer.report reads."""
+    import struct
+
+    from descgen.backends.cpp_header import header
+    from descgen.sanitizer.report import RECORD
+
+    lines = (RECORDED / "loader.txt").read_text().splitlines()
+    device = struct.unpack("<256I", (RECORDED / "device.bin").read_bytes()[:1024])
+    found = [i for i, d in enumerate(device) if d]
+    assert lines[-1] == f"written={len(found)}" and len(found) > 16
+    printed = [ln for ln in lines if ln.startswith("descgen: site 0 ")]
+    assert len(printed) == 16 and f"descgen: {len(found) - 16} more records lost (capacity 16)" in lines
+    threads = sorted(int(re.search(r"thread \((\d+),", ln)[1]) for ln in printed)
+    assert set(threads) <= set(found)
+    text = header()
+    assert "struct Record" in text and RECORD.size == 64 and "static_assert(sizeof(Record) == 64" in text
+
+
+@pytest.mark.skipif(shutil.which("g++") is None or not Path("/usr/local/cuda/include/cuda.h").exists(),
+                    reason="needs g++ and the CUDA toolkit's cuda.h")
+def test_the_headers_record_is_the_layout_python_reads(tmp_path):
+    """With DESCGEN_SANITIZER the header's Record has the offsets descgen.sanitizer.report.RECORD
+    reads (word 16, block 24, thread 36, value 48, SM 56), and the header still compiles without it."""
+    from descgen.backends.cpp_header import header
+
+    (tmp_path / "descgen_tcgen05.hpp").write_text(header())
+    src = tmp_path / "offsets.cpp"
+    src.write_text('#define DESCGEN_SANITIZER\n#include "descgen_tcgen05.hpp"\n#include <cstddef>\nint main() {\n'
+                   '    using R = descgen::sanitizer::Record;\n    std::printf("%zu %zu %zu %zu %zu\\n", '
+                   'offsetof(R, word), offsetof(R, ctaid), offsetof(R, tid), offsetof(R, value), offsetof(R, smid));\n'
+                   '    return 0;\n}\n')
+    subprocess.run(["g++", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-pedantic", f"-I{tmp_path}",
+                    "-I/usr/local/cuda/include", str(src), "-o", str(tmp_path / "offsets")], check=True)
+    out = subprocess.run([str(tmp_path / "offsets")], capture_output=True, text=True, check=True).stdout.split()
+    assert [int(x) for x in out] == [16, 24, 36, 48, 56]

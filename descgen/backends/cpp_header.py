@@ -49,6 +49,8 @@ __all__ = ["header", "codes", "plans", "unreachable_codes", "FILE_NAME"]
 FILE_NAME = "descgen_tcgen05.hpp"
 #: The hand-written evaluator, appended to the generated data (package data beside this module).
 _EVALUATOR = "cpp_header_eval.hpp"
+#: The host side of the sanitizer's report buffer, appended to the header (with DESCGEN_SANITIZER).
+_LOADER = "cpp_sanitizer_loader.hpp"
 
 #: The [[requires]] features the evaluator's target rules read.
 _FEATURES = ("kind_i8", "sparse_mxf4", "k96", "scale_vec_nx", "scale_vec_block", "lbo_absolute")
@@ -396,7 +398,9 @@ def header() -> str:
         _data(),
         "\n// ---- evaluator (descgen/backends/cpp_header_eval.hpp) ----\n",
         head, _encoders(), tail,
-        "\n}  // namespace tcgen05\n}  // namespace descgen\n\n#endif  // DESCGEN_TCGEN05_HPP\n",
+        "\n}  // namespace tcgen05\n}  // namespace descgen\n\n",
+        resources.files(__package__).joinpath(_LOADER).read_text(encoding="utf-8"),
+        "\n#endif  // DESCGEN_TCGEN05_HPP\n",
     ])
 
 

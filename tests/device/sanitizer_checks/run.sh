@@ -6,7 +6,8 @@
 #
 #   tests/device/sanitizer_checks/run.sh OUTDIR
 #
-# OUTDIR gets summary.txt, sites.json, smem.txt and device.bin (one u32 per word, 4 MB); commit
+# OUTDIR gets summary.txt, sites.json, smem.txt, device.bin (one u32 per word, 4 MB) and loader.txt
+# (the generated header's loader, loader_demo.cpp, printing the records of site0's first 256 words); commit
 # them to tests/device/sanitizer_checks/recorded/ (not words.bin: the build makes it again).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,4 +20,8 @@ export PYTHONPATH="$root${PYTHONPATH:+:$PYTHONPATH}"
 python3 "$here/harness.py" build "$out"
 python3 "$here/harness.py" run "$out"
 python3 "$here/harness.py" compare "$out"
-rm -f "$out/words.bin" "$out/harness.cubin" "$out/harness.ptx"
+# the generated header's report-buffer loader (DESCGEN_SANITIZER) over the same module: loader.txt
+python3 -c "from descgen.backends.cpp_header import header; open('$out/descgen_tcgen05.hpp', 'w').write(header())"
+nvcc -std=c++17 -I"$out" "$here/loader_demo.cpp" -lcuda -o "$out/loader_demo"
+"$out/loader_demo" "$out/harness.cubin" "$out/words.bin" > "$out/loader.txt" 2>&1 || echo "loader_demo failed: $?" >> "$out/loader.txt"
+rm -f "$out/words.bin" "$out/harness.cubin" "$out/harness.ptx" "$out/loader_demo" "$out/descgen_tcgen05.hpp"
