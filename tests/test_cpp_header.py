@@ -67,7 +67,9 @@ def test_header_is_deterministic_and_self_contained(build: Path) -> None:
         assert other == text, f"PYTHONHASHSEED={seed} gives another header"
     assert text.isascii()
     includes = re.findall(r"^#include (.*)$", text, re.M)
-    assert includes == ["<cstdint>", "<cstdio>", "<cstdlib>"]  # (the last two under DESCGEN_DEBUG only)
+    # (<cstdio>, <cstdlib> under DESCGEN_DEBUG only; the driver API's under DESCGEN_SANITIZER only)
+    assert includes == ["<cstdint>", "<cstdio>", "<cstdlib>", "<cuda.h>", "<cstdio>", "<cstring>"]
+    assert text.index("#if defined(DESCGEN_SANITIZER)") < text.index("#include <cuda.h>")
     assert "DESCGEN_CHECK(cond, code, field, value, allowed) ((void)0)" in text
     debug = text.index("#ifdef DESCGEN_DEBUG")
     assert text.index("#include <cstdio>") > debug and text.index("#include <cstdlib>") > debug
