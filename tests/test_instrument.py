@@ -206,12 +206,14 @@ def test_recorded_gpu_run_of_the_planted_bugs():
     assert now == table, "the instrumenter changed: rerun tests/device/sanitizer/run.sh on a GPU"
     s = json.loads((recorded / "summary.json").read_text())
     assert s["clean"]["bit_identical"] and all(t["bit_identical"] for t in s["triton"].values())
-    expected = {1: "SMEM-OUTSIDE-CTA", 2: "WGMMA-SMEM-RESERVED-14", 3: "SMEM-BASE-OFFSET-BOUNDARY",
-                4: "WGMMA-SBO-ATOM", 5: "WGMMA-SBO-ATOM"}
-    for bug, code in expected.items():
+    # (bug 5: the generic window's base decides which field its stray bits break first)
+    expected = {1: {"SMEM-OUTSIDE-CTA"}, 2: {"WGMMA-SMEM-RESERVED-14"}, 3: {"SMEM-BASE-OFFSET-BOUNDARY"},
+                4: {"WGMMA-SBO-ATOM"}, 5: {"WGMMA-SBO-ATOM", "WGMMA-SMEM-RESERVED-14", "WGMMA-SMEM-RESERVED-30"}}
+    for bug, codes in expected.items():
         run = s["bugs"][str(bug)]
         first = run["inst"]["report"]["records"][0]
-        assert first["complete"] and first["code"] == code and first["line"] == 1051, (bug, first)
+        code = first["code"]
+        assert first["complete"] and code in codes and first["line"] == 1051, (bug, first)
         word = int(first["word"], 16)
         report = check_wgmma(atype="bf16", dtype="f32", n=128, a_desc=word, b_desc=0x4000004000010440, trans_a=0,
                              trans_b=0, smem_size=0x20400 + 1024)

@@ -477,35 +477,49 @@ def _deferred_block(site: CheckedSite, program: Program, checks: list[_Check], g
     from ..words.wgmma_smem import encode_wgmma_smem
 
     safe = int(encode_wgmma_smem(start_address=0, lbo=16, sbo=1024, swizzle="none"))
-    body, stop, (found, op, word, value) = _first_finding(site, program, checks, guard)
+    # The first finding, cheaply: each check, last to first, sets the code (its index + 1, the
+    # operand's number above bit 16) and the value where it fires, so that the first one's stay;
+    # the operand's word is chosen at the exit from the two words kept (:func:`_flush`).
+    body = list(program.lines)
+    found, value = program.reg(), program.reg()
+    body += [f"mov.b64 {found}, 0;", f"mov.b64 {value}, 0;"]
+    codes = list(site.codes)
+    for code, role, pred, val, _ in reversed(checks):
+        body += [f"@{pred} mov.b64 {found}, {(codes.index(code) + 1) | ROLES[role] << 16};",
+                 f"@{pred} mov.b64 {value}, {val};"]
+    stop = program.pred()
+    body.append(f"setp.ne.s64 {stop}, {found}, 0;")
+    if guard is not None:
+        body.append(f"and.pred {stop}, {stop}, {'' if guard.startswith('@!') else '!'}{guard.lstrip('@!')};")
+    words = {o.role: o.text for o in ops}
     first = program.pred()
     body.append(f"setp.eq.and.s64 {first}, {_PENDING}1, 0, {stop};")
     body += [f"@{first} mov.b64 {_PENDING}0, {site.index};", f"@{first} mov.b64 {_PENDING}1, {found};",
-             f"@{first} mov.b64 {_PENDING}2, {op};", f"@{first} mov.b64 {_PENDING}3, {word};",
-             f"@{first} mov.b64 {_PENDING}4, {value};"]
+             f"@{first} mov.b64 {_PENDING}2, {words.get('a_desc', '0')};",
+             f"@{first} mov.b64 {_PENDING}3, {words.get('b_desc', '0')};", f"@{first} mov.b64 {_PENDING}4, {value};"]
     rewrite = {}
-    pre: list[str] = []
     for o in ops:
         if o.role in ("a_desc", "b_desc") and o.text not in rewrite:
             rewrite[o.text] = f"%dgs{len(stand_ins)}"
             stand_ins.append(rewrite[o.text])
-            pre.append(f"mov.b64 {rewrite[o.text]}, {o.text};")
             body.append(f"selp.b64 {rewrite[o.text]}, {_b64(safe)}, {o.text}, {stop};")
     out = [f"\t{{ // descgen: site {site.index}, wgmma.mma_async at line {site.line}: {len(checks)} run-time checks "
            f"({', '.join(site.codes)}); a finding is recorded at the function's exit"]
     out += [f"\t{d}" for d in program.declarations()]
-    out += [f"\t{line}" for line in pre + body if line] + ["\t}"]
+    out += [f"\t{line}" for line in body if line] + ["\t}"]
     return out, rewrite
 
 
 def _flush(line: int, on_error: str) -> list[str]:
-    """Before a ``ret``/``exit`` of a function with wgmma sites: the pending finding's record and,
-    with ``on_error="trap"``, the stop."""
+    """Before a ``ret``/``exit`` of a function with wgmma sites: the pending finding's record (its
+    code and operand unpacked, the operand's word chosen) and, with ``on_error="trap"``, the stop."""
     program = Program(f"dgx{line}_")
-    stop = program.pred()
-    body = [f"setp.ne.s64 {stop}, {_PENDING}1, 0;"]
-    written, lead = _record(program, f"{_PENDING}0", stop, f"{_PENDING}1", f"{_PENDING}2", f"{_PENDING}3",
-                            f"{_PENDING}4", True)
+    stop, is_a = program.pred(), program.pred()
+    found, op, word = program.reg(), program.reg(), program.reg()
+    body = [f"setp.ne.s64 {stop}, {_PENDING}1, 0;", f"and.b64 {found}, {_PENDING}1, 0xffff;",
+            f"shr.u64 {op}, {_PENDING}1, 16;", f"setp.eq.s64 {is_a}, {op}, {ROLES['a_desc']};",
+            f"selp.b64 {word}, {_PENDING}2, {_PENDING}3, {is_a};"]
+    written, lead = _record(program, f"{_PENDING}0", stop, found, op, word, f"{_PENDING}4", True)
     body += written
     if on_error == "trap":
         body.append(f"@{lead} trap;")
