@@ -18,7 +18,7 @@ from soundness import TARGETS, parse, run_function
 
 ROOT = Path(REPO) / "tests"
 FILES = sorted((ROOT / "corpus").glob("*/*.ptx")) + sorted((ROOT / "ptx").glob("*.ptx")) + \
-    sorted((ROOT / "ptx" / "repro").glob("*.ptx"))
+    sorted((ROOT / "ptx" / "repro").glob("*.ptx")) + sorted((ROOT / "device" / "sanitizer" / "ptx").glob("*.ptx"))
 SEEDS = 10
 STEPS = 20000
 
