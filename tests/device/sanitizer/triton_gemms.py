@@ -159,7 +159,9 @@ def _pointer_sig(in_ty: str, out_ty: str) -> dict:
             "lda": "i32", "ldb": "i32", "ldc": "i32"}
 
 
-def build_bf16(fresh: bool = False, BM=128, BN=256, BK=64, GROUP_M=8, num_warps=8, num_stages=3) -> Gemm:
+def _build_pointer(name: str, in_ty: str, torch_dtype: str, what: str, fresh: bool, BM: int, BN: int, BK: int,
+                   GROUP_M: int, num_warps: int, num_stages: int) -> Gemm:
+    """gemm_nt_kernel over pointer loads of ``in_ty`` inputs (bf16 output, fp32 accumulate)."""
     kernel = _fresh(gemm_nt_kernel, fresh)
     cx = {"BM": BM, "BN": BN, "BK": BK, "GROUP_M": GROUP_M}
 
@@ -174,34 +176,21 @@ def build_bf16(fresh: bool = False, BM=128, BN=256, BK=64, GROUP_M=8, num_warps=
                           num_warps=num_warps, num_stages=num_stages)
         return c, ck
 
-    sig = dict(_pointer_sig("bf16", "bf16"), **{k: "constexpr" for k in cx})
-    return Gemm("bf16", f"bf16 x bf16 -> bf16, {BM}x{BN}x{BK}, {num_warps} warps, {num_stages} stages, pointer loads",
-                kernel, _inputs("bfloat16"), launch, 2e-2,
+    sig = dict(_pointer_sig(in_ty, "bf16"), **{k: "constexpr" for k in cx})
+    return Gemm(name, f"{what}, {BM}x{BN}x{BK}, {num_warps} warps, {num_stages} stages, pointer loads",
+                kernel, _inputs(torch_dtype), launch, 2e-2,
                 {"fn": kernel, "signature": sig, "constexprs": cx,
                  "options": {"num_warps": num_warps, "num_stages": num_stages}})
+
+
+def build_bf16(fresh: bool = False, BM=128, BN=256, BK=64, GROUP_M=8, num_warps=8, num_stages=3) -> Gemm:
+    return _build_pointer("bf16", "bf16", "bfloat16", "bf16 x bf16 -> bf16", fresh, BM, BN, BK, GROUP_M, num_warps,
+                          num_stages)
 
 
 def build_fp8(fresh: bool = False, BM=128, BN=256, BK=128, GROUP_M=8, num_warps=8, num_stages=3) -> Gemm:
-    kernel = _fresh(gemm_nt_kernel, fresh)
-    cx = {"BM": BM, "BN": BN, "BK": BK, "GROUP_M": GROUP_M}
-
-    def launch(a, b):
-        import torch
-
-        M, K = a.shape
-        N = b.shape[0]
-        c = torch.empty(M, N, device=a.device, dtype=torch.bfloat16)
-        grid = (triton.cdiv(M, BM) * triton.cdiv(N, BN),)
-        ck = kernel[grid](a, b, c, M, N, K, a.stride(0), b.stride(0), c.stride(0), **cx,
-                          num_warps=num_warps, num_stages=num_stages)
-        return c, ck
-
-    sig = dict(_pointer_sig("fp8e4nv", "bf16"), **{k: "constexpr" for k in cx})
-    return Gemm("fp8", f"e4m3 x e4m3 -> bf16 (fp32 accumulate), {BM}x{BN}x{BK}, {num_warps} warps, "
-                f"{num_stages} stages, pointer loads",
-                kernel, _inputs("float8_e4m3fn"), launch, 2e-2,
-                {"fn": kernel, "signature": sig, "constexprs": cx,
-                 "options": {"num_warps": num_warps, "num_stages": num_stages}})
+    return _build_pointer("fp8", "fp8e4nv", "float8_e4m3fn", "e4m3 x e4m3 -> bf16 (fp32 accumulate)", fresh, BM, BN,
+                          BK, GROUP_M, num_warps, num_stages)
 
 
 def build_persistent(fresh: bool = False, BM=128, BN=256, BK=64, GROUP_M=8, num_warps=8, num_stages=3,
