@@ -31,7 +31,7 @@ import ast
 import functools
 import itertools
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Mapping
 
 from ..core.memo import Memo
 from ..model.engine import check_raw, plan
@@ -632,8 +632,3 @@ def _freeze(value: Any) -> Any:
     if isinstance(value, Mapping):
         return tuple(sorted((k, _freeze(v)) for k, v in value.items()))
     return value
-
-
-def index_fields(fields: Iterable[RawField]) -> int:
-    """The number of raw bits of ``fields`` together."""
-    return sum(f.width for f in fields)

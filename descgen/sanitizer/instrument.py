@@ -416,13 +416,12 @@ def _module_head(lines: list[str]) -> int:
 
 def _block(site: CheckedSite, inst: ScanInstruction, program: Program, checks: list[_Check], guard: str | None,
            on_error: str) -> list[str]:
-    """The ``{ }`` block before the instruction: the checks, the first finding's record, the stop.
-    No branch: ptxas serializes a function's wgmma.mma_async when code between them diverges
-    (C7520, "compiler-inserted WG.AR in divergent path"), so the record and the trap are
-    predicated instead, and every thread of a warpgroup runs the checks."""
-    body, stop, (found, op, word, value) = _first_finding(site, program, checks, guard)
-    written, lead = _record(program, site.index, stop, found, op, word, value, inst.opcode == "wgmma.mma_async")
-    body += written
+    """The ``{ }`` block before a tcgen05 instruction: the checks, the first finding's record by the
+    thread that found it, the stop (predicated: the block has no branch)."""
+    body, stop, packed, value = _first_finding(site, program, checks, guard)
+    unpacked, found, op, word = _unpack(program, packed, {ROLES[role]: w for _, role, _, _, w in checks})
+    written, lead = _record(program, site.index, stop, found, op, word, value, False)
+    body += unpacked + written
     if on_error == "trap":
         body.append(f"@{lead} trap;")
     out = [f"\t{{ // descgen: site {site.index}, {inst.opcode} at line {site.line}: "
@@ -434,25 +433,35 @@ def _block(site: CheckedSite, inst: ScanInstruction, program: Program, checks: l
 
 
 def _first_finding(site: CheckedSite, program: Program, checks: list[_Check],
-                   guard: str | None) -> tuple[list[str], str, tuple[str, str, str, str]]:
-    """The checks' code, then the first finding's code (1 + its index in the site's codes; 0:
-    none), operand, word and value in registers, and a predicate ``stop``: a finding, where the
-    instruction runs (its guard)."""
+                   guard: str | None) -> tuple[list[str], str, str, str]:
+    """The checks' code, then the first finding, cheaply: each check, last to first, sets the packed
+    code (1 + its index in the site's codes, 0: none; its operand's number above bit 16) and the
+    value where it fires, so that the first one's stay. Returns the code, a predicate ``stop`` (a
+    finding, where the instruction runs: its guard) and the packed code's and the value's registers
+    (:func:`_unpack` reads the packed code)."""
     body = list(program.lines)
-    found, op, word, value = program.reg(), program.reg(), program.reg(), program.reg()
-    body += [f"mov.b64 {found}, 0;", f"mov.b64 {op}, 0;", f"mov.b64 {word}, 0;", f"mov.b64 {value}, 0;"]
+    packed, value = program.reg(), program.reg()
+    body += [f"mov.b64 {packed}, 0;", f"mov.b64 {value}, 0;"]
     codes = list(site.codes)
-    first = program.pred()
-    for code, role, pred, val, w in checks:
-        body.append(f"setp.eq.and.s64 {first}, {found}, 0, {pred};")
-        body += [f"@{first} mov.b64 {found}, {codes.index(code) + 1};", f"@{first} mov.b64 {op}, {ROLES[role]};",
-                 f"@{first} mov.b64 {word}, {w};", f"@{first} mov.b64 {value}, {val};"]
+    for code, role, pred, val, _ in reversed(checks):
+        body += [f"@{pred} mov.b64 {packed}, {(codes.index(code) + 1) | ROLES[role] << 16};",
+                 f"@{pred} mov.b64 {value}, {val};"]
     stop = program.pred()
-    body.append(f"setp.ne.s64 {stop}, {found}, 0;")
+    body.append(f"setp.ne.s64 {stop}, {packed}, 0;")
     if guard is not None:  # (the instruction's own guard: no finding where it does not run)
         negated = guard.startswith("@!")  # (the guard written as its branch around the block)
         body.append(f"and.pred {stop}, {stop}, {'' if negated else '!'}{guard.lstrip('@!')};")
-    return body, stop, (found, op, word, value)
+    return body, stop, packed, value
+
+
+def _unpack(program: Program, packed: str, words: Mapping[int, str]) -> tuple[list[str], str, str, str]:
+    """A packed code (:func:`_first_finding`) as the record's code + 1, operand number and word:
+    ``words`` gives each operand number's word register."""
+    found, op, word, p = program.reg(), program.reg(), program.reg(), program.pred()
+    out = [f"and.b64 {found}, {packed}, 0xffff;", f"shr.u64 {op}, {packed}, 16;", f"mov.b64 {word}, 0;"]
+    for number, reg in words.items():
+        out += [f"setp.eq.s64 {p}, {op}, {number};", f"selp.b64 {word}, {reg}, {word}, {p};"]
+    return out, found, op, word
 
 
 #: The function-scope registers of a pending finding (docs/sanitizer.md, "wgmma"): site, code
@@ -477,20 +486,7 @@ def _deferred_block(site: CheckedSite, program: Program, checks: list[_Check], g
     from ..words.wgmma_smem import encode_wgmma_smem
 
     safe = int(encode_wgmma_smem(start_address=0, lbo=16, sbo=1024, swizzle="none"))
-    # The first finding, cheaply: each check, last to first, sets the code (its index + 1, the
-    # operand's number above bit 16) and the value where it fires, so that the first one's stay;
-    # the operand's word is chosen at the exit from the two words kept (:func:`_flush`).
-    body = list(program.lines)
-    found, value = program.reg(), program.reg()
-    body += [f"mov.b64 {found}, 0;", f"mov.b64 {value}, 0;"]
-    codes = list(site.codes)
-    for code, role, pred, val, _ in reversed(checks):
-        body += [f"@{pred} mov.b64 {found}, {(codes.index(code) + 1) | ROLES[role] << 16};",
-                 f"@{pred} mov.b64 {value}, {val};"]
-    stop = program.pred()
-    body.append(f"setp.ne.s64 {stop}, {found}, 0;")
-    if guard is not None:
-        body.append(f"and.pred {stop}, {stop}, {'' if guard.startswith('@!') else '!'}{guard.lstrip('@!')};")
+    body, stop, found, value = _first_finding(site, program, checks, guard)
     words = {o.role: o.text for o in ops}
     first = program.pred()
     body.append(f"setp.eq.and.s64 {first}, {_PENDING}1, 0, {stop};")
@@ -514,11 +510,10 @@ def _flush(line: int, on_error: str) -> list[str]:
     """Before a ``ret``/``exit`` of a function with wgmma sites: the pending finding's record (its
     code and operand unpacked, the operand's word chosen) and, with ``on_error="trap"``, the stop."""
     program = Program(f"dgx{line}_")
-    stop, is_a = program.pred(), program.pred()
-    found, op, word = program.reg(), program.reg(), program.reg()
-    body = [f"setp.ne.s64 {stop}, {_PENDING}1, 0;", f"and.b64 {found}, {_PENDING}1, 0xffff;",
-            f"shr.u64 {op}, {_PENDING}1, 16;", f"setp.eq.s64 {is_a}, {op}, {ROLES['a_desc']};",
-            f"selp.b64 {word}, {_PENDING}2, {_PENDING}3, {is_a};"]
+    stop = program.pred()
+    unpacked, found, op, word = _unpack(program, f"{_PENDING}1", {ROLES["a_desc"]: f"{_PENDING}2",
+                                                                  ROLES["b_desc"]: f"{_PENDING}3"})
+    body = [f"setp.ne.s64 {stop}, {_PENDING}1, 0;", *unpacked]
     written, lead = _record(program, f"{_PENDING}0", stop, found, op, word, f"{_PENDING}4", True)
     body += written
     if on_error == "trap":
