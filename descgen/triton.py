@@ -488,7 +488,7 @@ def _digest() -> str:
     check never reuses a cached instrumented kernel)."""
     h = hashlib.sha256(__version__.encode())
     here = Path(__file__).parent
-    for part in ("sanitizer/instrument.py", "sanitizer/report.py", "backends/ptx_rules.py"):
+    for part in ("sanitizer/instrument.py", "sanitizer/report.py", "backends/ptx_rules.py", "backends/ptx_code.py"):
         try:
             h.update((here / part).read_bytes())
         except OSError:

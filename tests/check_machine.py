@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import struct
 
+M32 = 0xFFFFFFFF
 M64 = (1 << 64) - 1
 REPORT = 0x1000  # where the interpreter puts the report buffer
 
@@ -30,27 +31,29 @@ def const_tables(ptx: str) -> dict[str, list[int]]:
 
 
 def blocks(ptx: str) -> dict[int, list[str]]:
-    """Each check block's statements, by site number; a wgmma site's block is followed by the
-    function's flush (the record and the stop of its pending finding, before ``ret``)."""
-    out: dict[int, list[str]] = {}
-    flush: list[str] = []
+    """Each check block's statements, by site number, after the function entry's reads of special
+    registers (``mov.u32 %dgz_..., %aggr_smem_size``); a wgmma site's block is followed by its
+    function's flush (the next one in the file: the record and the stop of the function's pending
+    finding, before its ``ret``)."""
+    found: list[tuple[int | None, list[str]]] = []  # (site, or None for a flush; its statements), in order
     current: list[str] | None = None
     for line in ptx.split("\n"):
-        m = re.match(r"\s*\{ // descgen: site (\d+),", line)
+        m = re.match(r"\s*\{ // descgen: (site (\d+),|the pending finding)", line)
         if m:
-            current = out[int(m.group(1))] = []
-            continue
-        if re.match(r"\s*\{ // descgen: the pending finding", line):
-            current = flush = []
-            continue
-        if current is not None:
+            current = []
+            found.append((int(m.group(2)) if m.group(2) else None, current))
+        elif current is not None:
             if line.strip() == "}":
                 current = None
             else:
                 current.append(line.strip())
-    for site, lines in out.items():
-        if not any(ln.endswith("trap;") or "descgen_report" in ln for ln in lines):
-            lines += flush
+    entry = [ln.strip() for ln in ptx.split("\n") if re.fullmatch(r"\s*mov\.u32 %dgz\w+, %\w+;", ln)]
+    out: dict[int, list[str]] = {}
+    for i, (site, lines) in enumerate(found):
+        if site is not None:
+            deferred = not any(ln.endswith("trap;") or "descgen_report" in ln for ln in lines)
+            flush = next((f for s, f in found[i + 1:] if s is None), []) if deferred else []
+            out[site] = entry + lines + flush
     return out
 
 
@@ -60,7 +63,7 @@ class Machine:
         self.tables = tables
         self.smem_size = smem_size
         self.tid = tid
-        self.r: dict[str, int] = {**{f"%dgq{i}": 0 for i in range(5)}, **regs}  # (the function's pending finding)
+        self.r: dict[str, int] = {"%dgq_site": 0, "%dgq_a": 0, "%dgq_b": 0, **regs}  # (the function's pending finding)
         self.mem: dict[int, int] = {}  # byte address -> byte
         self.trapped = False
         self.addresses = {name: 0x100000 * (i + 1) for i, name in enumerate(tables)}
@@ -117,8 +120,14 @@ class Machine:
                 continue
             self.step(op, a)
 
+    def pred(self, t: str) -> bool:
+        return not self.r[t[1:]] if t.startswith("!") else bool(self.r[t])
+
     def step(self, op: str, a: list[str]) -> None:
         base = op.split(".")[0]
+        typ = op.split(".")[-1]  # (the instruction's type: u32, s64, b32, pred...)
+        kind, width = typ[0], int(typ[1:]) if typ[1:].isdigit() else 64
+        mask = (1 << width) - 1
         r = self.r
         if base == "mov":
             if a[1] == "descgen_report":
@@ -126,48 +135,54 @@ class Machine:
             else:
                 r[a[0]] = self.val(a[1]) & (0xFFFFFFFF if op.endswith(("u32", "b32")) else M64)
         elif op == "cvt.u64.u32":
-            r[a[0]] = self.val(a[1]) & 0xFFFFFFFF
+            r[a[0]] = self.val(a[1]) & M32
         elif op == "cvt.u32.u64":
-            r[a[0]] = self.val(a[1]) & 0xFFFFFFFF
-        elif op == "bfe.u64":
+            r[a[0]] = self.val(a[1]) & M32
+        elif op == "cvt.s64.s32":
+            r[a[0]] = signed(self.val(a[1]) & M32, 32) & M64
+        elif base == "bfe":
             pos, ln = self.val(a[2]), self.val(a[3])
-            r[a[0]] = (self.val(a[1]) >> pos) & ((1 << ln) - 1)
+            r[a[0]] = ((self.val(a[1]) & mask) >> pos) & ((1 << ln) - 1)
         elif base in ("shl", "shr"):
-            x, n = self.val(a[1]), min(self.val(a[2]), 64)
+            x, n = self.val(a[1]) & mask, min(self.val(a[2]), width)
             if base == "shl":
-                r[a[0]] = (x << n) & M64
-            elif op.endswith("s64"):
-                r[a[0]] = (signed(x) >> n) & M64
+                r[a[0]] = (x << n) & mask
+            elif kind == "s":
+                r[a[0]] = (signed(x, width) >> n) & mask
             else:
                 r[a[0]] = x >> n
+        elif base in ("and", "or", "xor") and op.endswith(".pred"):
+            x, y = (self.pred(t) for t in a[1:3])
+            r[a[0]] = int(x and y if base == "and" else x or y if base == "or" else x != y)
         elif base in ("and", "or", "xor"):
-            w = M64 if op.endswith("64") else 0xFFFFFFFF
             x, y = self.val(a[1]), self.val(a[2])
-            r[a[0]] = {"and": x & y, "or": x | y, "xor": x ^ y}[base] & w
+            r[a[0]] = {"and": x & y, "or": x | y, "xor": x ^ y}[base] & mask
         elif base in ("add", "sub"):
             x, y = self.val(a[1]), self.val(a[2])
-            w = M64 if op.endswith("64") else 0xFFFFFFFF
-            r[a[0]] = (x + y if base == "add" else x - y) & w
-        elif op == "mul.lo.s64":
-            r[a[0]] = (signed(self.val(a[1])) * signed(self.val(a[2]))) & M64
+            r[a[0]] = (x + y if base == "add" else x - y) & mask
+        elif op in ("mul.lo.s64", "mul.lo.s32"):
+            r[a[0]] = (signed(self.val(a[1]) & mask, width) * signed(self.val(a[2]) & mask, width)) & mask
         elif op == "mul.wide.u32":
-            r[a[0]] = (self.val(a[1]) & 0xFFFFFFFF) * (self.val(a[2]) & 0xFFFFFFFF)
+            r[a[0]] = (self.val(a[1]) & M32) * (self.val(a[2]) & M32)
+        elif op == "mad.wide.u32":
+            r[a[0]] = ((self.val(a[1]) & M32) * (self.val(a[2]) & M32) + self.val(a[3])) & M64
         elif op == "mad.lo.u32":
-            r[a[0]] = (self.val(a[1]) * self.val(a[2]) + self.val(a[3])) & 0xFFFFFFFF
+            r[a[0]] = (self.val(a[1]) * self.val(a[2]) + self.val(a[3])) & M32
         elif op == "mad.lo.u64":
             r[a[0]] = (self.val(a[1]) * self.val(a[2]) + self.val(a[3])) & M64
-        elif op == "neg.s64":
-            r[a[0]] = (-signed(self.val(a[1]))) & M64
+        elif base == "neg":
+            r[a[0]] = (-signed(self.val(a[1]) & mask, width)) & mask
         elif op in ("div.s64", "rem.s64"):
             x, y = signed(self.val(a[1])), signed(self.val(a[2]))
             q = abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1)
             r[a[0]] = (q if base == "div" else x - q * y) & M64
         elif base in ("min", "max"):
-            conv = signed if op.endswith("s64") else (lambda v: v)
-            x, y = conv(self.val(a[1])), conv(self.val(a[2]))
-            r[a[0]] = (min(x, y) if base == "min" else max(x, y)) & M64
-        elif op == "selp.b64":
-            r[a[0]] = self.val(a[1]) if r[a[3]] else self.val(a[2])
+            x, y = self.val(a[1]) & mask, self.val(a[2]) & mask
+            if kind == "s":
+                x, y = signed(x, width), signed(y, width)
+            r[a[0]] = (min(x, y) if base == "min" else max(x, y)) & mask
+        elif base == "selp":
+            r[a[0]] = (self.val(a[1]) if r[a[3]] else self.val(a[2])) & mask
         elif base == "setp":
             parts = op.split(".")
             cmp, typ = parts[1], parts[-1]
@@ -177,7 +192,7 @@ class Machine:
                 x, y = signed(x, width), signed(y, width)
             out = {"eq": x == y, "ne": x != y, "lt": x < y, "le": x <= y, "gt": x > y, "ge": x >= y}[cmp]
             if len(parts) == 4:  # setp.cmp.and|or.type d, a, b, c
-                c = bool(r[a[3]])
+                c = self.pred(a[3])
                 out = (out and c) if parts[2] == "and" else (out or c)
             r[a[0]] = int(out)
         elif op == "not.pred":

@@ -30,41 +30,23 @@ from __future__ import annotations
 import ast
 import functools
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from ..core.memo import Memo
 from ..model.engine import check_raw, plan
 from ..rules.checks import RunTimeValue, python_namespace
 from ..rules.language import python_expression
+from .ptx_code import (ANY, NONE, S32, U32, Bits, Const, Program, RawField, Reg, Unsupported, Val, fits32, imm,
+                       imm32, interval, moved)
 
 __all__ = ["NONE", "FOLD_BITS", "Unsupported", "RawField", "Dynamic", "Program", "Site", "field_of", "raw_field_checks"]
 
-#: None as a 64-bit value (no fact, no table entry).
-NONE = -(1 << 63)
 #: The most raw bits of run-time fields a subtree may read to be folded into a constant table (a
 #: true/false subtree: one bit per value, 512 bytes at most); a subtree of other values, one
 #: 64-bit entry per value, takes at most :data:`FOLD_VALUE_BITS` (2 KiB).
 FOLD_BITS = 12
 FOLD_VALUE_BITS = 8
-
-
-class Unsupported(Exception):
-    """A check the PTX back end cannot compile at this site (the reason is the message)."""
-
-
-@dataclass(frozen=True)
-class RawField:
-    """A field of a word held in a register: its bits ``lo .. lo + width - 1`` of ``reg``
-    (``reg_width`` 32 or 64 bits), of layout ``layout`` read under ``kind``."""
-
-    reg: str
-    reg_width: int
-    layout: str
-    kind: str | None
-    name: str
-    lo: int
-    width: int
 
 
 @dataclass(frozen=True)
@@ -121,26 +103,6 @@ def raw_field_checks(layout_name: str, kind: str | None, name: str) -> tuple[tup
     return tuple((code, sev, tuple(raws)) for (code, sev), raws in by_code.items())
 
 
-# --------------------------------------------------------------------------------------------
-# Values while compiling: a constant, or a register with what it holds.
-
-
-@dataclass(frozen=True)
-class _Const:
-    value: Any
-
-
-@dataclass(frozen=True)
-class _Reg:
-    name: str
-    kind: str  # "int" (None: NONE), "name" (an id, None: NONE), "bool" (0 or 1)
-    maybe_none: bool = True  # False: never None (a field, a special register, arithmetic, a comparison)
-    pred: str | None = None  # a predicate already holding its truth (a comparison's)
-
-
-_Val = _Const | _Reg
-
-
 class _View:
     """The facts as the Python back end reads them (``v.get(name)``, ``v.get(word).get(field)``),
     with the run-time facts given values."""
@@ -177,99 +139,6 @@ def _evaluate(node: ast.expr, static: Mapping[str, Any], values: Mapping[Any, An
         raise Unsupported(f"{e.name} is known at run time only and not read from a register here") from None
 
 
-# --------------------------------------------------------------------------------------------
-# A program: the code of one site, with its registers and constant tables.
-
-
-@dataclass
-class Program:
-    """PTX being written for one site: its lines, the registers it declares (``prefix`` + number:
-    64-bit ``%<prefix>r<N>``, predicates ``%<prefix>p<N>``), the constant tables it reads (by name:
-    the values) and the names it numbers (name -> id >= 1)."""
-
-    prefix: str
-    pool: dict[tuple[int, ...], str] = field(default_factory=dict)
-    lines: list[str] = field(default_factory=list)
-    regs: int = 0
-    words: int = 0
-    preds: int = 0
-    tables: dict[str, tuple[int, ...]] = field(default_factory=dict)
-    names: dict[str, int] = field(default_factory=dict)
-    _raw: dict[tuple[str, int, int], str] = field(default_factory=dict)
-
-    def reg(self) -> str:
-        self.regs += 1
-        return f"%{self.prefix}r{self.regs - 1}"
-
-    def reg32(self) -> str:
-        self.words += 1
-        return f"%{self.prefix}w{self.words - 1}"
-
-    def pred(self) -> str:
-        self.preds += 1
-        return f"%{self.prefix}p{self.preds - 1}"
-
-    def emit(self, line: str) -> None:
-        self.lines.append(line)
-
-    def name_id(self, name: str) -> int:
-        return self.names.setdefault(name, len(self.names) + 1)
-
-    def raw(self, f: RawField) -> str:
-        """A register holding ``f``'s raw bits (read once per site)."""
-        key = (f.reg, f.lo, f.width)
-        if key not in self._raw:
-            r = self.reg()
-            src = f.reg
-            if f.reg_width == 32:
-                self.emit(f"cvt.u64.u32 {r}, {src};")
-                src = r
-            self.emit(f"bfe.u64 {r}, {src}, {f.lo}, {f.width};")
-            self._raw[key] = r
-        return self._raw[key]
-
-    def table(self, values: tuple[int, ...]) -> str:
-        """The module-level constant table holding ``values``: one per distinct content in the
-        module (``pool``, shared by the sites; ``tables`` lists the ones this site adds)."""
-        name = self.pool.get(values)
-        if name is None:
-            name = self.pool[values] = f"descgen_t{len(self.pool)}"
-            self.tables[name] = values
-        return name
-
-    def bit_of(self, words: tuple[int, ...], index: str) -> str:
-        """A register holding bit ``index`` of the bit string ``words`` (64 bits each, the first
-        lowest): an immediate for one word, else a constant table."""
-        r, n = self.reg(), self.reg32()
-        if len(words) == 1:
-            self.emit(f"mov.b64 {r}, {_imm(words[0])};")
-        else:
-            a = self.reg()
-            self.emit(f"shr.u64 {r}, {index}, 6;")
-            self.emit(f"mov.u64 {a}, {self.table(words)};")
-            self.emit(f"mad.lo.u64 {a}, {r}, 8, {a};")
-            self.emit(f"ld.const.u64 {r}, [{a}];")
-        self.emit(f"cvt.u32.u64 {n}, {index};")
-        self.emit(f"and.b32 {n}, {n}, 63;")
-        self.emit(f"shr.u64 {r}, {r}, {n};")
-        self.emit(f"and.b64 {r}, {r}, 1;")
-        return r
-
-    def declarations(self) -> list[str]:
-        out = []
-        if self.regs:
-            out.append(f".reg .b64 %{self.prefix}r<{self.regs}>;")
-        if self.words:
-            out.append(f".reg .b32 %{self.prefix}w<{self.words}>;")
-        if self.preds:
-            out.append(f".reg .pred %{self.prefix}p<{self.preds}>;")
-        return out
-
-
-def _imm(value: int) -> str:
-    return str(value) if value >= 0 else f"{value & ((1 << 64) - 1):#x}"
-
-
 def _repr(value: Any, program: Program) -> tuple[int, str]:
     """A Python value as (64-bit value, kind)."""
     if value is None:
@@ -290,15 +159,21 @@ def _repr(value: Any, program: Program) -> tuple[int, str]:
 class Site:
     """Compiles checks at one site: ``static`` the facts known here (the engine's facts mapping,
     words as nested mappings), ``dynamic`` the run-time facts (by name, or ``(word, field)`` for an
-    instruction rule's ``idesc.atype``), into ``program``."""
+    instruction rule's ``idesc.atype``), into ``program``.
+
+    Each register carries the range of values it may hold; an operation whose operands and result
+    fit 32 bits is written on 32-bit registers (half the instructions of a 64-bit one)."""
 
     def __init__(self, static: Mapping[str, Any], dynamic: Mapping[Any, Dynamic], program: Program) -> None:
         self.static = static
         self.dynamic = dynamic
         self.p = program
         self._leaves: dict[int, frozenset[Any]] = {}
-        self._values: dict[str, _Val] = {}
+        self._values: dict[str, Val] = {}
         self._static_key: Any = None
+        self._converted: dict[tuple[str, int], str] = {}
+        self._made: dict[Bits, Reg] = {}
+        self._sums: dict[str, tuple[Val, int]] = {}  # a register -> (a value, a constant) it is the sum of
 
     # -- what a subtree reads at run time
 
@@ -323,7 +198,7 @@ class Site:
 
     # -- values
 
-    def value(self, node: ast.expr) -> _Val:
+    def value(self, node: ast.expr) -> Val:
         """``node``'s value: a constant, or a register the code so far computes (every value is
         computed unconditionally, so one seen before is reused)."""
         memo = ast.dump(node)
@@ -332,33 +207,37 @@ class Site:
             hit = self._values[memo] = self._value(node)
         return hit
 
-    def _value(self, node: ast.expr) -> _Val:
+    def _value(self, node: ast.expr) -> Val:
         keys = self.leaves(node)
         if not keys:
             try:
-                return _Const(_evaluate(node, self.static, {}))
+                return Const(_evaluate(node, self.static, {}))
             except (TypeError, ArithmeticError):  # (Python would raise: a guard keeps the check from reading it)
-                return _Const(None)
+                return Const(None)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "known":
             return self.value(node.args[0])
         fields = tuple(dict.fromkeys(f for k in sorted(keys, key=repr) for f in self.dynamic[k].fields))
         key = self._key(node)
         if key is not None and self.dynamic[key].special is not None:
-            r, w = self.p.reg(), self.p.reg32()
-            self.p.emit(f"mov.u32 {w}, {self.dynamic[key].special};")
-            self.p.emit(f"cvt.u64.u32 {r}, {w};")
-            return _Reg(r, "int", False)
-        if key is not None and self.dynamic[key].shift is not None:
-            r = self.p.reg()
-            self.p.emit(f"shl.b64 {r}, {self.p.raw(fields[0])}, {self.dynamic[key].shift};")
-            return _Reg(r, "int", False)
+            return Reg(self.p.special(str(self.dynamic[key].special)), "int", False, None, *U32, 32)
+        shift = self.dynamic[key].shift if key is not None else None
+        half = self.p.in_half(fields[0]) if shift is not None else None
+        if shift is not None and half is not None and ((1 << fields[0].width) - 1) << shift < 1 << 32:
+            return Bits(half[0], half[1], (1 << fields[0].width) - 1, shift)
+        if shift is not None:
+            lo, hi = 0, ((1 << fields[0].width) - 1) << shift
+            width = 32 if fits32(lo, hi) else 64
+            raw = self.p.raw(fields[0])
+            r = self._new(width)
+            self.p.emit(f"shl.b{width} {r}, {raw if width == 32 else self.p.widen(raw)}, {shift};")
+            return Reg(r, "int", False, None, lo, hi, width)
         if sum(f.width for f in fields) <= FOLD_BITS and not any(self.dynamic[k].special for k in keys):
             folded = self._fold(node, keys, fields)
             if folded is not None:
                 return folded
         return self._native(node)
 
-    def _fold(self, node: ast.expr, keys: frozenset[Any], fields: tuple[RawField, ...]) -> _Val | None:
+    def _fold(self, node: ast.expr, keys: frozenset[Any], fields: tuple[RawField, ...]) -> Val | None:
         """``node`` evaluated for every value of the raw bits of ``fields``: a constant table
         indexed by them (None when a result is no 64-bit value: a set, left to the parent)."""
         reads = tuple((k, tuple((f.layout, f.kind, f.name) for f in self.dynamic[k].fields))
@@ -374,21 +253,20 @@ class Site:
         kind = next(iter(kinds)) if len(kinds) == 1 else "int"
         none = any(out is None for out in outs)
         if len(set(results)) == 1:
-            return _Const(outs[0])
+            return Const(outs[0])
         if not set(results) <= {0, 1} and sum(f.width for f in fields) > FOLD_VALUE_BITS:
             return None
         index = self._index(fields)
-        r = self.p.reg()
         if set(results) <= {0, 1} and not none:
             words = [0] * max(1, len(results) // 64)
             for i, bit in enumerate(results):
                 words[i >> 6] |= bit << (i & 63)
-            return _Reg(self.p.bit_of(tuple(words), index), "bool" if kind == "bool" else kind, False)
-        name = self.p.table(tuple(results))
-        self.p.emit(f"mov.u64 {r}, {name};")
-        self.p.emit(f"mad.lo.u64 {r}, {index}, 8, {r};")
+            return Reg(self.p.bit_of(tuple(words), index), "bool" if kind == "bool" else kind, False, None, 0, 1, 32)
+        r = self.p.reg()
+        self.p.emit(f"mov.u64 {r}, {self.p.table(tuple(results))};")
+        self.p.emit(f"mad.wide.u32 {r}, {index}, 8, {r};")
         self.p.emit(f"ld.const.u64 {r}, [{r}];")
-        return _Reg(r, kind, none)
+        return Reg(r, kind, none, None, min(results), max(results))
 
     def _outcomes(self, node: ast.expr, keys: frozenset[Any],
                   fields: tuple[RawField, ...]) -> tuple[tuple[Any, ...], frozenset[str]] | None:
@@ -416,72 +294,144 @@ class Site:
         return self._static_key
 
     def _index(self, fields: tuple[RawField, ...]) -> str:
-        """A register holding the raw bits of ``fields`` side by side (the first lowest)."""
+        """A 32-bit register holding the raw bits of ``fields`` side by side (the first lowest)."""
         if not fields:
             return "0"
         index = self.p.raw(fields[0])
         shift = fields[0].width
         for f in fields[1:]:
-            r = self.p.reg()
-            self.p.emit(f"shl.b64 {r}, {self.p.raw(f)}, {shift};")
-            self.p.emit(f"or.b64 {r}, {r}, {index};")
+            r = self.p.reg32()
+            self.p.emit(f"shl.b32 {r}, {self.p.raw(f)}, {shift};")
+            self.p.emit(f"or.b32 {r}, {r}, {index};")
             index, shift = r, shift + f.width
         return index
 
-    def _const(self, value: int) -> str:
-        r = self.p.reg()
-        self.p.emit(f"mov.b64 {r}, {_imm(value)};")
-        return r
+    # -- registers and operands
 
-    def reg_of(self, v: _Val) -> _Reg:
-        """``v`` in a register."""
-        if isinstance(v, _Reg):
+    def _new(self, width: int) -> str:
+        return self.p.reg32() if width == 32 else self.p.reg()
+
+    def _made_of(self, b: Bits) -> Reg:
+        """``b`` computed: an ``and`` and a shift."""
+        if b not in self._made:
+            r = self.p.reg32()
+            if b.mask << b.lo < 1 << 32:
+                self.p.emit(f"and.b32 {r}, {b.src}, {imm32(b.mask << b.lo)};")
+                n = b.shift - b.lo
+            else:
+                self.p.emit(f"shr.u32 {r}, {b.src}, {b.lo};")
+                self.p.emit(f"and.b32 {r}, {r}, {imm32(b.mask)};")
+                n = b.shift
+            if n:
+                self.p.emit(f"{'shl.b32' if n > 0 else 'shr.u32'} {r}, {r}, {abs(n)};")
+            self._made[b] = Reg(r, "int", False, None, 0, b.mask << b.shift, 32)
+        return self._made[b]
+
+    def _bounds(self, v: Val) -> tuple[int, int]:
+        if isinstance(v, Bits):
+            return 0, v.mask << v.shift
+        if isinstance(v, Const):
+            code = _repr(v.value, self.p)[0]
+            return code, code
+        return v.lo, v.hi
+
+    def reg_of(self, v: Val) -> Reg:
+        """``v`` in a register (a constant in a 64-bit one)."""
+        if isinstance(v, Bits):
+            return self._made_of(v)
+        if isinstance(v, Reg):
             return v
         code, kind = _repr(v.value, self.p)
-        return _Reg(self._const(code), kind, v.value is None)
+        r = self.p.reg()
+        self.p.emit(f"mov.b64 {r}, {imm(code)};")
+        return Reg(r, kind, v.value is None, None, code, code)
 
-    def operand(self, v: _Val) -> str:
-        """``v`` as an instruction's operand: an immediate for a constant, else its register."""
-        return _imm(_repr(v.value, self.p)[0]) if isinstance(v, _Const) else v.name
+    def _src(self, v: Val, width: int) -> str:
+        """``v`` as a ``width``-bit source operand: an immediate for a constant, else its register
+        (its low half, or widened as it reads)."""
+        if isinstance(v, Bits):
+            v = self._made_of(v)
+        if isinstance(v, Const):
+            code = _repr(v.value, self.p)[0]
+            return imm(code) if width == 64 else imm32(code)
+        if v.width == width:
+            return v.name
+        key = (v.name, width)
+        if key not in self._converted:
+            if width == 32:
+                r = self._converted[key] = self.p.reg32()
+                self.p.emit(f"cvt.u32.u64 {r}, {v.name};")
+            else:
+                self._converted[key] = self.p.widen(v.name, signed=v.lo < 0)
+        return self._converted[key]
 
-    def truth(self, v: _Val) -> str:
+    def _first(self, v: Val, width: int) -> str:
+        """``v`` as a ``width``-bit first source operand: a register."""
+        if isinstance(v, Const):
+            r = self._new(width)
+            self.p.emit(f"mov.b{width} {r}, {self._src(v, width)};")
+            return r
+        return self._src(v, width)
+
+    def operand(self, v: Val) -> str:
+        """``v`` as a 64-bit instruction operand: an immediate for a constant, else a register."""
+        return self._src(v, 64)
+
+    def truth(self, v: Val) -> str:
         """A predicate: ``v`` is true (Python's truth: neither 0 nor None; a name is true)."""
+        if isinstance(v, Bits) and v.mask << v.lo < 1 << 32:
+            p, t = self.p.pred(), self.p.reg32()
+            self.p.emit(f"and.b32 {t}, {v.src}, {imm32(v.mask << v.lo)};")
+            self.p.emit(f"setp.ne.b32 {p}, {t}, 0;")
+            return p
         v = self.reg_of(v)
         if v.pred is not None:
             return v.pred
         p = self.p.pred()
-        if v.kind == "name":
-            self.p.emit(f"setp.ne.s64 {p}, {v.name}, {_imm(NONE)};")
-        elif v.kind == "bool" or not v.maybe_none:
-            self.p.emit(f"setp.ne.s64 {p}, {v.name}, 0;")
+        if not v.maybe_none:
+            self.p.emit(f"setp.ne.b{v.width} {p}, {v.name}, 0;")
+        elif v.kind == "name":
+            self.p.emit(f"setp.ne.s64 {p}, {v.name}, {imm(NONE)};")
         else:
             q = self.p.pred()
             self.p.emit(f"setp.ne.s64 {q}, {v.name}, 0;")
-            self.p.emit(f"setp.ne.and.s64 {p}, {v.name}, {_imm(NONE)}, {q};")
+            self.p.emit(f"setp.ne.and.s64 {p}, {v.name}, {imm(NONE)}, {q};")
         return p
 
-    def _bool(self, p: str) -> _Reg:
-        r = self.p.reg()
-        self.p.emit(f"selp.b64 {r}, 1, 0, {p};")  # (ptxas drops it where only the predicate is read)
-        return _Reg(r, "bool", False, p)
+    def _bool(self, p: str) -> Reg:
+        r = self.p.reg32()
+        self.p.emit(f"selp.b32 {r}, 1, 0, {p};")  # (ptxas drops it where only the predicate is read)
+        return Reg(r, "bool", False, p, 0, 1, 32)
 
-    def _select(self, t: str, a: _Val, b: _Val) -> _Val:
+    def _select(self, t: str, a: Val, b: Val) -> Val:
         """``a`` where predicate ``t`` holds, else ``b``."""
-        if isinstance(a, _Const) and isinstance(b, _Const) and a.value == b.value:
+        if isinstance(a, Const) and isinstance(b, Const) and a.value == b.value:
             return a
-        kind_a = _repr(a.value, self.p)[1] if isinstance(a, _Const) else a.kind
-        kind_b = _repr(b.value, self.p)[1] if isinstance(b, _Const) else b.kind
-        none = any(v.value is None if isinstance(v, _Const) else v.maybe_none for v in (a, b))
-        r = self.p.reg()
-        self.p.emit(f"selp.b64 {r}, {self.operand(a)}, {self.operand(b)}, {t};")
-        return _Reg(r, kind_a if kind_a == kind_b else "int", none)
+        a, b = (self._made_of(v) if isinstance(v, Bits) else v for v in (a, b))
+        kind_a = _repr(a.value, self.p)[1] if isinstance(a, Const) else a.kind
+        kind_b = _repr(b.value, self.p)[1] if isinstance(b, Const) else b.kind
+        none = any(v.value is None if isinstance(v, Const) else v.maybe_none for v in (a, b))
+        (al, ah), (bl, bh) = self._bounds(a), self._bounds(b)
+        lo, hi = min(al, bl), max(ah, bh)
+        width = 32 if fits32(lo, hi) else 64
+        r = self._new(width)
+        self.p.emit(f"selp.b{width} {r}, {self._src(a, width)}, {self._src(b, width)}, {t};")
+        return Reg(r, kind_a if kind_a == kind_b else "int", none, None, lo, hi, width)
 
-    def _native(self, node: ast.expr) -> _Val:
+    def _reading(self, *ranges: tuple[int, int]) -> str:
+        """The type values in ``ranges`` compare as: ``u32``, ``s32`` or ``s64``."""
+        if all(U32[0] <= lo and hi <= U32[1] for lo, hi in ranges):
+            return "u32"
+        if all(S32[0] <= lo and hi <= S32[1] for lo, hi in ranges):
+            return "s32"
+        return "s64"
+
+    def _native(self, node: ast.expr) -> Val:
         if isinstance(node, ast.BoolOp):
             acc = self.value(node.values[0])
             is_and = isinstance(node.op, ast.And)
             for nxt in node.values[1:]:
-                if isinstance(acc, _Const):
+                if isinstance(acc, Const):
                     if bool(acc.value) != is_and:  # (decided: a false 'and', a true 'or')
                         return acc
                     acc = self.value(nxt)
@@ -492,19 +442,17 @@ class Site:
             return acc
         if isinstance(node, ast.UnaryOp):
             inner = self.value(node.operand)
-            if isinstance(inner, _Const):
-                return _Const(not inner.value if isinstance(node.op, ast.Not) else -inner.value)
+            if isinstance(inner, Const):
+                return Const(not inner.value if isinstance(node.op, ast.Not) else -inner.value)
             if isinstance(node.op, ast.Not):
                 p = self.truth(inner)
                 q = self.p.pred()
                 self.p.emit(f"not.pred {q}, {p};")
                 return self._bool(q)
-            r = self.p.reg()
-            self.p.emit(f"neg.s64 {r}, {inner.name};")
-            return _Reg(r, "int", False)
+            return self._negate(inner)
         if isinstance(node, ast.IfExp):
             test = self.value(node.test)
-            if isinstance(test, _Const):
+            if isinstance(test, Const):
                 return self.value(node.body if test.value else node.orelse)
             t = self.truth(test)
             return self._select(t, self.value(node.body), self.value(node.orelse))
@@ -515,99 +463,152 @@ class Site:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             args = [self.value(a) for a in node.args]
             if node.func.id in ("min", "max"):
-                r = self.p.reg()
-                self.p.emit(f"{node.func.id}.s64 {r}, {self.reg_of(args[0]).name}, {self.operand(args[1])};")
-                return _Reg(r, "int", False)
+                (al, ah), (bl, bh) = self._bounds(args[0]), self._bounds(args[1])
+                pick = min if node.func.id == "min" else max
+                lo, hi = pick(al, bl), pick(ah, bh)
+                t = self._reading((al, ah), (bl, bh))
+                width = int(t[1:])
+                r = self._new(width)
+                self.p.emit(f"{node.func.id}.{t} {r}, {self._first(args[0], width)}, {self._src(args[1], width)};")
+                return Reg(r, "int", False, None, lo, hi, width)
             if node.func.id == "ceil_div":  # -(-a // b)
-                r = self.p.reg()
-                self.p.emit(f"neg.s64 {r}, {self.reg_of(args[0]).name};")
-                quotient = self._binop(ast.FloorDiv, _Reg(r, "int", False), args[1])
-                out = self.p.reg()
-                self.p.emit(f"neg.s64 {out}, {self.reg_of(quotient).name};")
-                return _Reg(out, "int", False)
+                return self._negate(self._binop(ast.FloorDiv, self._negate(args[0]), args[1]))
         raise Unsupported(f"{ast.unparse(node)} reads a wide run-time value where only a table can answer")
 
-    def _binop(self, op: type, left: _Val, right: _Val) -> _Val:
-        if isinstance(left, _Const) and isinstance(right, _Const):
-            return _Const(_evaluate(ast.BinOp(ast.Constant(left.value), op(), ast.Constant(right.value)), {}, {}))
-        r = self.p.reg()
-        simple = {ast.Add: "add.s64", ast.Sub: "sub.s64", ast.Mult: "mul.lo.s64", ast.BitAnd: "and.b64",
-                  ast.BitOr: "or.b64"}
-        if isinstance(left, _Const) and op in (ast.Add, ast.Mult, ast.BitAnd, ast.BitOr):
+    def _negate(self, v: Val) -> Val:
+        if isinstance(v, Const):
+            return Const(-v.value)
+        v = self.reg_of(v)
+        lo, hi = -v.hi, -v.lo
+        width = 32 if S32[0] <= lo and hi <= S32[1] and fits32(v.lo, v.hi) else 64
+        r = self._new(width)
+        self.p.emit(f"neg.s{width} {r}, {self._src(v, width)};")
+        return Reg(r, "int", False, None, lo, hi, width)
+
+    def _binop(self, op: type, left: Val, right: Val) -> Val:
+        if isinstance(left, Const) and isinstance(right, Const):
+            return Const(_evaluate(ast.BinOp(ast.Constant(left.value), op(), ast.Constant(right.value)), {}, {}))
+        simple = {ast.Add: "add.s", ast.Sub: "sub.s", ast.Mult: "mul.lo.s", ast.BitAnd: "and.b", ast.BitOr: "or.b"}
+        if isinstance(left, Const) and op in (ast.Add, ast.Mult, ast.BitAnd, ast.BitOr):
             left, right = right, left  # (commutative: the constant second)
-        a = self.reg_of(left).name
-        if op in simple:
-            self.p.emit(f"{simple[op]} {r}, {a}, {self.operand(right)};")
-            return _Reg(r, "int", False)
+        if isinstance(left, Bits) or isinstance(right, Bits):
+            bits = moved(op, left, right)
+            if bits is not None:
+                return bits
+            left, right = (self._made_of(v) if isinstance(v, Bits) else v for v in (left, right))
+        if op in (ast.Add, ast.Sub) and isinstance(left, Reg) and left.name in self._sums \
+                and isinstance(right, Const) and type(right.value) is int:  # ((x + a) + b: x + (a + b))
+            base, c = self._sums[left.name]
+            return self._binop(ast.Add, base, Const(c + (right.value if op is ast.Add else -right.value)))
+        a, b = self._bounds(left), self._bounds(right)
+        if op in simple:  # (the low 32 bits of the result are the operands' low 32 bits')
+            lo, hi = interval(op, a, b)
+            width = 32 if fits32(lo, hi) else 64
+            r = self._new(width)
+            self.p.emit(f"{simple[op]}{width} {r}, {self._first(left, width)}, {self._src(right, width)};")
+            if op in (ast.Add, ast.Sub) and isinstance(right, Const) and type(right.value) is int:
+                self._sums[r] = (left, right.value if op is ast.Add else -right.value)
+            return Reg(r, "int", False, None, lo, hi, width)
+        power = isinstance(right, Const) and isinstance(right.value, int) and right.value > 0 \
+            and right.value & (right.value - 1) == 0
+        if op is ast.Mod and power:  # (Python's remainder by a power of two: the low bits, exactly)
+            assert isinstance(right, Const)
+            width = 32 if fits32(*a) else 64
+            r = self._new(width)
+            self.p.emit(f"and.b{width} {r}, {self._first(left, width)}, {right.value - 1};")
+            return Reg(r, "int", False, None, 0, right.value - 1, width)
+        if op is ast.FloorDiv and power:
+            assert isinstance(right, Const)
+            op, right = ast.RShift, Const(right.value.bit_length() - 1)
         if op in (ast.RShift, ast.LShift):
-            if isinstance(right, _Const):
-                n = str(min(int(right.value), 64))
-            else:
-                c, n = self.p.reg(), self.p.reg32()
-                self.p.emit(f"min.u64 {c}, {right.name}, 64;")  # (a shift of 64 or more: all sign bits, or 0)
-                self.p.emit(f"cvt.u32.u64 {n}, {c};")
-            self.p.emit(f"{'shr.s64' if op is ast.RShift else 'shl.b64'} {r}, {a}, {n};")
-            return _Reg(r, "int", False)
+            if isinstance(right, Const):
+                n = min(int(right.value), 64)
+                if op is ast.LShift:
+                    lo, hi = interval(ast.Mult, a, (1 << n, 1 << n))
+                    width = 32 if fits32(lo, hi) and n < 32 else 64
+                    mnemonic = f"shl.b{width}"
+                else:
+                    lo, hi = a[0] >> n, a[1] >> n
+                    width = 32 if fits32(*a) and n < 32 else 64
+                    mnemonic = f"shr.{'u' if a[0] >= 0 and width == 32 else 's'}{width}"
+                r = self._new(width)
+                self.p.emit(f"{mnemonic} {r}, {self._first(left, width)}, {n};")
+                return Reg(r, "int", False, None, lo, hi, width)
+            clamped, n32 = self.p.reg(), self.p.reg32()
+            self.p.emit(f"min.u64 {clamped}, {self._src(right, 64)}, 64;")  # (64 or more: all sign bits, or 0)
+            self.p.emit(f"cvt.u32.u64 {n32}, {clamped};")
+            r = self.p.reg()
+            self.p.emit(f"{'shr.s64' if op is ast.RShift else 'shl.b64'} {r}, {self._first(left, 64)}, {n32};")
+            lo, hi = (min(a[0], 0), max(a[1], 0)) if op is ast.RShift else ANY
+            return Reg(r, "int", False, None, lo, hi)
         if op in (ast.FloorDiv, ast.Mod):  # Python's: the quotient rounded down, the remainder of b's sign
-            if isinstance(right, _Const) and isinstance(right.value, int) and right.value > 0 \
-                    and right.value & (right.value - 1) == 0:  # (a power of two: the bits, exactly)
-                d = right.value
-                self.p.emit(f"shr.s64 {r}, {a}, {d.bit_length() - 1};" if op is ast.FloorDiv
-                            else f"and.b64 {r}, {a}, {d - 1};")
-                return _Reg(r, "int", False)
-            b = self.reg_of(right).name
-            q, m = self.p.reg(), self.p.reg()
-            zero, fix, t = self.p.pred(), self.p.pred(), self.p.reg()
-            self.p.emit(f"setp.eq.s64 {zero}, {b}, 0;")
-            self.p.emit(f"selp.b64 {t}, 1, {b}, {zero};")  # (no division by zero: a guard decides)
-            self.p.emit(f"div.s64 {q}, {a}, {t};")
-            self.p.emit(f"rem.s64 {m}, {a}, {t};")
-            x = self.p.reg()
-            self.p.emit(f"xor.b64 {x}, {m}, {t};")
-            self.p.emit(f"setp.lt.s64 {fix}, {x}, 0;")
+            x, t = self._first(left, 64), self.p.reg()
+            q, m, r = self.p.reg(), self.p.reg(), self.p.reg()
+            zero, fix = self.p.pred(), self.p.pred()
+            self.p.emit(f"setp.eq.s64 {zero}, {self._src(right, 64)}, 0;")
+            self.p.emit(f"selp.b64 {t}, 1, {self._src(right, 64)}, {zero};")  # (no division by zero: a guard decides)
+            self.p.emit(f"div.s64 {q}, {x}, {t};")
+            self.p.emit(f"rem.s64 {m}, {x}, {t};")
+            s = self.p.reg()
+            self.p.emit(f"xor.b64 {s}, {m}, {t};")
+            self.p.emit(f"setp.lt.s64 {fix}, {s}, 0;")
             self.p.emit(f"setp.ne.and.s64 {fix}, {m}, 0, {fix};")
             self.p.emit(f"@{fix} sub.s64 {q}, {q}, 1;")
             self.p.emit(f"@{fix} add.s64 {m}, {m}, {t};")
             self.p.emit(f"mov.b64 {r}, {q if op is ast.FloorDiv else m};")
-            return _Reg(r, "int", False)
+            return Reg(r, "int", False)
         raise Unsupported(f"operator {op.__name__}")
 
-    def _compare(self, node: ast.Compare) -> _Val:
+    def _compare(self, node: ast.Compare) -> Val:
         op, left, right = node.ops[0], node.left, node.comparators[0]
         if len(node.ops) != 1:
             raise Unsupported("a chained comparison")
         a = self.value(left)
         if isinstance(op, (ast.Is, ast.IsNot)):
-            if isinstance(a, _Const) or not a.maybe_none:
-                is_none = isinstance(a, _Const) and a.value is None
-                return _Const(is_none == isinstance(op, ast.Is))
+            if not isinstance(a, Reg) or not a.maybe_none:
+                is_none = isinstance(a, Const) and a.value is None
+                return Const(is_none == isinstance(op, ast.Is))
             p = self.p.pred()
-            self.p.emit(f"setp.{'eq' if isinstance(op, ast.Is) else 'ne'}.s64 {p}, {a.name}, {_imm(NONE)};")
+            self.p.emit(f"setp.{'eq' if isinstance(op, ast.Is) else 'ne'}.s64 {p}, {a.name}, {imm(NONE)};")
             return self._bool(p)
         if isinstance(op, (ast.In, ast.NotIn)):
             if not isinstance(right, ast.Tuple) or self.leaves(right):
                 raise Unsupported(f"{ast.unparse(node)}: membership in a run-time set")
             values = [_evaluate(e, self.static, {}) for e in right.elts]
-            if isinstance(a, _Const):
-                return _Const((a.value in values) == isinstance(op, ast.In))
+            if isinstance(a, Const):
+                return Const((a.value in values) == isinstance(op, ast.In))
+            a = self.reg_of(a)
             p = self.p.pred()
             codes = [_repr(v, self.p)[0] for v in values] or [NONE + 1]
-            self.p.emit(f"setp.eq.s64 {p}, {a.name}, {_imm(codes[0])};")
+            t = self._reading((a.lo, a.hi), (min(codes), max(codes)))
+            x = self._src(a, int(t[1:]))
+            written = imm if t == "s64" else imm32
+            self.p.emit(f"setp.eq.{t} {p}, {x}, {written(codes[0])};")
             for code in codes[1:]:
-                self.p.emit(f"setp.eq.or.s64 {p}, {a.name}, {_imm(code)}, {p};")
+                self.p.emit(f"setp.eq.or.{t} {p}, {x}, {written(code)}, {p};")
             if isinstance(op, ast.NotIn):
                 self.p.emit(f"not.pred {p}, {p};")
             return self._bool(p)
         b = self.value(right)
-        if isinstance(a, _Const) and isinstance(b, _Const):
-            return _Const(_evaluate(ast.Compare(ast.Constant(a.value), [op], [ast.Constant(b.value)]), {}, {}))
+        if isinstance(a, Const) and isinstance(b, Const):
+            return Const(_evaluate(ast.Compare(ast.Constant(a.value), [op], [ast.Constant(b.value)]), {}, {}))
         flip = {ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.GtE: ast.LtE}
-        if isinstance(a, _Const):
+        if isinstance(a, Const):
             a, b, op = b, a, flip.get(type(op), type(op))()
+        if isinstance(a, Bits) and isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(b, Const) and b.value == 0 \
+                and type(b.value) is int:
+            t = self.truth(a)
+            if isinstance(op, ast.Eq):
+                q = self.p.pred()
+                self.p.emit(f"not.pred {q}, {t};")
+                t = q
+            return self._bool(t)
+        a = self.reg_of(a)
         cmp = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge"}[type(op)]
+        t = self._reading((a.lo, a.hi), self._bounds(b))
+        width = int(t[1:])
         p = self.p.pred()
-        assert isinstance(a, _Reg)
-        self.p.emit(f"setp.{cmp}.s64 {p}, {a.name}, {self.operand(b)};")
+        self.p.emit(f"setp.{cmp}.{t} {p}, {self._src(a, width)}, {self._src(b, width)};")
         return self._bool(p)
 
     # -- a whole condition
@@ -615,13 +616,14 @@ class Site:
     def condition(self, node: ast.expr) -> str | bool:
         """A predicate register for ``node``'s truth, or a bool when it is decided here."""
         v = self.value(node)
-        if isinstance(v, _Const):
+        if isinstance(v, Const):
             return bool(v.value)
         return self.truth(v)
 
     def value_register(self, node: ast.expr) -> str:
-        """A register holding ``node``'s value as a finding reports it (names by id)."""
-        return self.reg_of(self.value(node)).name
+        """A 64-bit register holding ``node``'s value as a finding reports it (names by id)."""
+        v = self.reg_of(self.value(node))
+        return v.name if v.width == 64 else self._src(v, 64)
 
 
 #: Each folded subtree's values, per the subtree, the static facts and the run-time fields.

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from ..backends.ptx_rules import Dynamic, Program, Site, Unsupported, field_of, raw_field_checks
+from ..backends.ptx_rules import Dynamic, Program, RawField, Site, Unsupported, field_of, raw_field_checks
 from ..core.types import SmemArch
 from ..model.catalog import catalog, usage_error
 from ..model.facts import kind_facts, mma_k
@@ -42,6 +42,9 @@ ROLES = {"idesc": 0, "a_desc": 1, "b_desc": 2, "zcm": 3, "s_desc": 1}
 _STOPS = ("error", "warning")
 #: Context names a check reads at run time from a special register (E50), and the register.
 RUN_TIME_CONTEXT = {"smem_size": "%aggr_smem_size"}
+#: The function-scope 32-bit register each special register a check reads is read into, once, at
+#: the function's entry.
+_SPECIALS = {"%aggr_smem_size": "%dgz_smem_size"}
 
 
 def _smem_size_register(version: tuple[int, int] | None) -> bool:
@@ -137,11 +140,14 @@ def instrument_ptx(text: str, *, arch: SmemArch | None = None, on_error: str = "
     version = (int(found.group(1)), int(found.group(2))) if found else None
     lines = text.split("\n")
     out = Instrumented(text, file, findings=tuple(result.findings))
+    bodies = _function_bodies(lines)
     blocks: dict[int, list[str]] = {}
     rewrites: dict[int, dict[str, str]] = {}  # line -> operand register -> its checked stand-in
     stand_ins: list[str] = []
     tables: list[str] = []
     pool: dict[tuple[int, ...], str] = {}
+    heads: dict[int, list[str]] = {}  # a function's opening line -> its function-scope registers
+    recheck: dict[int, list[tuple[CheckedSite, Program, list[_Check]]]] = {}  # the same, -> its wgmma sites
     for inst in result.instructions:
         site = CheckedSite(len(out.sites), inst.line, inst.opcode, inst.text)
         out.sites.append(site)
@@ -149,7 +155,7 @@ def instrument_ptx(text: str, *, arch: SmemArch | None = None, on_error: str = "
         if not open_ops:
             site.proven = True
             continue
-        program = Program(f"dg{site.index}_", pool)
+        program = Program(f"dg{site.index}_", pool, _SPECIALS)
         checks, skipped = _checks(inst, open_ops, program, version)
         site.operands = tuple((o.role, o.text) for o in open_ops)
         site.not_compiled = tuple(skipped)
@@ -158,29 +164,50 @@ def instrument_ptx(text: str, *, arch: SmemArch | None = None, on_error: str = "
         site.codes = tuple(dict.fromkeys(c[0] for c in checks))
         site.checks = tuple(dict.fromkeys((c[0], c[1]) for c in checks))
         guard = _guard(lines[inst.line - 1])
+        head = next((start for start, end in bodies if start < inst.line <= end), 0)
+        programs = [program]
         if inst.opcode == "wgmma.mma_async":
             blocks[inst.line], rewrites[inst.line] = _deferred_block(site, program, checks, guard, open_ops, stand_ins)
+            again = Program(f"dgy{site.index}_", pool, _SPECIALS)  # (the same checks over the pending words)
+            pending = {o.text: _PENDING_WORDS[o.role] for o in open_ops if o.role in _PENDING_WORDS}
+            rechecks = [(c, r, _renamed(p, pending), _renamed(v, pending), _renamed(w, pending))
+                        for c, r, p, v, w in _checks(inst, open_ops, again, version)[0]]
+            again.lines[:] = [_renamed(line, pending) for line in again.lines]
+            recheck.setdefault(head, []).append((site, again, rechecks))
+            programs.append(again)
         else:
             blocks[inst.line] = _block(site, inst, program, checks, guard, on_error)
-        tables += [f".const .align 8 .b64 {name}[{len(values)}] = {{{', '.join(_b64(v) for v in values)}}};"
-                   for name, values in program.tables.items()]
+        for used in programs:
+            tables += [f".const .align 8 .b64 {name}[{len(values)}] = {{{', '.join(_b64(v) for v in values)}}};"
+                       for name, values in used.tables.items()]
+            for special in sorted(used.used):
+                if f"mov.u32 {_SPECIALS[special]}, {special};" not in heads.setdefault(head, []):
+                    heads[head] += [f".reg .b32 {_SPECIALS[special]};", f"mov.u32 {_SPECIALS[special]}, {special};"]
+    for head, sites in recheck.items():
+        heads.setdefault(head, []).extend(_pending_declarations(len(stand_ins)))
     new: list[str] = []
-    bodies = [(start, end) for start, end in _function_bodies(lines) if any(start < n <= end for n in rewrites)]
     for number, line in enumerate(lines, 1):
         if number in blocks:
             new += blocks[number]
         for reg, stand_in in rewrites.get(number, {}).items():
             line = re.sub(rf"{re.escape(reg)}\b", stand_in, line)
-        inside = next(((a, b) for a, b in bodies if a < number <= b), None)
+        inside = next((a for a, b in bodies if a < number <= b and a in recheck), None)
         if inside is not None and re.match(r"\s*(@!?%\w+\s+)?(ret|exit)\s*;", line):
-            new += _flush(number, on_error)
+            new += _flush(number, on_error, recheck[inside])
         new.append(line)
-        if any(number == a for a, _ in bodies):  # (the function's opening brace: its pending finding)
-            new += _pending_declarations(len(stand_ins))
+        if number in heads:  # (the function's opening brace)
+            new += [f"\t{d}" for d in heads[number]]
     head = _module_head(new)
     new[head:head] = ["", f".visible .global .align 8 .u64 {REPORT_SYMBOL};", *tables, ""]
     out.ptx = "\n".join(new)
     return out
+
+
+def _renamed(text: str, names: Mapping[str, str]) -> str:
+    """``text`` with each register of ``names`` replaced by its new name."""
+    for old, new in names.items():
+        text = re.sub(rf"{re.escape(old)}(?![\w$])", new, text)
+    return text
 
 
 # --------------------------------------------------------------------------------------------
@@ -216,7 +243,7 @@ def _checks(inst: ScanInstruction, ops: list[ScanOperand], program: Program,
             raw = program.raw(f.fields[0])
             for code, severity, raws in raw_field_checks(lay, kind if o.role == "idesc" else None, name):
                 if severity in _STOPS:
-                    checks.append((code, o.role, _member(program, raw, f.fields[0].width, raws), raw, word))
+                    checks.append((code, o.role, _member(program, f.fields[0], raws), program.widen(raw), word))
     # The rules the scan left open at run time.
     rules = catalog()
     seen: set[tuple[str, str | None]] = set()
@@ -258,21 +285,21 @@ def _word_register(program: Program, o: ScanOperand) -> str:
     return r
 
 
-def _member(program: Program, raw: str, width: int, raws: tuple[int, ...]) -> str:
-    """A predicate: ``raw`` (a ``width``-bit value in a 64-bit register) is one of ``raws``."""
+def _member(program: Program, f: RawField, raws: tuple[int, ...]) -> str:
+    """A predicate: field ``f``'s raw value is one of ``raws``."""
+    width, raw = f.width, program.raw(f)
+    if set(raws) == set(range(1, 1 << width)):  # (any bit set)
+        return program.nonzero(f)
     p = program.pred()
     if len(raws) <= 2:
-        program.emit(f"setp.eq.s64 {p}, {raw}, {raws[0]};")
+        program.emit(f"setp.eq.u32 {p}, {raw}, {raws[0]};")
         for r in raws[1:]:
-            program.emit(f"setp.eq.or.s64 {p}, {raw}, {r}, {p};")
-        return p
-    if set(raws) == set(range(1, 1 << width)):  # (any bit set)
-        program.emit(f"setp.ne.s64 {p}, {raw}, 0;")
+            program.emit(f"setp.eq.or.u32 {p}, {raw}, {r}, {p};")
         return p
     words = [0] * max(1, (1 << width) // 64)
     for r in raws:
         words[r >> 6] |= 1 << (r & 63)
-    program.emit(f"setp.ne.s64 {p}, {program.bit_of(tuple(words), raw)}, 0;")
+    program.emit(f"setp.ne.u32 {p}, {program.bit_of(tuple(words), raw)}, 0;")
     return p
 
 
@@ -464,35 +491,48 @@ def _unpack(program: Program, packed: str, words: Mapping[int, str]) -> tuple[li
     return out, found, op, word
 
 
-#: The function-scope registers of a pending finding (docs/sanitizer.md, "wgmma"): site, code
-#: (1 + index; 0: none), operand, word, value.
-_PENDING = "%dgq"
+#: The function-scope registers of a pending finding (docs/sanitizer.md, "wgmma"): the site + 1
+#: (32 bits; 0: none) and the words of its operands A and B.
+_PENDING = "%dgq_site"
+_PENDING_WORDS = {"a_desc": "%dgq_a", "b_desc": "%dgq_b"}
 
 
 def _pending_declarations(stand_ins: int) -> list[str]:
-    return [f"\t.reg .b64 {_PENDING}<5>;", f"\t.reg .b64 %dgs<{max(1, stand_ins)}>;",
-            *(f"\tmov.b64 {_PENDING}{i}, 0;" for i in range(5))]
+    return [f".reg .b32 {_PENDING};", *(f".reg .b64 {reg};" for reg in _PENDING_WORDS.values()),
+            f".reg .b64 %dgs<{max(1, stand_ins)}>;", f"mov.b32 {_PENDING}, 0;",
+            *(f"mov.b64 {reg}, 0;" for reg in _PENDING_WORDS.values())]
+
+
+def _any_finding(program: Program, checks: list[_Check], guard: str | None) -> tuple[list[str], str]:
+    """The checks' code, then a predicate: one of them fires where the instruction runs."""
+    body = list(program.lines)
+    stop = program.pred()
+    body.append(f"mov.pred {stop}, {checks[0][2]};")
+    body += [f"or.pred {stop}, {stop}, {pred};" for _, _, pred, _, _ in checks[1:]]
+    if guard is not None:
+        body.append(f"and.pred {stop}, {stop}, {'' if guard.startswith('@!') else '!'}{guard.lstrip('@!')};")
+    return body, stop
 
 
 def _deferred_block(site: CheckedSite, program: Program, checks: list[_Check], guard: str | None,
                     ops: list[ScanOperand], stand_ins: list[str]) -> tuple[list[str], dict[str, str]]:
     """Before a ``wgmma.mma_async``: the checks as straight-line integer code only (ptxas keeps the
     warpgroup's wgmma pipeline: a store, a load or a trap between them makes it insert
-    ``warpgroup.arrive``, C7519, or serialize, C7520), the first finding kept in the function's
-    pending registers for the record and the stop at its exit (:func:`_flush`), and each shared
-    memory descriptor replaced by a stand-in register that holds it, or, after a finding, a legal
-    descriptor (start address 0, no swizzle), so that the instruction does not fault before the
-    finding is reported."""
+    ``warpgroup.arrive``, C7519, or serialize, C7520), whether one fires, and on the first site
+    where one does, its words kept in the function's pending registers; :func:`_flush` runs the
+    same checks again over them at the function's exit, for the finding's code and value, its
+    record and the stop. Each shared memory descriptor is replaced by a stand-in register that
+    holds it, or, after a finding at this site, a legal descriptor (start address 0, no swizzle),
+    so that the instruction does not fault before the finding is reported."""
     from ..words.wgmma_smem import encode_wgmma_smem
 
     safe = int(encode_wgmma_smem(start_address=0, lbo=16, sbo=1024, swizzle="none"))
-    body, stop, found, value = _first_finding(site, program, checks, guard)
+    body, stop = _any_finding(program, checks, guard)
     words = {o.role: o.text for o in ops}
     first = program.pred()
-    body.append(f"setp.eq.and.s64 {first}, {_PENDING}1, 0, {stop};")
-    body += [f"@{first} mov.b64 {_PENDING}0, {site.index};", f"@{first} mov.b64 {_PENDING}1, {found};",
-             f"@{first} mov.b64 {_PENDING}2, {words.get('a_desc', '0')};",
-             f"@{first} mov.b64 {_PENDING}3, {words.get('b_desc', '0')};", f"@{first} mov.b64 {_PENDING}4, {value};"]
+    body.append(f"setp.eq.and.u32 {first}, {_PENDING}, 0, {stop};")
+    body += [f"@{first} mov.b32 {_PENDING}, {site.index + 1};"]
+    body += [f"@{first} mov.b64 {reg}, {words.get(role, '0')};" for role, reg in _PENDING_WORDS.items()]
     rewrite = {}
     for o in ops:
         if o.role in ("a_desc", "b_desc") and o.text not in rewrite:
@@ -506,20 +546,31 @@ def _deferred_block(site: CheckedSite, program: Program, checks: list[_Check], g
     return out, rewrite
 
 
-def _flush(line: int, on_error: str) -> list[str]:
-    """Before a ``ret``/``exit`` of a function with wgmma sites: the pending finding's record (its
-    code and operand unpacked, the operand's word chosen) and, with ``on_error="trap"``, the stop."""
+def _flush(line: int, on_error: str, sites: list[tuple[CheckedSite, Program, list[_Check]]]) -> list[str]:
+    """Before a ``ret``/``exit`` of a function with wgmma sites: the pending site's checks run again
+    over its words (:func:`_deferred_block`) for the first finding's code, operand and value, its
+    record and, with ``on_error="trap"``, the stop."""
     program = Program(f"dgx{line}_")
-    stop = program.pred()
-    unpacked, found, op, word = _unpack(program, f"{_PENDING}1", {ROLES["a_desc"]: f"{_PENDING}2",
-                                                                  ROLES["b_desc"]: f"{_PENDING}3"})
-    body = [f"setp.ne.s64 {stop}, {_PENDING}1, 0;", *unpacked]
-    written, lead = _record(program, f"{_PENDING}0", stop, found, op, word, f"{_PENDING}4", True)
+    stop, at, number = program.pred(), program.pred(), program.reg()
+    packed, value = program.reg(), program.reg()
+    body = [f"setp.ne.u32 {stop}, {_PENDING}, 0;", f"cvt.u64.u32 {number}, {_PENDING};",
+            f"sub.s64 {number}, {number}, 1;", f"mov.b64 {packed}, 0;", f"mov.b64 {value}, 0;"]
+    declarations = []
+    for site, again, checks in sites:
+        lines, _, site_packed, site_value = _first_finding(site, again, checks, None)
+        declarations += again.declarations()
+        body += lines
+        body += [f"setp.eq.u32 {at}, {_PENDING}, {site.index + 1};",
+                 f"selp.b64 {packed}, {site_packed}, {packed}, {at};",
+                 f"selp.b64 {value}, {site_value}, {value}, {at};"]
+    unpacked, found, op, word = _unpack(program, packed, {ROLES[role]: reg for role, reg in _PENDING_WORDS.items()})
+    body += unpacked
+    written, lead = _record(program, number, stop, found, op, word, value, True)
     body += written
     if on_error == "trap":
         body.append(f"@{lead} trap;")
-    return ["\t{ // descgen: the pending finding of this function's wgmma sites", *(f"\t{d}" for d in
-            program.declarations()), *(f"\t{b}" for b in body), "\t}"]
+    return ["\t{ // descgen: the pending finding of this function's wgmma sites",
+            *(f"\t{d}" for d in program.declarations() + declarations), *(f"\t{b}" for b in body), "\t}"]
 
 
 def _function_bodies(lines: list[str]) -> list[tuple[int, int]]:

@@ -63,6 +63,9 @@ def _sites() -> list[dict]:
         body = done.ptx.split("\n")
         tables = {m.group(1): m.group(0) for m in re.finditer(r"\.const \.align 8 \.b64 (\w+)\[\d+\] = \{[^}]*\};",
                                                                done.ptx)}
+        # (the function-scope registers the blocks read: special registers read once at the entry)
+        head = list(dict.fromkeys(ln.strip() for ln in body
+                                  if re.fullmatch(r"\s*(\.reg \.b32 %dgz\w+|mov\.u32 %dgz\w+, %\w+);", ln)))
         seen = set()
         for site in done.sites:
             inst = scanned[site.line]
@@ -75,7 +78,7 @@ def _sites() -> list[dict]:
             start = next(i for i, ln in enumerate(body) if ln.strip().startswith(f"{{ // descgen: site {site.index},"))
             end = next(i for i in range(start + 1, len(body)) if body[i].strip() == "}")
             block = [ln.strip() for ln in body[start + 1:end]]
-            out.append({"file": name, "fi": fi, "site": site.index, "line": site.line, "block": block,
+            out.append({"file": name, "fi": fi, "site": site.index, "line": site.line, "block": block, "head": head,
                         "tables": tables, "checks": [list(c) for c in site.checks], "codes": list(site.codes),
                         "operands": [(o.role, o.text, o.width) for o in inst.operands if not o.resolved]})
     return out
@@ -96,7 +99,7 @@ def _entry(k: int, s: dict) -> str:
         if names:
             decl.append(f"\t.reg {typ} {prefix}<{max(int(r[len(prefix):]) for r in names) + 1}>;")
     lines = [f".visible .entry site{k}(.param .u64 words, .param .u32 n)", "{", *decl,
-             "\t.reg .b32 %hw<4>;", "\t.reg .b64 %hd<3>;", "\t.reg .pred %hp;",
+             "\t.reg .b32 %hw<4>;", "\t.reg .b64 %hd<3>;", "\t.reg .pred %hp;", *(f"\t{ln}" for ln in s["head"]),
              "\tmov.u32 %hw0, %ctaid.x;", "\tmov.u32 %hw1, %ntid.x;", "\tmov.u32 %hw2, %tid.x;",
              "\tmad.lo.u32 %hw3, %hw0, %hw1, %hw2;", "\tld.param.u32 %hw0, [n];", "\tsetp.ge.u32 %hp, %hw3, %hw0;",
              "\t@%hp bra HDONE;", "\tld.param.u64 %hd0, [words];", "\tmul.wide.u32 %hd1, %hw3, 24;",
