@@ -31,29 +31,60 @@ def const_tables(ptx: str) -> dict[str, list[int]]:
 
 
 def blocks(ptx: str) -> dict[int, list[str]]:
-    """Each check block's statements, by site number, after the function entry's reads of special
-    registers (``mov.u32 %dgz_..., %aggr_smem_size``); a wgmma site's block is followed by its
-    function's flush (the next one in the file: the record and the stop of the function's pending
-    finding, before its ``ret``)."""
-    found: list[tuple[int | None, list[str]]] = []  # (site, or None for a flush; its statements), in order
-    current: list[str] | None = None
-    for line in ptx.split("\n"):
-        m = re.match(r"\s*\{ // descgen: (site (\d+),|the pending finding)", line)
-        if m:
-            current = []
-            found.append((int(m.group(2)) if m.group(2) else None, current))
-        elif current is not None:
-            if line.strip() == "}":
-                current = None
-            else:
-                current.append(line.strip())
-    entry = [ln.strip() for ln in ptx.split("\n") if re.fullmatch(r"\s*mov\.u32 %dgz\w+, %\w+;", ln)]
-    out: dict[int, list[str]] = {}
-    for i, (site, lines) in enumerate(found):
-        if site is not None:
-            deferred = not any(ln.endswith("trap;") or "descgen_report" in ln for ln in lines)
-            flush = next((f for s, f in found[i + 1:] if s is None), []) if deferred else []
-            out[site] = entry + lines + flush
+    """Each site's checks as one straight run of statements, by site number, after the function
+    entry's reads of special registers (``mov.u32 %dgz_..., %aggr_smem_size``).
+
+    A tcgen05 site's block records and stops by itself. A wgmma site's block is one of its group's
+    (docs/sanitizer.md): it is run as the group would with only this site in it: its checks or-ed
+    into the group's flags, the branch to the group's out-of-line record, and that record with
+    only this site's checks again in it. The words it reads are the registers ``CheckedSite.reads``
+    names (the group's replay, which computes them from the kernel's registers, is not run)."""
+    text = ptx.split("\n")
+    entry = [ln.strip() for ln in text if re.fullmatch(r"\s*mov\.u32 %dgz\w+, %\w+;", ln)]
+    hot: dict[int, list[str]] = {}
+    again: dict[int, list[str]] = {}
+    record: dict[str, tuple[list[str], list[str]]] = {}  # a group's flags -> its record's first and last lines
+    i = 0
+    while i < len(text):
+        m = re.match(r"\s*\{ // descgen: (site (\d+),|group (\d+)'s finding|group \d+'s words)", text[i])
+        if m is None:
+            i += 1
+            continue
+        depth, body = 1, []
+        i += 1
+        while depth:
+            line = text[i].strip()
+            depth += line.startswith("{") - (line == "}")
+            if depth:
+                body.append(line)
+            i += 1
+        if m.group(2):
+            hot[int(m.group(2))] = body
+        elif m.group(3):
+            first = next(k for k, ln in enumerate(body) if ln.startswith("{ // descgen: again"))
+            rest, inside = [], None  # (the lines after its sites' "again" blocks, which go to again[])
+            for ln in body[first:]:
+                started = re.match(r"\{ // descgen: again site (\d+)", ln)
+                if started:
+                    inside = again[int(started.group(1))] = []
+                elif inside is not None and ln == "}":
+                    inside = None
+                elif inside is not None:
+                    inside.append(ln)
+                else:
+                    rest.append(ln)
+            record[m.group(3)] = (body[:first], rest)
+    out = {}
+    for site, body in hot.items():
+        flags = next((re.search(r"%dgfw(\d+)", ln) for ln in body if "%dgfw" in ln), None)
+        if flags is None:  # (tcgen05: the block records and stops)
+            out[site] = entry + body
+            continue
+        g = flags.group(1)
+        head, tail = record[g]
+        out[site] = (entry + [f"mov.b32 %dgfw{g}, 0;"] + body + [f"setp.ne.b32 %dgf{g}, %dgfw{g}, 0;",
+                     f"@%dgf{g} bra descgen_fail{g};", f"bra.uni descgen_back{g};", f"descgen_fail{g}:"]
+                     + head + again[site] + tail + [f"descgen_back{g}:"])
     return out
 
 
@@ -63,7 +94,7 @@ class Machine:
         self.tables = tables
         self.smem_size = smem_size
         self.tid = tid
-        self.r: dict[str, int] = {"%dgq_site": 0, "%dgq_a": 0, "%dgq_b": 0, **regs}  # (the function's pending finding)
+        self.r: dict[str, int] = dict(regs)
         self.mem: dict[int, int] = {}  # byte address -> byte
         self.trapped = False
         self.addresses = {name: 0x100000 * (i + 1) for i, name in enumerate(tables)}
@@ -116,7 +147,9 @@ class Machine:
             if op == "trap":
                 self.trapped = True
                 return
-            if op == "membar.sys":
+            if op == "exit":
+                return
+            if op in ("membar.sys", "wgmma.wait_group.sync.aligned"):
                 continue
             self.step(op, a)
 

@@ -49,6 +49,7 @@ def test_checks_agree_with_the_engine(name):
         q = inst.qualifiers
         kind = q.kind if isinstance(q, MmaQualifiers) else None
         pairs = set(site.checks)
+        reads = dict(site.reads)
         for trial in range(60):
             words, regs = {}, {}
             for o in inst.operands:
@@ -57,8 +58,7 @@ def test_checks_agree_with_the_engine(name):
                     continue
                 w = _fill(rng, o.bits, o.width, _layout(q, o.role), kind if o.role == "idesc" else None)
                 words[o.role] = w
-                regs[o.text] = w
-            regs.update({p: 1 for p in re.findall(r"%p\w*", code_blocks[site.index][0])})
+                regs[reads[o.role]] = w
             smem_size = rng.choice((0x30000, 0x30000, 0x400 * rng.randrange(1, 200)))
             m = Machine(tables, regs, smem_size=smem_size)
             m.run(code_blocks[site.index])
@@ -94,13 +94,16 @@ CORPUS_FILES = sorted(str(p.relative_to(CORPUS)) for p in CORPUS.glob("*/*.ptx")
 @pytest.mark.parametrize("name", CORPUS_FILES)
 def test_every_corpus_file_assembles_instrumented(name, tmp_path):
     """Every corpus file, instrumented, has one block per site checked at run time and, where this
-    ptxas reads its .version, assembles for its target without C7510 (the ones whose .version is
-    newer are skipped and named)."""
+    ptxas reads its .version, assembles for its target, with no performance message (C75xx: wgmma
+    serialized, warpgroup.arrive or .wait inserted) the file itself does not get (the ones whose
+    .version is newer are skipped and named)."""
     text = (CORPUS / name).read_text()
     target = re.search(r"\.target\s+(sm_\w+)", text)
     version = re.search(r"\.version\s+(\d+)\.(\d+)", text)
     out = instrument_ptx(text, file=name)
     assert out.ptx.count("{ // descgen: site") == sum(1 for s in out.sites if s.checks)
+    assert sum(f"{{ // descgen: again site {s.index}\n" in out.ptx for s in out.sites) == sum(
+        1 for s in out.sites if s.checks and s.opcode == "wgmma.mma_async")
     assert not [n for s in out.sites for n in s.not_compiled], "a rule left open did not compile"
     newest = PTX_ISA.get(_ptxas_version(), (9, 0))
     if target is None or version and (int(version[1]), int(version[2])) > newest:
@@ -110,6 +113,10 @@ def test_every_corpus_file_assembles_instrumented(name, tmp_path):
     run = subprocess.run(["ptxas", "-arch", target[1], str(src), "-o", str(tmp_path / "out.cubin")],
                          capture_output=True, text=True)
     assert run.returncode == 0, run.stderr[:2000]
+    if "wgmma" in text:
+        plain = subprocess.run(["ptxas", "-arch", target[1], str(CORPUS / name), "-o", str(tmp_path / "p.cubin")],
+                               capture_output=True, text=True)
+        assert set(re.findall(r"\((C75\d\d)\)", run.stderr)) <= set(re.findall(r"\((C75\d\d)\)", plain.stderr))
     assert "C7510" not in run.stderr
 
 
@@ -122,27 +129,64 @@ def test_most_of_the_corpus_assembles():
     assert len(readable) >= 60, len(readable)
 
 
-def test_a_wgmma_finding_is_recorded_at_the_exit_by_the_warpgroups_first_thread():
-    """Before a wgmma the block is integer code only (ptxas keeps the wgmma pipeline), the finding
-    waits in the function's pending registers, the instruction reads a legal stand-in descriptor,
-    and before ret the warpgroup's first thread writes the record and stops the kernel (the others
-    run on, so that no trap ends the context before the record is in host memory)."""
+def test_a_wgmma_group_is_checked_ahead_of_its_fence_and_recorded_out_of_line():
+    """A wgmma group's checks run before its wgmma.fence, over its sites' words computed there (the
+    kernel's own integer code replayed); each wgmma reads a stand-in (its word, or after a finding a
+    legal one); after the group's commit a finding branches out of line, where the warpgroup's first
+    thread writes the record and stops the kernel and the others exit (no trap ends the context
+    before the record is in host memory)."""
     name = "triton_sm90/matmul_fp16_128x128x64_w4_s3_sm90.ptx"
-    out = instrument_ptx((CORPUS / name).read_text(), file=name)
-    site = next(s for s in out.sites if s.checks)
-    line = out.ptx.split("\n")[out.ptx.split("\n").index(next(ln for ln in out.ptx.split("\n")
-                                                                 if f"descgen: site {site.index}," in ln)):]
-    wgmma = next(ln for ln in line if "wgmma.mma_async" in ln and "descgen" not in ln)
-    assert "%dgs" in wgmma and not re.search(r"%rd\d+", wgmma.split("}")[-1])  # (the descriptors: stand-ins)
-    inst = {i.line: i for i in scan_ptx((CORPUS / name).read_text()).instructions}[site.line]
-    regs = {o.text: 0x40000040000100C0 | 0x4000 for o in inst.operands if not o.resolved}  # reserved bit 14 set
-    lines = blocks(out.ptx)[site.index]
-    regs.update({p: 1 for p in re.findall(r"%p\w*", " ".join(lines))})
+    text = (CORPUS / name).read_text()
+    out = instrument_ptx(text, file=name)
+    checked = [s for s in out.sites if s.checks]
+    site = checked[0]
+    lines = text.split("\n")
+    assert lines[site.checked_at - 1].strip() == "wgmma.fence.sync.aligned;" and site.checked_at < site.line
+    assert {s.checked_at for s in checked if s.checked_at < checked[-1].line} == {site.checked_at}  # (one group)
+    new = out.ptx.split("\n")
+    # each wgmma reads stand-ins: its words, or where the group found something, a legal one
+    wgmmas = [ln for ln in new if "wgmma.mma_async" in ln and "descgen" not in ln]
+    selects = dict(re.findall(r"selp\.b64 (%dgs\d+_\d+), 0x4000010000, (%rd\d+), %dgf\d+;", out.ptx))
+    assert len(wgmmas) == len(checked) and all(
+        [selects[r] for r in re.findall(r"%dgs\d+_\d+", w)] == [dict(s.operands)["a_desc"], dict(s.operands)["b_desc"]]
+        for w, s in zip(wgmmas, checked))
+    branch = next(i for i, ln in enumerate(new) if re.match(r"\s*@%dgf0 bra\.uni descgen_fail0;", ln))
+    assert new[branch - 1].strip().startswith("wgmma.commit_group")  # (the record's branch: after the group)
+    assert site.reads == site.operands  # (computed before the fence in this kernel: read as they are)
+    regs = {reg: 0x40000040000100C0 | 0x4000 for _, reg in site.reads}  # reserved bit 14 set
+    code = blocks(out.ptx)[site.index]
     for tid, writes in ((0, True), (5, False), (40, False), (128, True), (160, False)):
         m = Machine(const_tables(out.ptx), dict(regs), tid=tid)
-        m.run(lines)
-        assert m.trapped == writes and bool(m.records()) == writes, tid  # (the others run on to ret)
-        assert m.r[next(r for r in re.findall(r"%dgs\d+", " ".join(lines)))] == 0x0000004000010000  # (the stand-in)
+        m.run(code)
+        assert m.trapped == writes and bool(m.records()) == writes, tid  # (the others exit)
+
+
+def test_a_wgmma_group_replays_the_kernels_integer_code():
+    """The words a group's checks read are what the kernel computes before each wgmma: the replay,
+    run from the kernel's registers at the fence, gives each site's word."""
+    text = (Path(__file__).parent / "device" / "sanitizer" / "ptx" / "triton_tma_sm90.ptx").read_text()
+    out = instrument_ptx(text)
+    replay = re.search(r"\{ // descgen: group 0's words\n(.*?)\n\s*\}", out.ptx, re.S)
+    assert replay is not None
+    sites = [s for s in out.sites if s.checks and s.checked_at == out.sites[0].checked_at]
+    assert len(sites) == 8 and sum(r.startswith("%dgh") for s in sites for _, r in s.reads) == 16  # (every A and B)
+    start = sites[0].checked_at
+    stop = max(s.line for s in sites)
+    body = [ln.split("//")[0].strip() for ln in text.split("\n")[start:stop]]
+    roots = sorted({r for ln in replay.group(1).split("\n") for r in re.findall(r"%r[d]?\d+\b", ln)})
+    rng = random.Random(0)
+    values = {r: rng.getrandbits(64 if r.startswith("%rd") else 32) for r in roots}
+    ahead = Machine({}, dict(values))
+    ahead.run([ln.strip() for ln in replay.group(1).split("\n")])
+    kernel = Machine({}, dict(values))
+    integer = re.compile(r"(add|sub|or|and|shl|shr|cvt|mov|bfe)\.")
+    for number, ln in enumerate(body, start + 1):
+        for s in sites:
+            if s.line == number:
+                for (role, reg), (_, ours) in zip(s.operands, s.reads):
+                    assert ahead.r.get(ours, values.get(ours)) == kernel.r.get(reg, values.get(reg)), (s.index, role)
+        if integer.match(ln) and not ln.startswith("mov.pred"):
+            kernel.run([ln])
 
 
 def test_a_proven_site_gets_no_check():

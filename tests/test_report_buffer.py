@@ -148,11 +148,10 @@ def test_a_check_blocks_record_decodes_to_its_finding():
     done = instrument_ptx((CORPUS / name).read_text(), file=name)
     site = done.sites[0]
     assert ("WGMMA-SMEM-RESERVED-14", "b_desc") in site.checks
-    regs = dict(site.operands)
+    regs, reads = dict(site.operands), dict(site.reads)
     legal = 0x4000004000000040  # 128B swizzle, SBO 1024 bytes, start address 0x400
-    words = {regs["a_desc"]: legal, regs["b_desc"]: legal | 1 << 14}
+    words = {reads["a_desc"]: legal, reads["b_desc"]: legal | 1 << 14}
     code = blocks(done.ptx)[site.index]
-    words.update({p: 1 for p in re.findall(r"%p\w*", code[0])})
     m = Machine(const_tables(done.ptx), words, capacity=2, tid=0)  # (thread 0 of the warpgroup writes)
     m.run(code)
     assert m.trapped

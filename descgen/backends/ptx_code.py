@@ -159,6 +159,15 @@ class Program:
             return None
         return self._word_half(f.reg, f.lo // 32), f.lo % 32
 
+    def nonzero_word(self, f: RawField) -> str:
+        """A 32-bit register nonzero where a bit of ``f`` is set (its bits, in place)."""
+        half = self.in_half(f)
+        if half is None:
+            return self.raw(f)
+        t = self.reg32()
+        self.emit(f"and.b32 {t}, {half[0]}, {imm32(((1 << f.width) - 1) << half[1])};")
+        return t
+
     def nonzero(self, f: RawField) -> str:
         """A predicate: a bit of ``f`` is set."""
         p, half = self.pred(), self.in_half(f)

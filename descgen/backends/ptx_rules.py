@@ -620,6 +620,22 @@ class Site:
             return bool(v.value)
         return self.truth(v)
 
+    def condition_word(self, node: ast.expr) -> str | bool:
+        """A 32-bit register nonzero exactly where ``node`` is true, or a bool when it is decided
+        here (a flag: ``or``-ed with others, one comparison decides whether any is true)."""
+        v = self.value(node)
+        if isinstance(v, Const):
+            return bool(v.value)
+        if isinstance(v, Bits) and v.mask << v.lo < 1 << 32:
+            t = self.p.reg32()
+            self.p.emit(f"and.b32 {t}, {v.src}, {imm32(v.mask << v.lo)};")
+            return t
+        if isinstance(v, Reg) and not v.maybe_none and v.width == 32:
+            return v.name  # (a 0/1 truth, a number whose truth is not 0, a name's id: never 0)
+        t = self.p.reg32()
+        self.p.emit(f"selp.b32 {t}, 1, 0, {self.truth(v)};")
+        return t
+
     def value_register(self, node: ast.expr) -> str:
         """A 64-bit register holding ``node``'s value as a finding reports it (names by id)."""
         v = self.reg_of(self.value(node))

@@ -31,6 +31,7 @@ from ..model.report import NotChecked
 from ..ptx.qualifiers import CpQualifiers, MmaQualifiers, WgmmaQualifiers
 from ..ptx.results import ScanFinding, ScanInstruction, ScanOperand
 from ..ptx.scan import scan_ptx
+from .hoist import Hoisted, block_start, earliest, enclosing_brace, hoist, is_boundary, register_types
 from ..rules.checks import declared
 
 __all__ = ["ROLES", "CheckedSite", "Instrumented", "instrument_ptx", "REPORT_SYMBOL"]
@@ -63,6 +64,10 @@ class CheckedSite:
             index into this). checks: each check's (code, operand role), in order.
         not_compiled: rules left open that the PTX back end could not compile, with why.
         proven: True when the scan proved every operand (no block).
+        checked_at: the 1-based line its checks run before: its own, or for a ``wgmma.mma_async``
+            the ``wgmma.fence`` of its group (:mod:`descgen.sanitizer.hoist`).
+        reads: (role, register) of the registers its checks read there: the operands, or the
+            registers their words are computed into ahead of the group.
     """
 
     index: int
@@ -74,12 +79,15 @@ class CheckedSite:
     checks: tuple[tuple[str, str], ...] = ()
     not_compiled: tuple[tuple[str, str], ...] = ()
     proven: bool = False
+    checked_at: int = 0
+    reads: tuple[tuple[str, str], ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         return {"site": self.index, "line": self.line, "opcode": self.opcode, "text": self.text,
                 "operands": [list(o) for o in self.operands], "codes": list(self.codes),
                 "checks": [list(c) for c in self.checks],
-                "not_compiled": [list(n) for n in self.not_compiled], "proven": self.proven}
+                "not_compiled": [list(n) for n in self.not_compiled], "proven": self.proven,
+                "checked_at": self.checked_at, "reads": [list(r) for r in self.reads]}
 
 
 @dataclass
@@ -141,15 +149,22 @@ def instrument_ptx(text: str, *, arch: SmemArch | None = None, on_error: str = "
     lines = text.split("\n")
     out = Instrumented(text, file, findings=tuple(result.findings))
     bodies = _function_bodies(lines)
-    blocks: dict[int, list[str]] = {}
-    rewrites: dict[int, dict[str, str]] = {}  # line -> operand register -> its checked stand-in
-    stand_ins: list[str] = []
+    blocks: dict[int, list[str]] = {}  # a line -> the code before it
+    heads: dict[int, list[str]] = {}  # a function's opening line -> its function-scope registers
+    tails: dict[int, list[str]] = {}  # a function's closing line -> its out-of-line records
     tables: list[str] = []
     pool: dict[tuple[int, ...], str] = {}
-    heads: dict[int, list[str]] = {}  # a function's opening line -> its function-scope registers
-    recheck: dict[int, list[tuple[CheckedSite, Program, list[_Check]]]] = {}  # the same, -> its wgmma sites
+    wgmma: dict[tuple[int, int], list[_Wgmma]] = {}  # a function's body -> its wgmma sites with checks
+
+    def keep(program: Program, head: int) -> None:
+        tables.extend(f".const .align 8 .b64 {name}[{len(values)}] = {{{', '.join(_b64(v) for v in values)}}};"
+                      for name, values in program.tables.items())
+        for special in sorted(program.used):
+            if f"mov.u32 {_SPECIALS[special]}, {special};" not in heads.setdefault(head, []):
+                heads[head] += [f".reg .b32 {_SPECIALS[special]};", f"mov.u32 {_SPECIALS[special]}, {special};"]
+
     for inst in result.instructions:
-        site = CheckedSite(len(out.sites), inst.line, inst.opcode, inst.text)
+        site = CheckedSite(len(out.sites), inst.line, inst.opcode, inst.text, checked_at=inst.line)
         out.sites.append(site)
         open_ops = [o for o in inst.operands if not o.resolved and o.text.startswith("%")]
         if not open_ops:
@@ -157,48 +172,50 @@ def instrument_ptx(text: str, *, arch: SmemArch | None = None, on_error: str = "
             continue
         program = Program(f"dg{site.index}_", pool, _SPECIALS)
         checks, skipped = _checks(inst, open_ops, program, version)
-        site.operands = tuple((o.role, o.text) for o in open_ops)
+        site.operands = site.reads = tuple((o.role, o.text) for o in open_ops)
         site.not_compiled = tuple(skipped)
         if not checks:
             continue
         site.codes = tuple(dict.fromkeys(c[0] for c in checks))
         site.checks = tuple(dict.fromkeys((c[0], c[1]) for c in checks))
         guard = _guard(lines[inst.line - 1])
-        head = next((start for start, end in bodies if start < inst.line <= end), 0)
-        programs = [program]
+        body = next((b for b in bodies if b[0] < inst.line <= b[1]), (0, len(lines) + 1))
+        keep(program, body[0])
         if inst.opcode == "wgmma.mma_async":
-            blocks[inst.line], rewrites[inst.line] = _deferred_block(site, program, checks, guard, open_ops, stand_ins)
-            again = Program(f"dgy{site.index}_", pool, _SPECIALS)  # (the same checks over the pending words)
-            pending = {o.text: _PENDING_WORDS[o.role] for o in open_ops if o.role in _PENDING_WORDS}
-            rechecks = [(c, r, _renamed(p, pending), _renamed(v, pending), _renamed(w, pending))
-                        for c, r, p, v, w in _checks(inst, open_ops, again, version)[0]]
-            again.lines[:] = [_renamed(line, pending) for line in again.lines]
-            recheck.setdefault(head, []).append((site, again, rechecks))
-            programs.append(again)
+            flags = Program(f"dg{site.index}_", pool, _SPECIALS)  # (whether one fires: flags, no values)
+            wgmma.setdefault(body, []).append(_Wgmma(site, flags, _checks(inst, open_ops, flags, version, True)[0],
+                                                     guard, open_ops, program, checks))
+            keep(flags, body[0])
         else:
             blocks[inst.line] = _block(site, inst, program, checks, guard, on_error)
-        for used in programs:
-            tables += [f".const .align 8 .b64 {name}[{len(values)}] = {{{', '.join(_b64(v) for v in values)}}};"
-                       for name, values in used.tables.items()]
-            for special in sorted(used.used):
-                if f"mov.u32 {_SPECIALS[special]}, {special};" not in heads.setdefault(head, []):
-                    heads[head] += [f".reg .b32 {_SPECIALS[special]};", f"mov.u32 {_SPECIALS[special]}, {special};"]
-    for head, sites in recheck.items():
-        heads.setdefault(head, []).extend(_pending_declarations(len(stand_ins)))
+    groups = 0
+    rewrites: dict[int, dict[str, str]] = {}
+    for (start, end), sites in wgmma.items():
+        for group in _groups(lines, start, register_types(lines, start, end), sites):
+            code = _group_code(group, groups, on_error)
+            groups += 1
+            blocks.setdefault(code.at, []).extend(code.before)
+            heads.setdefault(start, []).extend(code.head)
+            tails.setdefault(end, []).extend(code.tail)
+            for site_line, selected in code.selects.items():
+                blocks.setdefault(site_line, []).extend(selected)
+            rewrites.update(code.rewrites)
+            last = max(w.site.line for w in group[1])  # (the branch: after the group's commit, in its block)
+            commit = next((n for n in range(last, end) if lines[n - 1].strip().startswith("wgmma.commit_group")
+                           or is_boundary(lines[n - 1])), last)
+            blocks.setdefault(commit + 1, []).extend(code.branch)
     new: list[str] = []
     for number, line in enumerate(lines, 1):
-        if number in blocks:
-            new += blocks[number]
+        if number in tails:  # (the function's closing brace: after its last statement, the records)
+            new += ["\tret;", *tails[number]]
+        new += blocks.get(number, [])
         for reg, stand_in in rewrites.get(number, {}).items():
             line = re.sub(rf"{re.escape(reg)}\b", stand_in, line)
-        inside = next((a for a, b in bodies if a < number <= b and a in recheck), None)
-        if inside is not None and re.match(r"\s*(@!?%\w+\s+)?(ret|exit)\s*;", line):
-            new += _flush(number, on_error, recheck[inside])
         new.append(line)
         if number in heads:  # (the function's opening brace)
             new += [f"\t{d}" for d in heads[number]]
-    head = _module_head(new)
-    new[head:head] = ["", f".visible .global .align 8 .u64 {REPORT_SYMBOL};", *tables, ""]
+    top = _module_head(new)
+    new[top:top] = ["", f".visible .global .align 8 .u64 {REPORT_SYMBOL};", *tables, ""]
     out.ptx = "\n".join(new)
     return out
 
@@ -220,8 +237,10 @@ def _b64(value: int) -> str:
     return f"{value & (1 << 64) - 1:#x}"
 
 
-def _checks(inst: ScanInstruction, ops: list[ScanOperand], program: Program,
-            version: tuple[int, int] | None) -> tuple[list[_Check], list[tuple[str, str]]]:
+def _checks(inst: ScanInstruction, ops: list[ScanOperand], program: Program, version: tuple[int, int] | None,
+            flags: bool = False) -> tuple[list[_Check], list[tuple[str, str]]]:
+    """The site's checks (``flags``: each as a 32-bit register nonzero where it fires, no value or
+    word: what deciding whether any fires needs), and the open rules not compiled, with why."""
     report = inst.report
     assert report is not None
     q = inst.qualifiers
@@ -242,7 +261,9 @@ def _checks(inst: ScanInstruction, ops: list[ScanOperand], program: Program,
             f = field_of(o.text, o.width, lay, kind if o.role == "idesc" else None, name)
             raw = program.raw(f.fields[0])
             for code, severity, raws in raw_field_checks(lay, kind if o.role == "idesc" else None, name):
-                if severity in _STOPS:
+                if severity in _STOPS and flags:
+                    checks.append((code, o.role, _member_flag(program, f.fields[0], raws), "", ""))
+                elif severity in _STOPS:
                     checks.append((code, o.role, _member(program, f.fields[0], raws), program.widen(raw), word))
     # The rules the scan left open at run time.
     rules = catalog()
@@ -261,7 +282,7 @@ def _checks(inst: ScanInstruction, ops: list[ScanOperand], program: Program,
                 continue
             seen.add((n.code, role))
             try:
-                checks += _rule_checks(n, role, inst, by_role, layouts, kind, program)
+                checks += _rule_checks(n, role, inst, by_role, layouts, kind, program, flags)
             except Unsupported as e:
                 skipped.append((n.code, str(e)))
     return checks, skipped
@@ -283,6 +304,15 @@ def _word_register(program: Program, o: ScanOperand) -> str:
     r = program.reg()
     program.emit(f"cvt.u64.u32 {r}, {o.text};")
     return r
+
+
+def _member_flag(program: Program, f: RawField, raws: tuple[int, ...]) -> str:
+    """A 32-bit register nonzero where field ``f``'s raw value is one of ``raws``."""
+    if set(raws) == set(range(1, 1 << f.width)):  # (any bit set)
+        return program.nonzero_word(f)
+    w = program.reg32()
+    program.emit(f"selp.b32 {w}, 1, 0, {_member(program, f, raws)};")
+    return w
 
 
 def _member(program: Program, f: RawField, raws: tuple[int, ...]) -> str:
@@ -324,9 +354,9 @@ def _facts(inst: ScanInstruction, role: str, layouts: Mapping[str, str], kind: s
 
 
 def _rule_checks(n: NotChecked, role: str | None, inst: ScanInstruction, by_role: Mapping[str, ScanOperand],
-                 layouts: Mapping[str, str], kind: str | None, program: Program) -> list[_Check]:
+                 layouts: Mapping[str, str], kind: str | None, program: Program, flags: bool) -> list[_Check]:
     """The PTX of rule ``n.code``'s checks at this site (``role``: the operand its missing field is
-    of, for a rule of a word or a per-operand rule)."""
+    of, for a rule of a word or a per-operand rule; ``flags``: as :func:`_checks` says)."""
     assert inst.report is not None
     rule = catalog()[n.code]
     ctx = dict(inst.report.context)
@@ -378,6 +408,11 @@ def _rule_checks(n: NotChecked, role: str | None, inst: ScanInstruction, by_role
             if op_role not in static or (role is not None and op_role != role):
                 continue
             word_role = op_role
+        if flags:
+            fires = site.condition_word(check.when)
+            if fires is not False:
+                out.append((n.code, word_role or "idesc", _one(program) if fires is True else fires, "", ""))
+            continue
         cond = site.condition(check.when)
         if cond is False:
             continue
@@ -395,6 +430,12 @@ def _true(program: Program) -> str:
     program.emit(f"mov.b64 {r}, 1;")
     program.emit(f"setp.ne.s64 {p}, {r}, 0;")
     return p
+
+
+def _one(program: Program) -> str:
+    w = program.reg32()
+    program.emit(f"mov.b32 {w}, 1;")
+    return w
 
 
 def _zero(program: Program) -> str:
@@ -491,86 +532,158 @@ def _unpack(program: Program, packed: str, words: Mapping[int, str]) -> tuple[li
     return out, found, op, word
 
 
-#: The function-scope registers of a pending finding (docs/sanitizer.md, "wgmma"): the site + 1
-#: (32 bits; 0: none) and the words of its operands A and B.
-_PENDING = "%dgq_site"
-_PENDING_WORDS = {"a_desc": "%dgq_a", "b_desc": "%dgq_b"}
-
-
-def _pending_declarations(stand_ins: int) -> list[str]:
-    return [f".reg .b32 {_PENDING};", *(f".reg .b64 {reg};" for reg in _PENDING_WORDS.values()),
-            f".reg .b64 %dgs<{max(1, stand_ins)}>;", f"mov.b32 {_PENDING}, 0;",
-            *(f"mov.b64 {reg}, 0;" for reg in _PENDING_WORDS.values())]
-
-
-def _any_finding(program: Program, checks: list[_Check], guard: str | None) -> tuple[list[str], str]:
-    """The checks' code, then a predicate: one of them fires where the instruction runs."""
+def _any_finding(program: Program, checks: list[_Check], guard: str | None, into: str) -> list[str]:
+    """The checks' code (each a flag, :func:`_checks`), then their flags or-ed into the 32-bit
+    register ``into``, where the instruction runs (``guard``: as :func:`_guard` writes it)."""
     body = list(program.lines)
-    stop = program.pred()
-    body.append(f"mov.pred {stop}, {checks[0][2]};")
-    body += [f"or.pred {stop}, {stop}, {pred};" for _, _, pred, _, _ in checks[1:]]
-    if guard is not None:
-        body.append(f"and.pred {stop}, {stop}, {'' if guard.startswith('@!') else '!'}{guard.lstrip('@!')};")
-    return body, stop
+    level = [flag for _, _, flag, _, _ in checks]
+    while len(level) > 1:  # (a balanced tree: the flags' dependence chain stays short)
+        pairs, level = level, []
+        for i in range(0, len(pairs) - 1, 2):
+            level.append(program.reg32())
+            body.append(f"or.b32 {level[-1]}, {pairs[i]}, {pairs[i + 1]};")
+        level += pairs[len(pairs) - len(pairs) % 2:]
+    acc = level[0]
+    if guard is not None:  # (no finding where the instruction does not run)
+        body.append(f"selp.b32 {acc}, 0, {acc}, {guard.lstrip('@')};")
+    body.append(f"or.b32 {into}, {into}, {acc};")
+    return body
 
 
-def _deferred_block(site: CheckedSite, program: Program, checks: list[_Check], guard: str | None,
-                    ops: list[ScanOperand], stand_ins: list[str]) -> tuple[list[str], dict[str, str]]:
-    """Before a ``wgmma.mma_async``: the checks as straight-line integer code only (ptxas keeps the
-    warpgroup's wgmma pipeline: a store, a load or a trap between them makes it insert
-    ``warpgroup.arrive``, C7519, or serialize, C7520), whether one fires, and on the first site
-    where one does, its words kept in the function's pending registers; :func:`_flush` runs the
-    same checks again over them at the function's exit, for the finding's code and value, its
-    record and the stop. Each shared memory descriptor is replaced by a stand-in register that
-    holds it, or, after a finding at this site, a legal descriptor (start address 0, no swizzle),
-    so that the instruction does not fault before the finding is reported."""
+@dataclass
+class _Wgmma:
+    """A wgmma site with run-time checks: whether one fires (``program``, the checks as flags), and
+    the checks themselves (``again``) for the record of a finding."""
+
+    site: CheckedSite
+    program: Program
+    checks: list[_Check]
+    guard: str | None
+    ops: list[ScanOperand]
+    again: Program
+    again_checks: list[_Check]
+
+
+def _groups(lines: list[str], start: int, types: dict[str, str],
+            sites: list[_Wgmma]) -> list[tuple[Hoisted, list[_Wgmma]]]:
+    """The function's wgmma sites in groups checked together: the sites of one basic block whose
+    words can be computed at the block's ``wgmma.fence`` before the first of them, each with those
+    words; any other site alone, checked before its own line (or its inline-asm block). ``types``:
+    the function's register types."""
+    runs: list[list[_Wgmma]] = []
+    for w in sorted(sites, key=lambda w: w.site.line):
+        if runs and block_start(lines, w.site.line, start) <= runs[-1][-1].site.line:
+            runs[-1].append(w)
+        else:
+            runs.append([w])
+    out: list[tuple[Hoisted, list[_Wgmma]]] = []
+    for run in runs:
+        first = run[0].site.line
+        floor = block_start(lines, first, start)
+        fence = next((n for n in range(first - 1, floor, -1) if lines[n - 1].strip().startswith("wgmma.fence")), None)
+        needed = {w.site.line: _reads(w) for w in run}
+        hoisted = hoist(lines, types, fence, needed, f"dgh{first}_") if fence is not None else None
+        if hoisted is not None:  # (and as early in the block as its words allow)
+            top = earliest(lines, hoisted, floor, f"dgh{first}_")
+            out.append(((hoist(lines, types, top, needed, f"dgh{first}_") if top < hoisted.line else None) or hoisted,
+                        run))
+            continue
+        for w in run:  # (alone: before its inline-asm block, or right before it)
+            line = w.site.line
+            alone = hoist(lines, types, enclosing_brace(lines, line, start), {line: _reads(w)}, f"dgh{line}_")
+            out.append((alone or Hoisted(line, words={(line, r): r for r in _reads(w)}), [w]))
+    return out
+
+
+def _reads(w: _Wgmma) -> list[str]:
+    """The registers a wgmma site's checks read: its open operands and its guard."""
+    return [o.text for o in w.ops] + ([w.guard.lstrip("@!")] if w.guard else [])
+
+
+@dataclass
+class _GroupCode:
+    """A wgmma group's code: ``before`` goes before line ``at`` (the words, the checks), ``head``
+    at its function's entry (the registers the group's parts share), ``tail`` at its end (the
+    record), each site's ``selects`` before it (its stand-ins), ``rewrites`` in its line (the
+    operands replaced by them) and ``branch`` after the group's commit."""
+
+    at: int
+    before: list[str]
+    head: list[str]
+    tail: list[str]
+    selects: dict[int, list[str]]
+    rewrites: dict[int, dict[str, str]]
+    branch: list[str]
+
+
+def _group_code(group: tuple[Hoisted, list[_Wgmma]], number: int, on_error: str) -> _GroupCode:
+    """A group's code: the line it goes before and the code there (the words, each site's checks
+    as flags or-ed together, a branch to the record where one fires), the function-scope
+    registers, and the out-of-line record (each site's checks again, in order, the first that fires
+    recorded by the warpgroup's first thread; then the stop, or with ``on_error="report"`` back to
+    the group)."""
+    hoisted, sites = group
+    fired, flags, fail, back = f"%dgf{number}", f"%dgfw{number}", f"descgen_fail{number}", f"descgen_back{number}"
+    before = [f"\t// descgen: group {number}: the checks of wgmma sites {', '.join(str(w.site.index) for w in sites)} "
+              f"(lines {', '.join(str(w.site.line) for w in sites)}), ahead of the group"]
+    if hoisted.replay:
+        before += [f"\t{{ // descgen: group {number}'s words", *(f"\t{line}" for line in hoisted.replay), "\t}"]
+    before.append(f"\tmov.b32 {flags}, 0;")
+    chosen = Program(f"dgx{number}_")
+    site_reg, packed, value, word_a, word_b = (chosen.reg() for _ in range(5))
+    fires, take = chosen.pred(), chosen.pred()
+    again_blocks: list[str] = []
+    declarations: list[str] = []
+    for w in sites:
+        w.site.checked_at = hoisted.line
+        words = {r: hoisted.words[(w.site.line, r)] for r in _reads(w)}
+        w.site.reads = tuple((o.role, words[o.text]) for o in w.ops)
+        guard = w.guard and w.guard[:w.guard.index("%")] + words[w.guard.lstrip("@!")]
+        w.program.lines[:] = [_renamed(line, words) for line in w.program.lines]
+        body = _any_finding(w.program, [(c, r, _renamed(f, words), v, x) for c, r, f, v, x in w.checks], guard, flags)
+        before += [f"\t{{ // descgen: site {w.site.index}, wgmma.mma_async at line {w.site.line}: "
+                   f"{len(w.checks)} run-time checks ({', '.join(w.site.codes)})"]
+        before += [f"\t{d}" for d in w.program.declarations()] + [f"\t{line}" for line in body] + ["\t}"]
+        w.again.lines[:] = [_renamed(line, words) for line in w.again.lines]
+        again = [(c, r, p, _renamed(v, words), _renamed(x, words)) for c, r, p, v, x in w.again_checks]
+        lines_i, _, packed_i, value_i = _first_finding(w.site, w.again, again, None)
+        declarations += w.again.declarations()
+        by_role = {o.role: words[o.text] for o in w.ops}
+        lines_i += [f"setp.ne.s64 {fires}, {packed_i}, 0;",  # (the first site that fires is the one recorded)
+                    f"setp.eq.and.s64 {take}, {packed}, 0, {fires};", f"@{take} mov.b64 {site_reg}, {w.site.index};",
+                    f"@{take} mov.b64 {packed}, {packed_i};", f"@{take} mov.b64 {value}, {value_i};",
+                    f"@{take} mov.b64 {word_a}, {by_role.get('a_desc', '0')};",
+                    f"@{take} mov.b64 {word_b}, {by_role.get('b_desc', '0')};"]
+        again_blocks += [f"\t{{ // descgen: again site {w.site.index}", *(f"\t{line}" for line in lines_i), "\t}"]
+    before.append(f"\tsetp.ne.b32 {fired}, {flags}, 0;")
+    branch = [f"\t@{fired} bra.uni {fail};", f"{back}:"]  # (uniform: a wgmma's words are its threads', §9.7.15.5.1)
+    head = [f".reg .pred {fired};", f".reg .b32 {flags};", *hoisted.declarations]
+    # Each wgmma reads a stand-in register: its word, or where the group found something, a legal one
+    # (start address 0, no swizzle: the bad word never reaches the tensor core); the branch to the
+    # record follows the group's commit, where ptxas's pipeline of it is complete.
     from ..words.wgmma_smem import encode_wgmma_smem
-
-    safe = int(encode_wgmma_smem(start_address=0, lbo=16, sbo=1024, swizzle="none"))
-    body, stop = _any_finding(program, checks, guard)
-    words = {o.role: o.text for o in ops}
-    first = program.pred()
-    body.append(f"setp.eq.and.u32 {first}, {_PENDING}, 0, {stop};")
-    body += [f"@{first} mov.b32 {_PENDING}, {site.index + 1};"]
-    body += [f"@{first} mov.b64 {reg}, {words.get(role, '0')};" for role, reg in _PENDING_WORDS.items()]
-    rewrite = {}
-    for o in ops:
-        if o.role in ("a_desc", "b_desc") and o.text not in rewrite:
-            rewrite[o.text] = f"%dgs{len(stand_ins)}"
-            stand_ins.append(rewrite[o.text])
-            body.append(f"selp.b64 {rewrite[o.text]}, {_b64(safe)}, {o.text}, {stop};")
-    out = [f"\t{{ // descgen: site {site.index}, wgmma.mma_async at line {site.line}: {len(checks)} run-time checks "
-           f"({', '.join(site.codes)}); a finding is recorded at the function's exit"]
-    out += [f"\t{d}" for d in program.declarations()]
-    out += [f"\t{line}" for line in body if line] + ["\t}"]
-    return out, rewrite
-
-
-def _flush(line: int, on_error: str, sites: list[tuple[CheckedSite, Program, list[_Check]]]) -> list[str]:
-    """Before a ``ret``/``exit`` of a function with wgmma sites: the pending site's checks run again
-    over its words (:func:`_deferred_block`) for the first finding's code, operand and value, its
-    record and, with ``on_error="trap"``, the stop."""
-    program = Program(f"dgx{line}_")
-    stop, at, number = program.pred(), program.pred(), program.reg()
-    packed, value = program.reg(), program.reg()
-    body = [f"setp.ne.u32 {stop}, {_PENDING}, 0;", f"cvt.u64.u32 {number}, {_PENDING};",
-            f"sub.s64 {number}, {number}, 1;", f"mov.b64 {packed}, 0;", f"mov.b64 {value}, 0;"]
-    declarations = []
-    for site, again, checks in sites:
-        lines, _, site_packed, site_value = _first_finding(site, again, checks, None)
-        declarations += again.declarations()
-        body += lines
-        body += [f"setp.eq.u32 {at}, {_PENDING}, {site.index + 1};",
-                 f"selp.b64 {packed}, {site_packed}, {packed}, {at};",
-                 f"selp.b64 {value}, {site_value}, {value}, {at};"]
-    unpacked, found, op, word = _unpack(program, packed, {ROLES[role]: reg for role, reg in _PENDING_WORDS.items()})
-    body += unpacked
-    written, lead = _record(program, number, stop, found, op, word, value, True)
-    body += written
-    if on_error == "trap":
-        body.append(f"@{lead} trap;")
-    return ["\t{ // descgen: the pending finding of this function's wgmma sites",
-            *(f"\t{d}" for d in program.declarations() + declarations), *(f"\t{b}" for b in body), "\t}"]
+    safe = _b64(int(encode_wgmma_smem(start_address=0, lbo=16, sbo=1024, swizzle="none")))
+    selects: dict[int, list[str]] = {}
+    rewrites: dict[int, dict[str, str]] = {}
+    count = 0
+    for w in sites:
+        for o in w.ops:
+            if o.role in ("a_desc", "b_desc") and o.text not in rewrites.get(w.site.line, {}):
+                reg = rewrites.setdefault(w.site.line, {})[o.text] = f"%dgs{number}_{count}"
+                count += 1
+                selects.setdefault(w.site.line, []).append(f"\tselp.b64 {reg}, {safe}, {o.text}, {fired};")
+    head.append(f".reg .b64 %dgs{number}_<{max(count, 1)}>;")
+    stop = chosen.pred()
+    unpacked, found, op, word = _unpack(chosen, packed, {ROLES["a_desc"]: word_a, ROLES["b_desc"]: word_b})
+    written, lead = _record(chosen, site_reg, stop, found, op, word, value, True)
+    end = [f"setp.ne.s64 {stop}, {packed}, 0;", *unpacked, *written]
+    end += [f"@{lead} trap;", "exit;"] if on_error == "trap" else [f"bra.uni {back};"]
+    init = [f"mov.b64 {r}, 0;" for r in (site_reg, packed, value, word_a, word_b)]
+    tail = [f"{fail}:", f"\t{{ // descgen: group {number}'s finding: its sites' checks again, the first that fires "
+            "recorded by the warpgroup's first thread", *(f"\t{d}" for d in chosen.declarations() + declarations),
+            "\twgmma.wait_group.sync.aligned 0;",  # (the warpgroup's wgmma done: ptxas need insert no wait here)
+            *(f"\t{line}" for line in init), *again_blocks, *(f"\t{line}" for line in end), "\t}"]
+    return _GroupCode(hoisted.line, before, head, tail, selects, rewrites, branch)
 
 
 def _function_bodies(lines: list[str]) -> list[tuple[int, int]]:

@@ -88,8 +88,8 @@ def main() -> int:
                 kk, h = divmod(site.index, 2)  # the sites' order: K-step 0 (M-half 0, 1), K-step 1, ...
                 a_addr = args.ring + stage * STAGE_BYTES + TILE_B + h * HALF_A
                 b_addr = args.ring + stage * STAGE_BYTES
-                regs = {dict(site.operands)["a_desc"]: a_word(a_addr, bug, args.generic_base) + kk * 2,
-                        dict(site.operands)["b_desc"]: encode(b_addr) + kk * 2}
+                regs = {dict(site.reads)["a_desc"]: a_word(a_addr, bug, args.generic_base) + kk * 2,
+                        dict(site.reads)["b_desc"]: encode(b_addr) + kk * 2}
                 m = Machine(tables, regs, capacity=4, smem_size=aggr, tid=0)
                 m.run(code_blocks[site.index])
                 checked += 1

@@ -1,0 +1,218 @@
+"""Where a wgmma group's checks run: the operand words of a group of ``wgmma.mma_async`` sites,
+computed ahead of the group (docs/sanitizer.md, "wgmma").
+
+ptxas keeps a warpgroup's wgmma pipeline only while the code between ``wgmma.fence`` and the last
+``wgmma.mma_async`` of a group is straight integer code: a branch, a load, a store or a trap there
+makes it insert ``warpgroup.arrive`` (C7519) or serialize the wgmma (C7520). Before the fence, a
+branch out of the loop costs one instruction and no wait. So the checks of every site of a group
+run at one *check point*, the group's ``wgmma.fence`` in the same basic block, over the words its
+sites will read: each word is either a register not written between the check point and its site
+(read as it is), or the result of integer instructions in between, which are replayed at the check
+point into registers of their own (*shadows*), in order, with their sources renamed to the latest
+shadow. A word that comes from anything else (a load, a call, a wgmma's result) cannot be computed
+ahead: the group is not hoisted, and each of its sites is checked on its own, right before it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+__all__ = ["Hoisted", "register_types", "is_boundary", "block_start", "enclosing_brace", "hoist", "earliest"]
+
+#: Integer instructions a replay may copy: their first operand is the one register they write, and
+#: they read registers and immediates only (no memory, no side effect).
+_PURE = frozenset({"add", "sub", "mul", "mad", "and", "or", "xor", "not", "shl", "shr", "bfe", "bfi", "cvt", "mov",
+                   "selp", "min", "max", "neg", "abs", "setp", "prmt", "cvta", "popc", "clz", "brev", "shfl"})
+#: Instructions whose first operand is no register they write (stores, fences, barriers, branches).
+_NO_DESTINATION = ("st.", "st ", "red.", "bar", "fence", "membar", "prefetch", "cp.", "wgmma.fence", "wgmma.commit",
+                   "wgmma.wait", "trap", "ret", "exit", "bra", "call", "mbarrier.try_wait", "griddepcontrol")
+#: Where a check point stops moving up: memory, barriers, the tensor cores (the loads of the next
+#: stage issue first, and the checks run while they are in flight).
+_MEMORY = ("ld", "st", "cp", "bar", "atom", "red", "mbarrier", "fence", "membar", "wgmma", "tcgen05", "@")
+_REG = re.compile(r"%[A-Za-z_$][\w$]*")
+_POISON = ""
+
+
+@dataclass
+class Hoisted:
+    """A group's words at its check point.
+
+    Attributes:
+        line: the 1-based line the check point is before (the group's ``wgmma.fence``).
+        replay: the replayed instructions, in order (shadow registers only written).
+        declarations: the shadows' ``.reg`` lines (function scope: the out-of-line record reads them).
+        words: each site's line and operand register -> the register holding its word at the check point.
+    """
+
+    line: int
+    replay: list[str] = field(default_factory=list)
+    declarations: list[str] = field(default_factory=list)
+    words: dict[tuple[int, str], str] = field(default_factory=dict)
+
+
+def register_types(lines: list[str], start: int, end: int) -> dict[str, str]:
+    """The types of the registers a function (its body: 1-based lines ``start .. end``) declares,
+    by name or by the prefix of a ``%rd<N>`` range (``{"%rd": "b64", "%p": "pred"}``)."""
+    out: dict[str, str] = {}
+    for line in lines[start - 1:end]:
+        for m in re.finditer(r"\.reg\s+\.(\w+)\s+([^;]+);", line.split("//")[0]):
+            for name in m.group(2).split(","):
+                name = name.strip()
+                out[name.split("<")[0]] = m.group(1)
+    return out
+
+
+def _type_of(types: dict[str, str], reg: str) -> str | None:
+    return types.get(reg) or types.get(reg.rstrip("0123456789"))
+
+
+def _statement(line: str) -> str:
+    return line.split("//")[0].strip()
+
+
+def is_boundary(line: str) -> bool:
+    """A basic block ends or starts at this line: a label, a branch, a return."""
+    text = _statement(line)
+    return bool(re.fullmatch(r"[\w$.]+:", text) or re.match(r"(@!?%\w+\s+)?(bra|ret|exit|brx)\b", text))
+
+
+def block_start(lines: list[str], line: int, floor: int) -> int:
+    """The first 1-based line of the basic block holding ``line`` (not before ``floor``)."""
+    n = line - 1
+    while n > floor and not is_boundary(lines[n - 1]):
+        n -= 1
+    return n
+
+
+def enclosing_brace(lines: list[str], line: int, floor: int) -> int:
+    """The 1-based line of the ``{`` opening the innermost block around ``line`` below the
+    function's top level (an inline-asm block), or ``line`` itself where it is at the top."""
+    depth, n = 0, line - 1
+    while n > floor:
+        text = _statement(lines[n - 1])
+        depth += text.count("}") - text.count("{")
+        if depth < 0:
+            return n
+        n -= 1
+    return line
+
+
+def _operands(rest: str) -> list[str]:
+    out, depth, cur = [], 0, ""
+    for ch in rest:
+        if ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def earliest(lines: list[str], hoisted: Hoisted, floor: int, prefix: str) -> int:
+    """The earliest line above ``hoisted``'s check point (and below ``floor``) the check point may
+    move up to, so that the checks overlap the integer work before the group: above every integer
+    instruction the words depend on, below the last other instruction that writes one of the
+    registers they read, the last memory access, barrier or wgmma, predicated instruction, label
+    and brace (an inline-asm block)."""
+    needed = {r for line in hoisted.replay for r in _REG.findall(line) if not r.startswith(f"%{prefix}")}
+    needed |= {w for w in hoisted.words.values() if not w.startswith(f"%{prefix}")}
+    n = hoisted.line - 1
+    while n > floor:
+        text = _statement(lines[n - 1])
+        if "{" in text or "}" in text or text.endswith(":") or text.startswith(_MEMORY) \
+                or text.startswith(".") and not text.startswith((".loc", ".pragma")):  # (a declaration)
+            break
+        m = re.match(r"(@!?%[\w$]+\s+)?([\w.:]+)\s*(.*?);?$", text)
+        if text and not text.startswith(".") and m is not None:
+            ops = _operands(m.group(3))
+            written = set(_REG.findall(ops[0])) if ops and not m.group(2).startswith(_NO_DESTINATION) else set()
+            if written & needed:
+                if m.group(2).split(".")[0] not in _PURE or m.group(1) or "|" in ops[0]:
+                    break
+                needed = needed - written | set(_REG.findall(" ".join(ops[1:])))
+        n -= 1
+    return n + 1
+
+
+def _renamed(text: str, current: dict[str, str]) -> str:
+    """``text`` with each register written since the check point read from its latest shadow."""
+    return _REG.sub(lambda r: current.get(r.group(0), r.group(0)), text)
+
+
+def hoist(lines: list[str], types: dict[str, str], fence: int, sites: dict[int, list[str]],
+          prefix: str) -> Hoisted | None:
+    """The words of ``sites`` (1-based line -> the operand registers read there, all after line
+    ``fence`` in its basic block) at the check point before line ``fence``, or None when one
+    cannot be computed there. ``prefix`` names the shadows (``%<prefix><N>``)."""
+    out = Hoisted(fence)
+    declared: dict[str, str] = {}  # a shadow -> its declaration
+    current: dict[str, str] = {}  # a register written since the check point -> its shadow (or poisoned)
+    made: list[tuple[tuple[str, ...], frozenset[str], str]] = []  # (its shadows, the shadows it reads, the instruction)
+    count = 0
+    last = max(sites)
+    for number in range(fence, last + 1):
+        if number in sites:
+            for reg in sites[number]:
+                word = current.get(reg, reg)
+                if word == _POISON:
+                    return None
+                out.words[(number, reg)] = word
+        text = _statement(lines[number - 1])
+        if not text or text.startswith((".", "{", "}")) or text.endswith(":"):
+            continue
+        m = re.match(r"(@!?%[\w$]+\s+)?([\w.:]+)\s*(.*?);?$", text)
+        if m is None:
+            return None
+        guard, opcode, ops = m.group(1) or "", m.group(2), _operands(m.group(3))
+        unpack = opcode.startswith("mov.") and bool(ops) and re.fullmatch(r"\{\s*%[\w$]+(\s*,\s*%[\w$]+)*\s*\}", ops[0])
+        if unpack and not guard:  # (a wide register's halves: mov.b64 {%r1, %r2}, %rd1)
+            halves = _REG.findall(ops[0])
+            kinds = [_type_of(types, h) for h in halves]
+            if None in kinds or any(current.get(r) == _POISON for r in _REG.findall(ops[1])):
+                current.update({h: _POISON for h in halves})
+                continue
+            reads = frozenset(current[r] for r in _REG.findall(ops[1]) if r in current)
+            shadows = tuple(f"%{prefix}{count + i}" for i in range(len(halves)))
+            count += len(halves)
+            made.append((shadows, reads, f"{opcode} {{{', '.join(shadows)}}}, {_renamed(ops[1], current)};"))
+            for h, kind, shadow in zip(halves, kinds, shadows):
+                declared[shadow] = f".reg .{kind} {shadow};"
+                current[h] = shadow
+            continue
+        if opcode.split(".")[0] not in _PURE or not ops or "|" in ops[0] or not _REG.fullmatch(ops[0]):
+            if not opcode.startswith(_NO_DESTINATION) and ops:
+                for reg in _REG.findall(ops[0]):
+                    current[reg] = _POISON
+            continue
+        dest = ops[0]
+        kind = _type_of(types, dest)
+        if kind is None or any(current.get(r) == _POISON for r in _REG.findall(" ".join(ops[1:]) + guard)):
+            current[dest] = _POISON
+            continue
+        shadow = f"%{prefix}{count}"
+        count += 1
+        reads = frozenset(current[r] for r in _REG.findall(" ".join(ops[1:]) + guard) if r in current)
+        body = f"{_renamed(guard, current)}{opcode} {shadow}, {', '.join(_renamed(o, current) for o in ops[1:])};"
+        if guard:  # (where the guard is false, the register keeps its value)
+            old = current.get(dest, dest)
+            body = f"mov.{'pred' if kind == 'pred' else 'b' + kind[1:]} {shadow}, {old}; {body}"
+            reads |= {old} if old in current.values() else set()
+        made.append(((shadow,), reads, body))
+        declared[shadow] = f".reg .{kind} {shadow};"
+        current[dest] = shadow
+    needed = {w for w in out.words.values() if w.startswith(f"%{prefix}")}
+    kept = []
+    for shadows, reads, body in reversed(made):  # (only what the words need)
+        if needed & set(shadows):
+            needed |= reads | set(shadows)
+            kept.append(body)
+    out.replay = kept[::-1]
+    out.declarations = [d for shadow, d in declared.items() if shadow in needed]
+    return out
