@@ -170,13 +170,8 @@ class Program:
 
     def nonzero(self, f: RawField) -> str:
         """A predicate: a bit of ``f`` is set."""
-        p, half = self.pred(), self.in_half(f)
-        if half is None:
-            self.emit(f"setp.ne.u32 {p}, {self.raw(f)}, 0;")
-        else:
-            t = self.reg32()
-            self.emit(f"and.b32 {t}, {half[0]}, {imm32(((1 << f.width) - 1) << half[1])};")
-            self.emit(f"setp.ne.b32 {p}, {t}, 0;")
+        p = self.pred()
+        self.emit(f"setp.ne.b32 {p}, {self.nonzero_word(f)}, 0;")
         return p
 
     def _word_half(self, reg: str, half: int) -> str:

@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..ptx.lexer import split_operands
+
 __all__ = ["Hoisted", "register_types", "is_boundary", "block_start", "enclosing_brace", "hoist", "earliest"]
 
 #: Integer instructions a replay may copy: their first operand is the one register they write, and
@@ -98,23 +100,6 @@ def enclosing_brace(lines: list[str], line: int, floor: int) -> int:
     return line
 
 
-def _operands(rest: str) -> list[str]:
-    out, depth, cur = [], 0, ""
-    for ch in rest:
-        if ch in "{[":
-            depth += 1
-        elif ch in "}]":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        out.append(cur.strip())
-    return out
-
-
 def earliest(lines: list[str], hoisted: Hoisted, floor: int, prefix: str) -> int:
     """The earliest line above ``hoisted``'s check point (and below ``floor``) the check point may
     move up to, so that the checks overlap the integer work before the group: above every integer
@@ -131,7 +116,7 @@ def earliest(lines: list[str], hoisted: Hoisted, floor: int, prefix: str) -> int
             break
         m = re.match(r"(@!?%[\w$]+\s+)?([\w.:]+)\s*(.*?);?$", text)
         if text and not text.startswith(".") and m is not None:
-            ops = _operands(m.group(3))
+            ops = split_operands(m.group(3))
             written = set(_REG.findall(ops[0])) if ops and not m.group(2).startswith(_NO_DESTINATION) else set()
             if written & needed:
                 if m.group(2).split(".")[0] not in _PURE or m.group(1) or "|" in ops[0]:
@@ -170,7 +155,7 @@ def hoist(lines: list[str], types: dict[str, str], fence: int, sites: dict[int, 
         m = re.match(r"(@!?%[\w$]+\s+)?([\w.:]+)\s*(.*?);?$", text)
         if m is None:
             return None
-        guard, opcode, ops = m.group(1) or "", m.group(2), _operands(m.group(3))
+        guard, opcode, ops = m.group(1) or "", m.group(2), split_operands(m.group(3))
         unpack = opcode.startswith("mov.") and bool(ops) and re.fullmatch(r"\{\s*%[\w$]+(\s*,\s*%[\w$]+)*\s*\}", ops[0])
         if unpack and not guard:  # (a wide register's halves: mov.b64 {%r1, %r2}, %rd1)
             halves = _REG.findall(ops[0])
