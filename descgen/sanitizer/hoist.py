@@ -29,9 +29,10 @@ _PURE = frozenset({"add", "sub", "mul", "mad", "and", "or", "xor", "not", "shl",
 #: Instructions whose first operand is no register they write (stores, fences, barriers, branches).
 _NO_DESTINATION = ("st.", "st ", "red.", "bar", "fence", "membar", "prefetch", "cp.", "wgmma.fence", "wgmma.commit",
                    "wgmma.wait", "trap", "ret", "exit", "bra", "call", "mbarrier.try_wait", "griddepcontrol")
-#: Where a check point stops moving up: memory, barriers, the tensor cores (the loads of the next
-#: stage issue first, and the checks run while they are in flight).
-_MEMORY = ("ld", "st", "cp", "bar", "atom", "red", "mbarrier", "fence", "membar", "wgmma", "tcgen05", "@")
+#: Where a check point stops moving up: memory accesses and the tensor cores (the loads and stores
+#: of the next stage issue first, and the checks run while they are in flight and while the warps
+#: wait at the barrier before the group: a barrier or a fence changes no register).
+_MEMORY = ("ld", "st", "cp", "atom", "red", "mbarrier", "wgmma", "tcgen05", "@")
 _REG = re.compile(r"%[A-Za-z_$][\w$]*")
 _POISON = ""
 
@@ -104,8 +105,8 @@ def earliest(lines: list[str], hoisted: Hoisted, floor: int, prefix: str) -> int
     """The earliest line above ``hoisted``'s check point (and below ``floor``) the check point may
     move up to, so that the checks overlap the integer work before the group: above every integer
     instruction the words depend on, below the last other instruction that writes one of the
-    registers they read, the last memory access, barrier or wgmma, predicated instruction, label
-    and brace (an inline-asm block)."""
+    registers they read, the last memory access or wgmma, predicated instruction, label and brace
+    (an inline-asm block)."""
     needed = {r for line in hoisted.replay for r in _REG.findall(line) if not r.startswith(f"%{prefix}")}
     needed |= {w for w in hoisted.words.values() if not w.startswith(f"%{prefix}")}
     n = hoisted.line - 1
