@@ -101,6 +101,7 @@ LAZY_COMMANDS = {
     "sanitize": ("sanitize", "sanitize"),
     "batch": ("batch", "batch"),
     "header": ("header", "header"),
+    "site": ("site", "site"),
 }
 
 
@@ -275,6 +276,9 @@ _TYPE_HELP = "Default: the kind's ({})."
               help="Scale factor B ID 0-3 (mx kinds).")
 @click.option("--k", "k", type=UINT, metavar="K",
               help="The MMA's K; only mxf4/mxf4nvf4 dense can choose (96). Default: Table 39's.")
+@click.option("--svg", type=click.Path(dir_okay=False, allow_dash=True), metavar="FILE",
+              help="Also draw the MMA as SVG into FILE: A (M x K), B (K x N), D (M x N) with types and majors. "
+                   "- : the SVG alone on stdout.")
 @_functions_option
 @context_options(*APPLIES["idesc"])
 @output_options(code=True)

@@ -36,17 +36,21 @@ def _functions(out: Output, functions: bool) -> None:
 def idesc(out: Output, kind: descgen.Kind, m: int, n: int, atype: str | None, btype: str | None, dtype: str | None,
           a_major: str | None, b_major: str | None, negate_a: bool, negate_b: bool, saturate: bool, sparse: bool,
           sparsity_selector: int, max_shift: int | None, scale_type: str | None, a_sf_id: int, b_sf_id: int,
-          k: int | None, functions: bool, context: dict[str, Any]) -> None:
+          k: int | None, svg: str | None, functions: bool, context: dict[str, Any]) -> None:
     """Encode a 32-bit tcgen05.mma instruction descriptor (PTX §9.7.16.4.2, Tables 42-44).
 
     Types left out take the kind's defaults; the table view lists the defaults applied. The
     context options (--cta-group, --ws, --sp, --scale-vec, --a-tmem, --arch) add the rules
     that need them: a value that breaks one is refused (exit 1).
 
+    --svg FILE draws the MMA (descgen.pictures.idesc_shape_svg): A, B and D with their extents,
+    types and major-ness; --svg - prints the SVG alone.
+
     \b
       descgen idesc --kind f16 --m 128 --n 256                    -> 0x08400010
       descgen idesc --kind f16 --m 256 --n 128 --cta-group 2      -> 0x10200010
       descgen idesc --kind f8f6f4 --m 128 --n 128 --atype e2m1 --btype e2m1
+      descgen idesc --kind f16 --m 128 --n 256 --b-major mn --svg mma.svg
     """
     args: dict[str, Any] = dict(
         m=m, n=n, atype=atype, btype=btype, dtype=dtype, a_major=a_major or "k", b_major=b_major or "k",
@@ -56,7 +60,18 @@ def idesc(out: Output, kind: descgen.Kind, m: int, n: int, atype: str | None, bt
     )
     out.input = {"kind": kind, **args, **context}
     _functions(out, functions)
+    if svg is not None:
+        from .layout import check_svg, write_svg  # (and the pictures: only when one is asked for)
+
+        check_svg(out, svg)
     word = descgen.encode_idesc(kind, **args, **context)
+    if svg is not None:
+        from descgen.pictures.idesc_shape import idesc_shape_svg
+
+        report = descgen.validate_idesc(word, kind, **context)
+        write_svg(svg, idesc_shape_svg(report.decoded["idesc"], report.findings))
+        if svg == "-":
+            return
     if not (out.json or out.table or out.code):
         out.word(word, 32)
         return

@@ -1,5 +1,5 @@
-"""``descgen layout``: what a shared memory descriptor makes the tensor core read, as an address map;
-and the reasoning view of ``descgen smem --tile``.
+"""``descgen layout``: what a shared memory descriptor makes the tensor core read, as an address map
+or a picture (``--svg``); and the reasoning view of ``descgen smem --tile``.
 
 Only click and descgen are imported here; rich is imported inside the functions that draw.
 """
@@ -10,20 +10,32 @@ from __future__ import annotations
 import click
 
 import descgen
+from descgen.pictures.smem_layout import chunk_label, row_bytes, smem_layout_svg, summary
 
 from .options import DTYPE, MAJOR, output_options
-from .output import EXIT_RULE, Output, hex_word
+from .output import EXIT_RULE, Output, hex_word, usage_error
 from .params import TILE, UINT, WORD, ArchType, KindType
 
-__all__ = ["layout", "chunk_label", "plain_layout", "show_tile", "show_layout"]
-
-#: Bytes per drawn row without swizzle (eight 16-byte chunks); swizzled layouts draw one atom row.
-ROW = 128
+__all__ = ["layout", "chunk_label", "plain_layout", "show_tile", "show_layout", "write_svg", "check_svg"]
 
 
-def row_bytes(lay: descgen.SmemLayout) -> int:
-    """Bytes per drawn row: one swizzle atom row (32, 64, 128), or 128 without swizzle."""
-    return lay.atom.row_bytes if lay.atom.swizzled else ROW
+def check_svg(out: Output, svg: str | None) -> None:
+    """``--svg -`` puts the picture alone on stdout: refuse another stdout form given with it."""
+    if svg == "-" and (out.json or out.code):
+        raise usage_error("--svg - writes the picture to stdout: drop --json and --format (or give --svg FILE)")
+
+
+def write_svg(target: str, picture: str) -> None:
+    """Write an SVG document: to stdout for ``-`` (the document exactly, nothing else), else to
+    the file ``target`` (replaced)."""
+    if target == "-":
+        click.echo(picture, nl=False)
+        return
+    try:
+        with open(target, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(picture)
+    except OSError as e:
+        raise click.FileError(target, e.strerror) from None
 
 
 @click.command(short_help="Map what a shared memory descriptor makes the tensor core read.")
@@ -37,10 +49,13 @@ def row_bytes(lay: descgen.SmemLayout) -> int:
 @click.option("--buffer-size", type=UINT, metavar="BYTES", help="With --buffer-start: the buffer's size in bytes.")
 @click.option("--arch", type=ArchType(wgmma=True), help="sm_90a: WORD is a Hopper wgmma descriptor (§9.7.15.5.1.2.2); "
                                               "a tcgen05 target, or none: a tcgen05 one (Table 40).")
+@click.option("--svg", type=click.Path(dir_okay=False, allow_dash=True), metavar="FILE",
+              help="Also draw the layout as SVG into FILE: the tile, shared memory with each element at its address, "
+                   "swizzle phases, core matrices, findings marked. - : the SVG alone on stdout.")
 @output_options
 def layout(out: Output, word: int, dtype: descgen.ElementType, major: descgen.Major, tile: tuple[int, int],
            kind: descgen.Kind | None, buffer_start: int | None, buffer_size: int | None,
-           arch: descgen.SmemArch | None) -> None:
+           arch: descgen.SmemArch | None, svg: str | None) -> None:
     """Draw the shared-memory address of every element WORD makes the tensor core read.
 
     Element (i, j) is i along MN (rows of A, columns of B) and j along K. Each 16-byte chunk
@@ -54,20 +69,30 @@ def layout(out: Output, word: int, dtype: descgen.ElementType, major: descgen.Ma
     grid as text. --json: every element's address ("addresses", mn x k; "bits" for 4- and
     6-bit types) and the chunk map.
 
+    --svg FILE: the same map as a picture (descgen.pictures.smem_layout_svg), coloured by each
+    element's 16-byte chunk along the contiguous dimension, so that the swizzle's XOR shows as
+    each row's colours permuted; --svg - prints the SVG alone.
+
     Exits 1 (after printing) when a finding is an error.
 
     \b
       descgen layout 0x4000404000010040 --dtype bf16 --major k --tile 128x64
       descgen layout 0x4000004000010040 --arch sm_90a --dtype f16 --major k --tile 64x16
+      descgen layout 0x4000404000010040 --dtype bf16 --major k --tile 16x64 --svg layout.svg
     """
     if (buffer_start is None) != (buffer_size is None):
         raise click.UsageError("--buffer-start and --buffer-size go together")
+    check_svg(out, svg)
     buffer = (buffer_start, buffer_size) if buffer_start is not None and buffer_size is not None else None
     out.input = {"word": hex_word(word, 64), "dtype": dtype, "major": major, "tile": list(tile), "kind": kind,
                  "buffer": list(buffer) if buffer else None, **({"arch": arch} if arch else {})}
     lay = descgen.smem_layout(word, dtype=dtype, major=major, mn=tile[0], k=tile[1], kind=kind, buffer=buffer,
                               arch=arch)
-    if out.json:
+    if svg is not None:
+        write_svg(svg, smem_layout_svg(lay))
+    if svg == "-":
+        pass  # the picture alone is stdout
+    elif out.json:
         out.emit_json(result=lay.as_dict())
     elif out.table:
         show_layout(lay)
@@ -79,31 +104,6 @@ def layout(out: Output, word: int, dtype: descgen.ElementType, major: descgen.Ma
 
 # --------------------------------------------------------------------------------------------
 # Text forms.
-
-
-def chunk_label(elements: list[tuple[int, int]]) -> str:
-    """The elements of one chunk, in bit order, as runs: ``3,8-15`` (i = 3, j = 8..15), ``0-7,2``
-    (i = 0..7, j = 2), ``5,1``. Several runs, separated by spaces, only when elements collide
-    (``0,8-11 1,0-3``: two elements at each address) or a chunk mixes rows."""
-    runs: list[list[tuple[int, int]]] = []
-    for e in elements:
-        for run in runs:
-            (i0, j0), (i1, j1) = run[0], run[-1]
-            along_k = i0 == i1 == e[0] and e[1] == j1 + 1
-            along_mn = j0 == j1 == e[1] and e[0] == i1 + 1
-            if along_k and (len(run) == 1 or j0 != j1) or along_mn and (len(run) == 1 or i0 != i1):
-                run.append(e)
-                break
-        else:
-            runs.append([e])
-    return " ".join(_run_text(run) for run in runs)
-
-
-def _run_text(run: list[tuple[int, int]]) -> str:
-    (i0, j0), (i1, j1) = run[0], run[-1]
-    if len(run) == 1:
-        return f"{i0},{j0}"
-    return f"{i0},{j0}-{j1}" if i0 == i1 else f"{i0}-{i1},{j0}"
 
 
 def _factor(chunks: dict[int, list[tuple[int, int]]]) -> tuple[str, dict[int, str]]:
@@ -127,12 +127,6 @@ def _rows(lay: descgen.SmemLayout) -> list[tuple[int, dict[int, list[tuple[int, 
     for address, elements in lay.chunks().items():
         rows.setdefault(address - address % width, {})[address % width] = elements
     return sorted(rows.items())
-
-
-def _summary(lay: descgen.SmemLayout) -> str:
-    kind = f" (.kind::{lay.kind})" if lay.kind else ""
-    return (f"{lay.dtype}{kind} {lay.major.upper()}-major {lay.mn}x{lay.k}, swizzle {lay.swizzle}, start "
-            f"{lay.start_address:#x}, LBO {lay.lbo}, SBO {lay.sbo}, base offset {lay.base_offset}")
 
 
 def plain_layout(lay: descgen.SmemLayout) -> list[str]:
@@ -171,7 +165,7 @@ def show_layout(lay: descgen.SmemLayout) -> None:
     console = new_console()
     head = Text()
     head.append(f"layout  {lay.hex}  ", style="bold")
-    head.append(_summary(lay), style="dim")
+    head.append(summary(lay), style="dim")
     console.print(head)
     console.print(findings_text(lay.findings, glyphs(console)))
     clash = {f.code for f in lay.findings} & {"LAYOUT-OVERLAP"}

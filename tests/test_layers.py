@@ -16,7 +16,8 @@ import pytest
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIB = os.path.join(REPO, "descgen")
 #: Subpackages of descgen/ (their modules are named ``ptx.scan``...).
-SUBPACKAGES = ("core", "model", "words", "ptx", "backends", "rules", "tiles", "batch", "sanitizer")
+SUBPACKAGES = ("core", "model", "words", "ptx", "backends", "rules", "tiles", "batch", "sanitizer", "pictures",
+               "site")
 MODULES = sorted([name[:-3] for name in os.listdir(LIB) if name.endswith(".py") and name != "__init__.py"] +
                  [f"{sub}.{name[:-3]}" for sub in SUBPACKAGES for name in os.listdir(os.path.join(LIB, sub))
                   if name.endswith(".py") and name != "__init__.py"])
@@ -38,11 +39,12 @@ LAYERS = (
      "ptx.statements", "ptx.cfg", "ptx.transfer", "ptx.solver", "ptx.dataflow", "ptx.slicer", "ptx.skipping",
      "ptx.qualifiers"),
     ("ptx.results", "ptx.syntax_rules", "ptx.instruction_checks", "ptx.scan", "words.compare", "backends.emitters",
-     "codes"),
+     "codes", "pictures.svg", "pictures.smem_layout", "pictures.idesc_shape"),
     ("batch.schema", "batch.handlers", "batch.codec", "batch.cache", "batch.stream",
-     "backends.descriptor_functions", "backends.cpp_header", "backends.cpp_rules", "backends.ptx_rules", "ptx.files"),
-    ("sanitizer.instrument", "sanitizer.report"),
-    ("triton", "cute", "examples"),
+     "backends.descriptor_functions", "backends.cpp_header", "backends.cpp_rules", "backends.ptx_code",
+     "backends.ptx_rules", "ptx.files"),
+    ("sanitizer.hoist", "sanitizer.instrument", "sanitizer.report"),
+    ("triton", "cute", "examples", "site.build"),
     ("__main__",),
 )
 
