@@ -170,7 +170,8 @@ def instrument_ptx(text: str, *, arch: SmemArch | None = None, on_error: str = "
         if not open_ops:
             site.proven = True
             continue
-        program = Program(f"dg{site.index}_", pool, _SPECIALS)
+        wgmma_site = inst.opcode == "wgmma.mma_async"  # (its checks with their values: for its record, out of line)
+        program = Program(f"{'dgy' if wgmma_site else 'dg'}{site.index}_", pool, _SPECIALS)
         checks, skipped = _checks(inst, open_ops, program, version)
         site.operands = site.reads = tuple((o.role, o.text) for o in open_ops)
         site.not_compiled = tuple(skipped)
@@ -181,7 +182,7 @@ def instrument_ptx(text: str, *, arch: SmemArch | None = None, on_error: str = "
         guard = _guard(lines[inst.line - 1])
         body = next((b for b in bodies if b[0] < inst.line <= b[1]), (0, len(lines) + 1))
         keep(program, body[0])
-        if inst.opcode == "wgmma.mma_async":
+        if wgmma_site:
             flags = Program(f"dg{site.index}_", pool, _SPECIALS)  # (whether one fires: flags, no values)
             wgmma.setdefault(body, []).append(_Wgmma(site, flags, _checks(inst, open_ops, flags, version, True)[0],
                                                      guard, open_ops, program, checks))
