@@ -272,10 +272,14 @@ def _checks(inst: ScanInstruction, ops: list[ScanOperand], program: Program, ver
     for n in report.not_checked:
         if rules[n.code].severity not in _STOPS:
             continue
-        if n.why != "run-time" and not (set(n.missing) <= set(RUN_TIME_CONTEXT) and smem_size_register):
+        shape_at_run_time = rules[n.code].applies == "zcm" and set(n.missing) <= {"m", "n"} and "idesc" in by_role
+        if n.why != "run-time" and not (set(n.missing) <= set(RUN_TIME_CONTEXT) and smem_size_register) \
+                and not shape_at_run_time:  # (a zero-column mask's M and N: the run-time idesc's)
             continue
-        if n.why == "run-time":
-            roles: list[str | None] = [n.missing[0].split(".")[0] if "." in n.missing[0] else None]
+        if shape_at_run_time:
+            roles: list[str | None] = ["zcm"]
+        elif n.why == "run-time":
+            roles = [n.missing[0].split(".")[0] if "." in n.missing[0] else None]
         else:  # (a context the check reads at run time: each descriptor operand read at run time)
             roles = [o.role for o in ops if o.role in ("a_desc", "b_desc", "s_desc")]
         for role in roles:
@@ -399,8 +403,16 @@ def _rule_checks(n: NotChecked, role: str | None, inst: ScanInstruction, by_role
             values, dyn = _facts(inst, r, layouts, kind, program)
             static[r] = {**values, "kind": kind} if r == "idesc" else values
             dynamic.update({(r, name): f for name, f in dyn.items()})
+    elif rule.applies == "zcm":  # (its context: the idesc's M and N, as check_mma gives them; .ws)
+        values, dyn = _facts(inst, "zcm", layouts, kind, program)
+        shape, shape_dyn = _facts(inst, "idesc", layouts, kind, program)
+        static = {**_no_context(), **{k: v for k, v in ctx.items() if v is not None}, **values,
+                  **{k: shape[k] for k in ("m", "n") if k in shape}}
+        dynamic.update(dyn)
+        dynamic.update({k: shape_dyn[k] for k in ("m", "n") if k in shape_dyn})
+        word_role = "zcm"
     else:
-        raise Unsupported(f"rules of {rule.applies} words are not compiled to PTX yet")
+        raise Unsupported(f"rules of {rule.applies} words are not compiled to PTX")
     site = Site(static, dynamic, program)
     out: list[_Check] = []
     for check in declared(n.code).checks:
