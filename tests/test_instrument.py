@@ -186,6 +186,8 @@ def test_a_wgmma_group_is_checked_ahead_of_its_fence_and_recorded_out_of_line():
     # each wgmma reads stand-ins: its words, or where the group found something, a legal one
     wgmmas = [ln for ln in new if "wgmma.mma_async" in ln and "descgen" not in ln]
     selects = dict(re.findall(r"selp\.b64 (%dgs\d+_\d+), 0x4000010000, (%rd\d+), %dgf\d+;", out.ptx))
+    selects.update((s, w) for w, s in re.findall(  # (a word whose high half is fixed: its low half selected)
+        r"mov\.b64 \{%dgl, %dgh\}, (%rd\d+); selp\.b32 %dgl, 65536, %dgl, %dgf\d+; mov\.b64 (%dgs\d+_\d+),", out.ptx))
     assert len(wgmmas) == len(checked) and all(
         [selects[r] for r in re.findall(r"%dgs\d+_\d+", w)] == [dict(s.operands)["a_desc"], dict(s.operands)["b_desc"]]
         for w, s in zip(wgmmas, checked))

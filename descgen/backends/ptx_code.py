@@ -108,6 +108,7 @@ class Program:
     tables: dict[str, tuple[int, ...]] = field(default_factory=dict)
     names: dict[str, int] = field(default_factory=dict)
     used: set[str] = field(default_factory=set)
+    masks: dict[str, tuple[str, int]] = field(default_factory=dict)
     _raw: dict[tuple[str, int, int], str] = field(default_factory=dict)
     _half: dict[tuple[str, int], str] = field(default_factory=dict)
 
@@ -164,8 +165,14 @@ class Program:
         half = self.in_half(f)
         if half is None:
             return self.raw(f)
+        return self.masked(half[0], ((1 << f.width) - 1) << half[1])
+
+    def masked(self, src: str, mask: int) -> str:
+        """A 32-bit register holding ``src & mask`` (``masks`` remembers it: flags that are bits of
+        one register merge into one ``and``)."""
         t = self.reg32()
-        self.emit(f"and.b32 {t}, {half[0]}, {imm32(((1 << f.width) - 1) << half[1])};")
+        self.emit(f"and.b32 {t}, {src}, {imm32(mask)};")
+        self.masks[t] = (src, mask)
         return t
 
     def nonzero(self, f: RawField) -> str:

@@ -627,9 +627,7 @@ class Site:
         if isinstance(v, Const):
             return bool(v.value)
         if isinstance(v, Bits) and v.mask << v.lo < 1 << 32:
-            t = self.p.reg32()
-            self.p.emit(f"and.b32 {t}, {v.src}, {imm32(v.mask << v.lo)};")
-            return t
+            return self.p.masked(v.src, v.mask << v.lo)
         if isinstance(v, Reg) and not v.maybe_none and v.width == 32:
             return v.name  # (a 0/1 truth, a number whose truth is not 0, a name's id: never 0)
         t = self.p.reg32()

@@ -548,8 +548,16 @@ def _unpack(program: Program, packed: str, words: Mapping[int, str]) -> tuple[li
 def _any_finding(program: Program, checks: list[_Check], guard: str | None, into: str) -> list[str]:
     """The checks' code (each a flag, :func:`_checks`), then their flags or-ed into the 32-bit
     register ``into``, where the instruction runs (``guard``: as :func:`_guard` writes it)."""
+    masks: dict[str, int] = {}  # (flags that are bits of one register: one and of their masks)
+    level = []
+    for _, _, flag, _, _ in checks:
+        if flag in program.masks:
+            src, mask = program.masks[flag]
+            masks[src] = masks.get(src, 0) | mask
+        elif flag not in level:
+            level.append(flag)
+    level += [program.masked(src, mask) for src, mask in masks.items()]
     body = list(program.lines)
-    level = [flag for _, _, flag, _, _ in checks]
     while len(level) > 1:  # (a balanced tree: the flags' dependence chain stays short)
         pairs, level = level, []
         for i in range(0, len(pairs) - 1, 2):
@@ -675,7 +683,7 @@ def _group_code(group: tuple[Hoisted, list[_Wgmma]], number: int, on_error: str)
     # (start address 0, no swizzle: the bad word never reaches the tensor core); the branch to the
     # record follows the group's commit, where ptxas's pipeline of it is complete.
     from ..words.wgmma_smem import encode_wgmma_smem
-    safe = _b64(int(encode_wgmma_smem(start_address=0, lbo=16, sbo=1024, swizzle="none")))
+    safe = int(encode_wgmma_smem(start_address=0, lbo=16, sbo=1024, swizzle="none"))
     selects: dict[int, list[str]] = {}
     rewrites: dict[int, dict[str, str]] = {}
     count = 0
@@ -684,7 +692,12 @@ def _group_code(group: tuple[Hoisted, list[_Wgmma]], number: int, on_error: str)
             if o.role in ("a_desc", "b_desc") and o.text not in rewrites.get(w.site.line, {}):
                 reg = rewrites.setdefault(w.site.line, {})[o.text] = f"%dgs{number}_{count}"
                 count += 1
-                selects.setdefault(w.site.line, []).append(f"\tselp.b64 {reg}, {safe}, {o.text}, {fired};")
+                if o.known is not None and o.known.mask >> 32 == 0xFFFFFFFF:  # (its high half fixed: the low one)
+                    selects.setdefault(w.site.line, []).append(
+                        f"\t{{ .reg .b32 %dgl, %dgh; mov.b64 {{%dgl, %dgh}}, {o.text}; selp.b32 %dgl, "
+                        f"{safe & 0xFFFFFFFF}, %dgl, {fired}; mov.b64 {reg}, {{%dgl, %dgh}}; }}")
+                else:
+                    selects.setdefault(w.site.line, []).append(f"\tselp.b64 {reg}, {_b64(safe)}, {o.text}, {fired};")
     head.append(f".reg .b64 %dgs{number}_<{max(count, 1)}>;")
     stop = chosen.pred()
     unpacked, found, op, word = _unpack(chosen, packed, {ROLES["a_desc"]: word_a, ROLES["b_desc"]: word_b})
