@@ -3,14 +3,15 @@ computed ahead of the group (docs/sanitizer.md, "wgmma").
 
 ptxas keeps a warpgroup's wgmma pipeline only while the code between ``wgmma.fence`` and the last
 ``wgmma.mma_async`` of a group is straight integer code: a branch, a load, a store or a trap there
-makes it insert ``warpgroup.arrive`` (C7519) or serialize the wgmma (C7520). Before the fence, a
-branch out of the loop costs one instruction and no wait. So the checks of every site of a group
-run at one *check point*, the group's ``wgmma.fence`` in the same basic block, over the words its
-sites will read: each word is either a register not written between the check point and its site
-(read as it is), or the result of integer instructions in between, which are replayed at the check
-point into registers of their own (*shadows*), in order, with their sources renamed to the latest
-shadow. A word that comes from anything else (a load, a call, a wgmma's result) cannot be computed
-ahead: the group is not hoisted, and each of its sites is checked on its own, right before it.
+makes it insert ``warpgroup.arrive`` (C7519) or serialize the wgmma (C7520). So the checks of every
+site of a group (the sites of one basic block) run at one *check point*: the group's
+``wgmma.fence``, moved up the block over the integer code, barriers and fences the words depend on
+(:func:`earliest`). There they read the words the sites will read: each word is either a register
+not written between the check point and its site (read as it is), or the result of integer
+instructions in between, which are replayed at the check point into registers of their own
+(*shadows*), in order, with their sources renamed to the latest shadow (:func:`hoist`). A word
+that comes from anything else (a load, a call, a wgmma's result) cannot be computed ahead: the
+group is not hoisted, and each of its sites is checked on its own, right before it.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ class Hoisted:
     """A group's words at its check point.
 
     Attributes:
-        line: the 1-based line the check point is before (the group's ``wgmma.fence``).
+        line: the 1-based line the check point is before (the group's ``wgmma.fence``, or above).
         replay: the replayed instructions, in order (shadow registers only written).
         declarations: the shadows' ``.reg`` lines (function scope: the out-of-line record reads them).
         words: each site's line and operand register -> the register holding its word at the check point.
