@@ -14,6 +14,11 @@ from the very registers the instruction reads:
 
 and, on the first finding, writes a record to the report buffer (``descgen_report``) and, with
 ``on_error="trap"``, stops the kernel. A site whose operands the scan proved gets no block.
+
+The ``wgmma.mma_async`` sites of one basic block are checked as a group, once, ahead of it
+(:mod:`descgen.sanitizer.hoist`): each check a flag, each wgmma reading a stand-in that holds a
+legal word where the group found something, and after the group's commit a branch out of line to
+the record and the stop, so that ptxas keeps the warpgroup's wgmma pipeline.
 """
 
 from __future__ import annotations
@@ -638,11 +643,10 @@ class _GroupCode:
 
 
 def _group_code(group: tuple[Hoisted, list[_Wgmma]], number: int, on_error: str) -> _GroupCode:
-    """A group's code: the line it goes before and the code there (the words, each site's checks
-    as flags or-ed together, a branch to the record where one fires), the function-scope
-    registers, and the out-of-line record (each site's checks again, in order, the first that fires
-    recorded by the warpgroup's first thread; then the stop, or with ``on_error="report"`` back to
-    the group)."""
+    """A group's code (:class:`_GroupCode`): at its check point the words and each site's checks
+    as flags or-ed together; each site's stand-ins; after the group's commit, a branch where a flag
+    is set to the out-of-line record (each site's checks again, in order, the first that fires
+    recorded by the warpgroup's first thread; then the stop, or with ``on_error="report"`` back)."""
     hoisted, sites = group
     fired, flags, fail, back = f"%dgf{number}", f"%dgfw{number}", f"descgen_fail{number}", f"descgen_back{number}"
     before = [f"\t// descgen: group {number}: the checks of wgmma sites {', '.join(str(w.site.index) for w in sites)} "
