@@ -68,6 +68,8 @@ class CheckedSite:
         codes: the codes the block can report, in the order it checks them (a record's code is an
             index into this). checks: each check's (code, operand role), in order.
         not_compiled: rules left open that the PTX back end could not compile, with why.
+        decided: rules left open that the site's static facts decide (every check's condition is
+            false here whatever the run-time bits: M = 32 uses all four zero-column sub-masks).
         proven: True when the scan proved every operand (no block).
         checked_at: the 1-based line its checks run before: its own, or for a ``wgmma.mma_async``
             the ``wgmma.fence`` of its group (:mod:`descgen.sanitizer.hoist`).
@@ -83,6 +85,7 @@ class CheckedSite:
     codes: tuple[str, ...] = ()
     checks: tuple[tuple[str, str], ...] = ()
     not_compiled: tuple[tuple[str, str], ...] = ()
+    decided: tuple[str, ...] = ()
     proven: bool = False
     checked_at: int = 0
     reads: tuple[tuple[str, str], ...] = ()
@@ -91,7 +94,8 @@ class CheckedSite:
         return {"site": self.index, "line": self.line, "opcode": self.opcode, "text": self.text,
                 "operands": [list(o) for o in self.operands], "codes": list(self.codes),
                 "checks": [list(c) for c in self.checks],
-                "not_compiled": [list(n) for n in self.not_compiled], "proven": self.proven,
+                "not_compiled": [list(n) for n in self.not_compiled], "decided": list(self.decided),
+                "proven": self.proven,
                 "checked_at": self.checked_at, "reads": [list(r) for r in self.reads]}
 
 
@@ -177,9 +181,9 @@ def instrument_ptx(text: str, *, arch: SmemArch | None = None, on_error: str = "
             continue
         wgmma_site = inst.opcode == "wgmma.mma_async"  # (its checks with their values: for its record, out of line)
         program = Program(f"{'dgy' if wgmma_site else 'dg'}{site.index}_", pool, _SPECIALS)
-        checks, skipped = _checks(inst, open_ops, program, version)
+        checks, skipped, decided = _checks(inst, open_ops, program, version)
         site.operands = site.reads = tuple((o.role, o.text) for o in open_ops)
-        site.not_compiled = tuple(skipped)
+        site.not_compiled, site.decided = tuple(skipped), tuple(decided)
         if not checks:
             continue
         site.codes = tuple(dict.fromkeys(c[0] for c in checks))
@@ -244,9 +248,10 @@ def _b64(value: int) -> str:
 
 
 def _checks(inst: ScanInstruction, ops: list[ScanOperand], program: Program, version: tuple[int, int] | None,
-            flags: bool = False) -> tuple[list[_Check], list[tuple[str, str]]]:
+            flags: bool = False) -> tuple[list[_Check], list[tuple[str, str]], list[str]]:
     """The site's checks (``flags``: each as a 32-bit register nonzero where it fires, no value or
-    word: what deciding whether any fires needs), and the open rules not compiled, with why."""
+    word: what deciding whether any fires needs), the open rules not compiled, with why, and the
+    open rules the site's static facts decide (no check of theirs can fire here)."""
     report = inst.report
     assert report is not None
     q = inst.qualifiers
@@ -255,6 +260,7 @@ def _checks(inst: ScanInstruction, ops: list[ScanOperand], program: Program, ver
     by_role = {o.role: o for o in ops}
     checks: list[_Check] = []
     skipped: list[tuple[str, str]] = []
+    decided: list[str] = []
     smem_size_register = _smem_size_register(version)
     # Each operand's fields with a run-time bit: the engine's own field checks.
     for o in ops:
@@ -292,10 +298,14 @@ def _checks(inst: ScanInstruction, ops: list[ScanOperand], program: Program, ver
                 continue
             seen.add((n.code, role))
             try:
-                checks += _rule_checks(n, role, inst, by_role, layouts, kind, program, flags)
+                compiled = _rule_checks(n, role, inst, by_role, layouts, kind, program, flags)
             except Unsupported as e:
                 skipped.append((n.code, str(e)))
-    return checks, skipped
+                continue
+            checks += compiled
+            if not compiled and n.code not in decided:  # (every check's condition false here, whatever the bits)
+                decided.append(n.code)
+    return checks, skipped, [c for c in decided if c not in {k[0] for k in checks}]
 
 
 def _layouts(q: Any, kind: str | None) -> dict[str, str]:
