@@ -32,29 +32,13 @@ if knobs is None or not hasattr(knobs.runtime, "add_stages_inspection_hook"):
     pytest.skip(f"triton {triton.__version__} has no knobs.runtime.add_stages_inspection_hook (3.6+)",
                 allow_module_level=True)
 
-import triton.language as tl  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler import ASTSource  # noqa: E402
 
 import descgen.triton as dt  # noqa: E402
 
-
-@triton.jit
-def matmul(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn,
-           BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
-    pid_m = tl.program_id(0)
-    pid_n = tl.program_id(1)
-    rm = pid_m * BM + tl.arange(0, BM)
-    rn = pid_n * BN + tl.arange(0, BN)
-    rk = tl.arange(0, BK)
-    a = a_ptr + rm[:, None] * sam + rk[None, :] * sak
-    b = b_ptr + rk[:, None] * sbk + rn[None, :] * sbn
-    acc = tl.zeros((BM, BN), dtype=tl.float32)
-    for _ in range(0, K, BK):
-        acc += tl.dot(tl.load(a), tl.load(b))
-        a += BK * sak
-        b += BK * sbk
-    tl.store(c_ptr + rm[:, None] * scm + rn[None, :] * scn, acc.to(tl.float16))
+sys.path.insert(0, str(Path(__file__).parent / "device" / "triton_hook"))
+from kernels import matmul  # noqa: E402  (the kernel the GPU run uses too)
 
 
 SIGNATURE = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", **dict.fromkeys(
