@@ -46,10 +46,9 @@ def _tile_of(t, tiles_m, tiles_n, GROUP_M: tl.constexpr):
 
 
 @triton.jit
-def gemm_nt_kernel(a_ptr, b_ptr, c_ptr, M, N, K, lda, ldb, ldc,
-                   BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP_M: tl.constexpr):
-    """C = A @ B^T, A [M, K], B [N, K], both K contiguous; C [M, N] in c_ptr's type."""
-    tm, tn = _tile_of(tl.program_id(0), tl.cdiv(M, BM), tl.cdiv(N, BN), GROUP_M)
+def _gemm_nt_tile(a_ptr, b_ptr, c_ptr, M, N, K, lda, ldb, ldc, tm, tn,
+                  BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """Tile (tm, tn) of C = A @ B^T, through pointers (inlined into each kernel)."""
     rows = tm * BM + tl.arange(0, BM)
     cols = tn * BN + tl.arange(0, BN)
     ks = tl.arange(0, BK)
@@ -68,29 +67,23 @@ def gemm_nt_kernel(a_ptr, b_ptr, c_ptr, M, N, K, lda, ldb, ldc,
 
 
 @triton.jit
+def gemm_nt_kernel(a_ptr, b_ptr, c_ptr, M, N, K, lda, ldb, ldc,
+                   BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP_M: tl.constexpr):
+    """C = A @ B^T, A [M, K], B [N, K], both K contiguous; C [M, N] in c_ptr's type."""
+    tm, tn = _tile_of(tl.program_id(0), tl.cdiv(M, BM), tl.cdiv(N, BN), GROUP_M)
+    _gemm_nt_tile(a_ptr, b_ptr, c_ptr, M, N, K, lda, ldb, ldc, tm, tn, BM, BN, BK)
+
+
+@triton.jit
 def gemm_nt_persistent_kernel(a_ptr, b_ptr, c_ptr, M, N, K, lda, ldb, ldc,
                               BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP_M: tl.constexpr,
                               NUM_SMS: tl.constexpr):
     """The same product, one program per SM: program p does tiles p, p + NUM_SMS, ..."""
     tiles_m = tl.cdiv(M, BM)
     tiles_n = tl.cdiv(N, BN)
-    ks = tl.arange(0, BK)
     for t in tl.range(tl.program_id(0), tiles_m * tiles_n, NUM_SMS):
         tm, tn = _tile_of(t, tiles_m, tiles_n, GROUP_M)
-        rows = tm * BM + tl.arange(0, BM)
-        cols = tn * BN + tl.arange(0, BN)
-        a_tile = a_ptr + rows[:, None].to(tl.int64) * lda + ks[None, :]
-        b_tile = b_ptr + cols[None, :].to(tl.int64) * ldb + ks[:, None]
-        acc = tl.zeros((BM, BN), dtype=tl.float32)
-        for k in range(0, tl.cdiv(K, BK)):
-            k_left = K - k * BK
-            a = tl.load(a_tile, mask=(rows[:, None] < M) & (ks[None, :] < k_left), other=0.0)
-            b = tl.load(b_tile, mask=(cols[None, :] < N) & (ks[:, None] < k_left), other=0.0)
-            acc = tl.dot(a, b, acc)
-            a_tile += BK
-            b_tile += BK
-        c = c_ptr + rows[:, None].to(tl.int64) * ldc + cols[None, :]
-        tl.store(c, acc.to(c_ptr.dtype.element_ty), mask=(rows[:, None] < M) & (cols[None, :] < N))
+        _gemm_nt_tile(a_ptr, b_ptr, c_ptr, M, N, K, lda, ldb, ldc, tm, tn, BM, BN, BK)
 
 
 @triton.jit
