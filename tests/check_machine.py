@@ -30,7 +30,7 @@ def const_tables(ptx: str) -> dict[str, list[int]]:
     return out
 
 
-def blocks(ptx: str) -> dict[int, list[str]]:
+def blocks(ptx: str, sites: list | None = None) -> dict[int, list[str]]:
     """Each site's checks as one straight run of statements, by site number, after the function
     entry's reads of special registers (``mov.u32 %dgz_..., %aggr_smem_size``).
 
@@ -38,7 +38,11 @@ def blocks(ptx: str) -> dict[int, list[str]]:
     (docs/sanitizer.md): it is run as the group would with only this site in it: its checks or-ed
     into the group's flags, the branch to the group's out-of-line record, and that record with
     only this site's checks again in it. The words it reads are the registers ``CheckedSite.reads``
-    names (the group's replay, which computes them from the kernel's registers, is not run)."""
+    names (the group's replay, which computes them from the kernel's registers, is not run).
+
+    Sites with one check code run it once for all of them, on two words of each operand
+    (descgen.sanitizer.shared_checks): each such site's block is that code on its own words, which
+    ``sites`` (the instrumented file's ``CheckedSite`` list, by index) names."""
     text = ptx.split("\n")
     entry = [ln.strip() for ln in text if re.fullmatch(r"\s*mov\.u32 %dgz\w+, %\w+;", ln)]
     hot: dict[int, list[str]] = {}
@@ -50,7 +54,7 @@ def blocks(ptx: str) -> dict[int, list[str]]:
         if m is None:
             i += 1
             continue
-        depth, body = 1, []
+        header, depth, body = text[i], 1, []
         i += 1
         while depth:
             line = text[i].strip()
@@ -58,7 +62,15 @@ def blocks(ptx: str) -> dict[int, list[str]]:
             if depth:
                 body.append(line)
             i += 1
-        if m.group(2):
+        shared = re.search(r", for sites ([\d, ]+) on (.*)$", header)
+        if m.group(2) and shared:
+            assert sites is not None, "a block shared by several sites: pass the sites"
+            on = dict(pair.split() for pair in shared.group(2).split(", "))
+            for k in (int(x) for x in shared.group(1).split(", ")):
+                own = dict(sites[k].reads)
+                hot[k] = [re.sub(r"%[\w$]+", lambda r: own[role] if (role := _role(on, r.group(0))) else r.group(0), ln)
+                          for ln in body]
+        elif m.group(2):
             hot[int(m.group(2))] = body
         elif m.group(3):
             first = next(k for k, ln in enumerate(body) if ln.startswith("{ // descgen: again"))
@@ -86,6 +98,10 @@ def blocks(ptx: str) -> dict[int, list[str]]:
                      f"@%dgf{g} bra descgen_fail{g};", f"bra.uni descgen_back{g};", f"descgen_fail{g}:"]
                      + head + again[site] + tail + [f"descgen_back{g}:"])
     return out
+
+
+def _role(on: dict[str, str], reg: str) -> str | None:
+    return next((role for role, r in on.items() if r == reg), None)
 
 
 class Machine:
@@ -150,6 +166,16 @@ class Machine:
             if op == "exit":
                 return
             if op in ("membar.sys", "wgmma.wait_group.sync.aligned"):
+                continue
+            if op in ("mov.b64", "mov.b32") and "{" in rest:  # (a vector: halves of a register)
+                half = 32 if op == "mov.b64" else 16
+                vec = [x.strip(" {}") for x in re.search(r"\{([^}]*)\}", rest)[1].split(",")]
+                if rest.startswith("{"):
+                    whole = self.val(a[-1])
+                    for i, x in enumerate(vec):
+                        self.r[x] = whole >> (half * i) & ((1 << half) - 1)
+                else:
+                    self.r[a[0]] = sum((self.val(x) & ((1 << half) - 1)) << (half * i) for i, x in enumerate(vec))
                 continue
             self.step(op, a)
 

@@ -74,7 +74,7 @@ def test_zero_column_mask_checks_agree_with_the_engine(idesc):
 def _agree(name: str, text: str, trials: int = 60) -> None:
     out = instrument_ptx(text, file=name)
     scanned = {i.line: i for i in scan_ptx(text, filename=name).instructions}
-    code_blocks = blocks(out.ptx)
+    code_blocks = blocks(out.ptx, out.sites)
     tables = const_tables(out.ptx)
     arch = (re.search(r"\.target\s+(sm_\w+)", text) or [None, None])[1]
     rng = random.Random(name)
@@ -189,7 +189,11 @@ def test_every_corpus_file_assembles_instrumented(name, tmp_path):
     target = re.search(r"\.target\s+(sm_\w+)", text)
     version = re.search(r"\.version\s+(\d+)\.(\d+)", text)
     out = instrument_ptx(text, file=name)
-    assert out.ptx.count("{ // descgen: site") == sum(1 for s in out.sites if s.checks)
+    header = r"\{ // descgen: site (\d+),[^\n]*?(?:, for sites ([\d, ]+) on [^\n]*)?\n"
+    covered = [[int(k) for k in (m[2] or m[1]).split(", ")]  # (a block's site, or the sites it is shared by)
+               for m in re.finditer(header, out.ptx)]
+    assert sorted({k for c in covered for k in c}) == [s.index for s in out.sites if s.checks]
+    assert all(covered.count(c) <= 2 for c in covered)  # (a shared block: once on each of two words)
     assert sum(f"{{ // descgen: again site {s.index}\n" in out.ptx for s in out.sites) == sum(
         1 for s in out.sites if s.checks and s.opcode == "wgmma.mma_async")
     assert not [n for s in out.sites for n in s.not_compiled], "a rule left open did not compile"
@@ -246,7 +250,7 @@ def test_a_wgmma_group_is_checked_ahead_of_its_fence_and_recorded_out_of_line():
     assert new[branch - 1].strip().startswith("wgmma.commit_group")  # (the record's branch: after the group)
     assert site.reads == site.operands  # (computed before the fence in this kernel: read as they are)
     regs = {reg: 0x40000040000100C0 | 0x4000 for _, reg in site.reads}  # reserved bit 14 set
-    code = blocks(out.ptx)[site.index]
+    code = blocks(out.ptx, out.sites)[site.index]
     for tid, writes in ((0, True), (5, False), (40, False), (128, True), (160, False)):
         m = Machine(const_tables(out.ptx), dict(regs), tid=tid)
         m.run(code)
@@ -279,6 +283,125 @@ def test_a_wgmma_group_replays_the_kernels_integer_code():
                     assert ahead.r.get(ours, values.get(ours)) == kernel.r.get(reg, values.get(reg)), (s.index, role)
         if integer.match(ln) and not ln.startswith("mov.pred"):
             kernel.run([ln])
+
+
+SHARED_FILES = [p for p in sorted(CORPUS.glob("*/*.ptx")) + sorted((Path(__file__).parent / "device" / "sanitizer" /
+                                                                     "ptx").glob("*.ptx"))
+                if "wgmma.mma_async" in p.read_text()]
+
+
+def _group_code(ptx: str, group: int, first_only: bool = False) -> tuple[list[int], list[str], int]:
+    """A wgmma group's sites, its code at its check point (its words, each site's checks) as
+    statements (``first_only``: each shared block on its first words only), and how many blocks
+    are shared blocks run on their second words."""
+    text = ptx.split("\n")
+    first = next(i for i, ln in enumerate(text) if ln.strip().startswith(f"// descgen: group {group}: the checks"))
+    sites = [int(k) for k in re.search(r"wgmma sites ([\d, ]+) \(", text[first])[1].split(", ")]
+    code = [ln.strip() for ln in text if re.fullmatch(r"\s*mov\.u32 %dgz\w+, %\w+;", ln)]
+    seen, skip, second = set(), False, 0
+    for ln in text[first + 1:]:
+        ln = ln.strip()
+        shared = re.search(r"\{ // descgen: site \d+,.*, for sites ([\d, ]+) on", ln)
+        if shared:
+            second += shared[1] in seen
+            skip = first_only and shared[1] in seen
+            seen.add(shared[1])
+        elif ln == "}":
+            skip = False
+        if not skip and ln and ln[0] not in "{}/":
+            code.append(re.sub(r"^shfl\.sync\.idx\.b32 (%\S+), (%\S+), .*$", r"mov.b32 \1, \2;", ln))  # (one thread)
+        if ln == f"setp.ne.b32 %dgf{group}, %dgfw{group}, 0;":
+            return sites, code, second
+    raise AssertionError(f"group {group} has no end")
+
+
+def _defined_once(text: str, needed: set[str]) -> list[str]:
+    """The integer instructions that compute the registers ``needed`` where each is written once in
+    the file (a loop-invariant word: its definition and its sources', in order); a register written
+    more than once, or by anything else, is left to the caller."""
+    writes: dict[str, list[str]] = {}
+    for ln in text.split("\n"):
+        st = re.sub(r"\s+", " ", ln.split("//")[0].strip().rstrip(";"))
+        m = re.match(r"([a-z][\w.]*)\s+(%[\w$]+)\s*,", st)
+        if m:
+            writes.setdefault(m.group(2), []).append(st + ";")
+    out: list[str] = []
+    todo, done = sorted(needed), set()
+    while todo:
+        reg = todo.pop()
+        found = writes.get(reg, [])
+        if reg in done or len(found) != 1 or not re.match(r"(add|sub|or|and|shl|shr|cvt|mov|bfe)\.", found[0]) \
+                or re.search(r"[,\s][A-Za-z_]", found[0].split(None, 1)[1]):  # (a symbol's address: left)
+            continue
+        done.add(reg)
+        out.insert(0, found[0])
+        todo += re.findall(r"%[\w$]+", found[0].split(",", 1)[1])
+    return out
+
+
+def _root_value(rng: random.Random, reg: str) -> int:
+    """A kernel register's value: any, or one like a shared memory address (1 KiB pages, 16-byte
+    steps: the start addresses whose low bits carry) or a stage number."""
+    if reg.startswith("%p"):
+        return rng.randrange(2)
+    if rng.random() < 0.1:
+        return rng.getrandbits(64 if reg.startswith("%rd") else 32)
+    return rng.choice((1024 * rng.randrange(64) + 16 * rng.randrange(64), rng.randrange(4), 0))
+
+
+@pytest.mark.parametrize("path", SHARED_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_shared_checks_fire_exactly_where_each_sites_own_checks_do(path):
+    """Sites with one check code run it on two words of each operand for all of them
+    (descgen.sanitizer.shared_checks): on words the group's own replay computes from random kernel
+    registers (those the scan's known bits allow), the group's flag is set exactly when some site's
+    own checks, on its own words, find something. Without the second word, it is not (the carry
+    case: the test can fail)."""
+    text = path.read_text()
+    out = instrument_ptx(text, file=path.name)
+    known = {(i.line, o.role): o.known for i in scan_ptx(text).instructions for o in i.operands}
+    own = blocks(out.ptx, out.sites)
+    groups = [int(g) for g in re.findall(r"// descgen: group (\d+): the checks", out.ptx)]
+    shared = [g for g in groups if re.search(rf"// descgen: group {g}: the checks[^\n]*\n(?:[^\n]*\n)*?[^\n]*"
+                                             rf"for sites (?:[^\n]*\n)*?\s*setp\.ne\.b32 %dgf{g},", out.ptx)]
+    if not shared:
+        pytest.skip(f"{path.name}: no site runs another's checks")
+    rng = random.Random(path.name)
+    tables = const_tables(out.ptx)
+    outcomes, missed, runs = set(), 0, 0
+    second = sum(_group_code(out.ptx, g)[2] for g in shared)
+    for g in shared:
+        sites, code, _ = _group_code(out.ptx, g)
+        facts = {reg: known[(out.sites[k].line, role)] for k in sites for role, reg in out.sites[k].reads}
+        ahead = _defined_once(text, set(facts))  # (words computed ahead of the loop: as the kernel does)
+        code = ahead + code
+        roots, written = set(), {"%aggr_smem_size"}
+        for ln in (ln for ln in code if not ln.startswith(".")):  # (read before the group's code writes it)
+            dest, _, srcs = re.sub(r"^@!?%\w+\s+", "", ln).partition(" ")[2].partition(",")
+            roots |= set(re.findall(r"%[\w$]+", srcs + (ln.split()[0] if ln.startswith("@") else ""))) - written
+            written |= set(re.findall(r"%[\w$]+", dest if "{" not in dest else ln[ln.index("{"):ln.index("}")]))
+        for _ in range(400):
+            regs = {r: _root_value(rng, r) for r in sorted(roots)}
+            for r in set(regs) & set(facts):  # (a word read as it is: its known bits as the scan proved them)
+                regs[r] = regs[r] >> 4 & ~facts[r].mask | facts[r].value
+            smem = rng.choice((0x30000, 0x400 * rng.randrange(1, 240)))
+            group = Machine(tables, dict(regs), smem_size=smem)
+            group.run(code)
+            words = {r: group.r.get(r, regs.get(r)) for r in facts}
+            if any((w ^ facts[r].value) & facts[r].mask for r, w in words.items()):
+                continue  # (registers no execution holds)
+            fires = []
+            for k in sites:
+                m = Machine(tables, {**regs, **words}, smem_size=smem, tid=0)
+                m.run(own[k])
+                fires.append(m.trapped)
+            assert bool(group.r[f"%dgfw{g}"]) == any(fires), (g, regs, smem)
+            outcomes.add(any(fires))
+            lone = Machine(tables, dict(regs), smem_size=smem)
+            lone.run(ahead + _group_code(out.ptx, g, first_only=True)[1])
+            missed += bool(lone.r[f"%dgfw{g}"]) != any(fires)
+            runs += 1
+    assert runs >= 100 and outcomes == {True, False}
+    assert missed or not second, "the second word never mattered"
 
 
 def test_a_proven_site_gets_no_check():

@@ -151,7 +151,7 @@ def test_a_check_blocks_record_decodes_to_its_finding():
     regs, reads = dict(site.operands), dict(site.reads)
     legal = 0x4000004000000040  # 128B swizzle, SBO 1024 bytes, start address 0x400
     words = {reads["a_desc"]: legal, reads["b_desc"]: legal | 1 << 14}
-    code = blocks(done.ptx)[site.index]
+    code = blocks(done.ptx, done.sites)[site.index]
     m = Machine(const_tables(done.ptx), words, capacity=2, tid=0)  # (thread 0 of the warpgroup writes)
     m.run(code)
     assert m.trapped

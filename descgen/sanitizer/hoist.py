@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Callable
 
 from ..ptx.lexer import split_operands
 
-__all__ = ["Hoisted", "register_types", "is_boundary", "block_start", "enclosing_brace", "hoist", "earliest"]
+__all__ = ["Hoisted", "register_types", "is_boundary", "block_start", "enclosing_brace", "hoist", "earliest",
+           "definitions"]
 
 #: Integer instructions a replay may copy: their first operand is the one register they write, and
 #: they read registers and immediates only (no memory, no side effect).
@@ -203,3 +205,57 @@ def hoist(lines: list[str], types: dict[str, str], fence: int, sites: dict[int, 
     out.replay = kept[::-1]
     out.declarations = [d for shadow, d in declared.items() if shadow in needed]
     return out
+
+
+def definitions(lines: list[str], hoisted: Hoisted, floor: int, body: tuple[int, int]) -> Callable[[str], str | None]:
+    """Where a register read at ``hoisted``'s check point got the value it has there: a function
+    from the register to the instruction that wrote it, when that instruction's sources still hold
+    there the values it read (so that two words computed from one register share its value), else
+    None. The instruction is a replayed one (for a shadow), the last write above the check point in
+    its basic block (not before ``floor``; its sources not written in between), or the one write
+    in the function (``body``: the 1-based lines of its braces) of a register whose sources are
+    written once too."""
+    writes: dict[str, list[str]] = {}
+    for text in map(_statement, lines[body[0]:body[1] - 1]):
+        for reg in _written(text):
+            writes.setdefault(reg, []).append(text)
+
+    def once(reg: str) -> str | None:
+        found = writes.get(reg, [])
+        if len(found) != 1 or found[0].startswith("@") or _written(found[0]) != {reg}:
+            return None
+        return found[0] if all(len(writes.get(r, [])) <= 1 for r in _read(found[0])) else None
+
+    def definition(reg: str) -> str | None:
+        for text in reversed(hoisted.replay):
+            if _written(text.strip()) == {reg}:
+                return text.strip()
+        changed: set[str] = set()
+        n = hoisted.line - 1
+        while n > floor and not is_boundary(lines[n - 1]):
+            text = _statement(lines[n - 1])
+            written = _written(text)
+            if reg in written:
+                return text if written == {reg} and not text.startswith("@") and not _read(text) & changed else None
+            changed |= written
+            n -= 1
+        return once(reg)
+    return definition
+
+
+def _written(text: str) -> set[str]:
+    """The registers a statement writes (its first operand, for an instruction that has one)."""
+    m = re.match(r"(@!?%[\w$]+\s+)?([\w.:]+)\s+(.*?);?$", text)
+    if m is None or m.group(2).startswith(_NO_DESTINATION) or text.startswith("."):
+        return set()
+    ops = split_operands(m.group(3))
+    return set(_REG.findall(ops[0])) if ops else set()
+
+
+def _read(text: str) -> set[str]:
+    """The registers a statement reads (every operand after its first)."""
+    m = re.match(r"(@!?%[\w$]+\s+)?([\w.:]+)\s+(.*?);?$", text)
+    if m is None:
+        return set()
+    ops = split_operands(m.group(3))
+    return set(_REG.findall(" ".join(ops[1:]) + (m.group(1) or "")))

@@ -26,17 +26,19 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from ..backends.ptx_rules import Dynamic, Program, RawField, Site, Unsupported, field_of, raw_field_checks
 from ..core.types import SmemArch
 from ..model.catalog import catalog, usage_error
 from ..model.facts import kind_facts, mma_k
 from ..model.report import NotChecked
+from ..model.word import KnownBits
 from ..ptx.qualifiers import CpQualifiers, MmaQualifiers, WgmmaQualifiers
 from ..ptx.results import ScanFinding, ScanInstruction, ScanOperand
 from ..ptx.scan import scan_ptx
-from .hoist import Hoisted, block_start, earliest, enclosing_brace, hoist, is_boundary, register_types
+from .hoist import Hoisted, block_start, definitions, earliest, enclosing_brace, hoist, is_boundary, register_types
+from .shared_checks import Member, bits_read, shared
 from ..rules.checks import declared
 
 __all__ = ["ROLES", "CheckedSite", "Instrumented", "instrument_ptx", "REPORT_SYMBOL"]
@@ -194,7 +196,9 @@ def instrument_ptx(text: str, *, arch: SmemArch | None = None, on_error: str = "
         if wgmma_site:
             flags = Program(f"dg{site.index}_", pool, _SPECIALS)  # (whether one fires: flags, no values)
             wgmma.setdefault(body, []).append(_Wgmma(site, flags, _checks(inst, open_ops, flags, version, True)[0],
-                                                     guard, open_ops, program, checks))
+                                                     guard, open_ops, program, checks,
+                                                     any(f.line == inst.line and f.finding.severity in _STOPS
+                                                         for f in result.findings)))
             keep(flags, body[0])
         else:
             blocks[inst.line] = _block(site, inst, program, checks, guard, on_error)
@@ -202,7 +206,7 @@ def instrument_ptx(text: str, *, arch: SmemArch | None = None, on_error: str = "
     rewrites: dict[int, dict[str, str]] = {}
     for (start, end), sites in wgmma.items():
         for group in _groups(lines, start, register_types(lines, start, end), sites):
-            code = _group_code(group, groups, on_error)
+            code = _group_code(group, groups, on_error, definitions(lines, group[0], start, (start, end)))
             groups += 1
             blocks.setdefault(code.at, []).extend(code.before)
             heads.setdefault(start, []).extend(code.head)
@@ -231,10 +235,12 @@ def instrument_ptx(text: str, *, arch: SmemArch | None = None, on_error: str = "
 
 
 def _renamed(text: str, names: Mapping[str, str]) -> str:
-    """``text`` with each register of ``names`` replaced by its new name."""
-    for old, new in names.items():
-        text = re.sub(rf"{re.escape(old)}(?![\w$])", new, text)
-    return text
+    """``text`` with each register of ``names`` replaced by its new name (at once: a new name is
+    not renamed again)."""
+    if not names:
+        return text
+    pattern = "|".join(re.escape(old) for old in sorted(names, key=len, reverse=True))
+    return re.sub(rf"({pattern})(?![\w$])", lambda m: names[m.group(1)], text)
 
 
 # --------------------------------------------------------------------------------------------
@@ -598,6 +604,7 @@ class _Wgmma:
     ops: list[ScanOperand]
     again: Program
     again_checks: list[_Check]
+    found: bool = False  # (the scan found an error or a warning at its line)
 
 
 def _groups(lines: list[str], start: int, types: dict[str, str],
@@ -652,7 +659,58 @@ class _GroupCode:
     branch: list[str]
 
 
-def _group_code(group: tuple[Hoisted, list[_Wgmma]], number: int, on_error: str) -> _GroupCode:
+def _shared_member(w: _Wgmma, checks: list[_Check], body: list[str], words: Mapping[str, str]) -> Member:
+    """A site of a group as :func:`~descgen.sanitizer.shared_checks.shared` sees it: its check code
+    (``body``, reading its words ``words``: operand register -> word register) with its own
+    registers and its words named by role, and the bits of each word its checks read."""
+    by_role = {o.role: words[o.text] for o in w.ops}
+    names = {reg: f"%<{role}>" for role, reg in by_role.items()}
+    key = tuple(_renamed(line, names).replace(f"%{w.program.prefix}", "%<site>") for line in body)
+    deps = bits_read(body, list(by_role.values()))
+    reads: dict[str, int] | None = {}
+    for _, _, flag, _, _ in checks:
+        found = deps(flag)
+        if len(found) > 1 or len(names) < len(by_role) or reads is None:
+            reads = None
+            break
+        for reg, mask in found.items():
+            reads[names[reg][2:-1]] = reads.get(names[reg][2:-1], 0) | mask
+    return Member(key, by_role, reads)
+
+
+def _general(sites: list[_Wgmma], guards: list[str | None]) -> list[tuple[int, int]]:
+    """Sites ``j`` whose words another site ``g``'s check code checks exactly, as pairs ``(j, g)``:
+    the same instruction (operand registers aside) under the same guard, no static finding at
+    either, ``g`` checking every rule ``j`` does and none that ``j`` left open uncompiled, and every
+    bit of ``g``'s words known at compile time known in ``j``'s with the same value. ``g``'s code is
+    then the rules on any word with ``g``'s known bits, and the rules it adds are decided at ``j``
+    (the scan proved them): on ``j``'s words it fires exactly where ``j``'s own does."""
+    def shape(w: _Wgmma) -> str:
+        return re.sub(r"%[\w$]+", "%", w.site.text)
+
+    out = []
+    for j, wj in enumerate(sites):
+        for g, wg in enumerate(sites):
+            known = {o.role: o.known for o in wj.ops}
+            if g == j or wj.found or wg.found or shape(wj) != shape(wg) or guards[j] != guards[g] \
+                    or set(wj.site.checks) == set(wg.site.checks) or not set(wj.site.checks) <= set(wg.site.checks) \
+                    or {c for c, _ in wg.site.checks} & {c for c, _ in wj.site.not_compiled} \
+                    or set(known) != {o.role for o in wg.ops}:
+                continue
+            if all(_known_in(o.known, known[o.role]) for o in wg.ops):
+                out.append((j, g))
+                break
+    return out
+
+
+def _known_in(general: KnownBits | None, particular: KnownBits | None) -> bool:
+    """Every bit ``general`` knows, ``particular`` knows, with the same value."""
+    return general is not None and particular is not None and not general.mask & ~particular.mask \
+        and not (general.value ^ particular.value) & general.mask
+
+
+def _group_code(group: tuple[Hoisted, list[_Wgmma]], number: int, on_error: str,
+                definition: Callable[[str], str | None]) -> _GroupCode:
     """A group's code (:class:`_GroupCode`): at its check point the words and each site's checks
     as flags or-ed together; each site's stand-ins; after the group's commit, a branch where a flag
     is set to the out-of-line record (each site's checks again, in order, the first that fires
@@ -669,16 +727,19 @@ def _group_code(group: tuple[Hoisted, list[_Wgmma]], number: int, on_error: str)
     fires, take = chosen.pred(), chosen.pred()
     again_blocks: list[str] = []
     declarations: list[str] = []
+    members: list[Member] = []
+    bodies: list[list[str]] = []
+    guards: list[str | None] = []
     for w in sites:
         w.site.checked_at = hoisted.line
         words = {r: hoisted.words[(w.site.line, r)] for r in _reads(w)}
         w.site.reads = tuple((o.role, words[o.text]) for o in w.ops)
         guard = w.guard and w.guard[:w.guard.index("%")] + words[w.guard.lstrip("@!")]
+        guards.append(guard)
         w.program.lines[:] = [_renamed(line, words) for line in w.program.lines]
-        body = _any_finding(w.program, [(c, r, _renamed(f, words), v, x) for c, r, f, v, x in w.checks], guard, flags)
-        before += [f"\t{{ // descgen: site {w.site.index}, wgmma.mma_async at line {w.site.line}: "
-                   f"{len(w.checks)} run-time checks ({', '.join(w.site.codes)})"]
-        before += [f"\t{d}" for d in w.program.declarations()] + [f"\t{line}" for line in body] + ["\t}"]
+        checks = [(c, r, _renamed(f, words), v, x) for c, r, f, v, x in w.checks]
+        bodies.append(_any_finding(w.program, checks, guard, flags))
+        members.append(_shared_member(w, checks, bodies[-1], words))
         w.again.lines[:] = [_renamed(line, words) for line in w.again.lines]
         again = [(c, r, p, _renamed(v, words), _renamed(x, words)) for c, r, p, v, x in w.again_checks]
         lines_i, _, packed_i, value_i = _first_finding(w.site, w.again, again, None)
@@ -690,6 +751,20 @@ def _group_code(group: tuple[Hoisted, list[_Wgmma]], number: int, on_error: str)
                     f"@{take} mov.b64 {word_a}, {by_role.get('a_desc', '0')};",
                     f"@{take} mov.b64 {word_b}, {by_role.get('b_desc', '0')};"]
         again_blocks += [f"\t{{ // descgen: again site {w.site.index}", *(f"\t{line}" for line in lines_i), "\t}"]
+    code = [(w, bodies[i], members[i].words) for i, w in enumerate(sites)]  # (whose code each site runs)
+    for j, g in _general(sites, guards):
+        members[j] = Member(members[g].key, members[j].words, members[g].reads)
+        code[j] = code[g]
+    for indices, word_sets in shared(members, definition):  # (sites with one check code: two words each)
+        w, body, roles = code[indices[0]]
+        for word_set in word_sets:
+            on = "" if [sites[i] for i in indices] == [w] else (
+                f", for sites {', '.join(str(sites[i].site.index) for i in indices)} on "
+                + ", ".join(f"{role} {reg}" for role, reg in word_set.items()))
+            before += [f"\t{{ // descgen: site {w.site.index}, wgmma.mma_async at line {w.site.line}: "
+                       f"{len(w.checks)} run-time checks ({', '.join(w.site.codes)}){on}"]
+            before += [f"\t{d}" for d in w.program.declarations()]
+            before += [f"\t{_renamed(line, {roles[r]: word_set[r] for r in roles})}" for line in body] + ["\t}"]
     before.append(f"\tsetp.ne.b32 {fired}, {flags}, 0;")
     branch = [f"\t@{fired} bra.uni {fail};", f"{back}:"]  # (uniform: a wgmma's words are its threads', §9.7.15.5.1)
     head = [f".reg .pred {fired};", f".reg .b32 {flags};", *hoisted.declarations]

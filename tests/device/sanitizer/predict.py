@@ -72,7 +72,7 @@ def main() -> int:
             subprocess.run(["nvcc", "-arch=sm_90a", "-ptx", str(HERE / "gemm_sm90.cu"), "-o", str(out)], check=True)
             text = out.read_text()
     done = instrument_ptx(text, file="gemm.ptx")
-    code_blocks, tables = blocks(done.ptx), const_tables(done.ptx)
+    code_blocks, tables = blocks(done.ptx, done.sites), const_tables(done.ptx)
     sites = {"sites": [s.as_dict() for s in done.sites],
              "severity": __import__("json").loads(done.sites_json())["severity"]}
     wgmma = [i + 1 for i, ln in enumerate(text.split("\n")) if "wgmma.mma_async" in ln]
