@@ -465,6 +465,8 @@ def test_recorded_gpu_run_of_the_planted_bugs():
     assert now == table, "the instrumenter changed: rerun tests/device/sanitizer/run.sh on a GPU"
     s = json.loads((recorded / "summary.json").read_text())
     assert s["clean"]["bit_identical"] and all(t["bit_identical"] for t in s["triton"].values())
+    fixed = s["clean"]["fixed"]  # (the GEMM without the planted-bug switch)
+    assert fixed["bit_identical"] and fixed["bit_identical_to_plain"] and fixed["records"] == 0
     # (bug 5: the generic window's base decides which field its stray bits break first)
     expected = {1: {"SMEM-OUTSIDE-CTA"}, 2: {"WGMMA-SMEM-RESERVED-14"}, 3: {"SMEM-BASE-OFFSET-BOUNDARY"},
                 4: {"WGMMA-SBO-ATOM"}, 5: {"WGMMA-SBO-ATOM", "WGMMA-SMEM-RESERVED-14", "WGMMA-SMEM-RESERVED-30"}}

@@ -125,12 +125,9 @@ __device__ __forceinline__ void load_stage(uint32_t ring, int stage, const __nv_
   }
 }
 
-}  // namespace
-
-extern "C" __global__ void __launch_bounds__(THREADS, 1)
-    gemm_bf16_tn(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B, float* __restrict__ C,
-                 int M, int N, int K, int bug) {
-  extern __shared__ __align__(1024) uint8_t smem_raw[];
+// The GEMM itself; `bug` as above (a compile-time 0 in gemm_bf16_tn_fixed below).
+__device__ __forceinline__ void gemm(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B,
+                                     float* __restrict__ C, int M, int N, int K, int bug, uint8_t* smem_raw) {
   // The ring on a 1024-byte boundary of the shared window (the 128B swizzle pattern's boundary).
   const uint32_t raw = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
   const uint32_t ring = (raw + 1023) & ~1023u;
@@ -192,4 +189,24 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
       *reinterpret_cast<float2*>(C + size_t(row) * N + col) = make_float2(acc[h][j], acc[h][j + 1]);
     }
   }
+}
+
+}  // namespace
+
+// The GEMM with the planted-bug switch: `bug` is a kernel parameter, so every field of A's
+// descriptor is a run-time value to the scan (a worst case for the sanitizer: 9 checks a wgmma).
+extern "C" __global__ void __launch_bounds__(THREADS, 1)
+    gemm_bf16_tn(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B, float* __restrict__ C,
+                 int M, int N, int K, int bug) {
+  extern __shared__ __align__(1024) uint8_t smem_raw[];
+  gemm(A, B, C, M, N, K, bug, smem_raw);
+}
+
+// The same GEMM as it is written without the switch (`bug` ignored: 0): its descriptors' fields
+// are constants but the start address, as in CUTLASS and Triton.
+extern "C" __global__ void __launch_bounds__(THREADS, 1)
+    gemm_bf16_tn_fixed(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B,
+                       float* __restrict__ C, int M, int N, int K, int) {
+  extern __shared__ __align__(1024) uint8_t smem_raw[];
+  gemm(A, B, C, M, N, K, 0, smem_raw);
 }

@@ -43,7 +43,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 
 # The CUDA GEMM (gemm_sm90.cu): 128 threads, 128 x 128 tiles, SMEM_BYTES of dynamic shared memory.
-KERNEL = "gemm_bf16_tn"
+KERNEL = "gemm_bf16_tn"  # bug a kernel parameter: every field of A's descriptor a run-time value
+FIXED = "gemm_bf16_tn_fixed"  # the same GEMM without the switch: fields constant but the start address
 SMEM_BYTES = 132096
 TILE = 128
 THREADS = 128
@@ -344,12 +345,13 @@ class Cuda:
 
 
 class Gemm:
-    """gemm_bf16_tn of one cubin, with its report buffer attached when the module has one."""
+    """A GEMM kernel (``KERNEL`` or ``FIXED``) of one cubin, with its report buffer attached when the
+    module has one."""
 
-    def __init__(self, cuda: Cuda, cubin: Path):
+    def __init__(self, cuda: Cuda, cubin: Path, kernel: str = KERNEL):
         self.cuda = cuda
         self.mod = cuda.load(cubin.read_bytes())
-        self.fn = cuda.function(self.mod, KERNEL, SMEM_BYTES)
+        self.fn = cuda.function(self.mod, kernel, SMEM_BYTES)
         self.regs = cuda.registers(self.fn)
         self.report_host = None
         sym = cuda.global_symbol(self.mod, "descgen_report")
@@ -573,31 +575,57 @@ def clean(out: Path, work: Path) -> dict:
 
     # (b) interleaved timing: each round times INNER launches of each variant, order alternating.
     if inst is not None:
-        e0, e1 = cuda.event(), cuda.event()
-        times: dict = {"plain": [], "inst": []}
-        for variant in (plain, inst, plain, inst):  # warm-up
-            variant.launch(a, b, outs["scratch"], n, n, n, 0)
-        cuda.check(cuda.sync(), "warm-up")
-        for r in range(ROUNDS):
-            order = [("plain", plain), ("inst", inst)] if r % 2 == 0 else [("inst", inst), ("plain", plain)]
-            for tag, variant in order:
-                cuda.record(e0)
-                for _ in range(INNER):
-                    variant.launch(a, b, outs["scratch"], n, n, n, 0)
-                cuda.record(e1)
-                times[tag].append(cuda.elapsed_ms(e0, e1) / INNER)
-        med = {k: statistics.median(v) for k, v in times.items()}
-        flops = 2.0 * n * n * n
-        res["timing"] = {
-            "rounds": ROUNDS, "launches_per_round": INNER,
-            "median_ms": med, "min_ms": {k: min(v) for k, v in times.items()},
-            "tflops": {k: flops / (m * 1e-3) / 1e12 for k, m in med.items()},
-            "overhead_percent": (med["inst"] / med["plain"] - 1.0) * 100.0,
-            "samples_ms": {k: [round(x, 4) for x in v] for k, v in times.items()},
-        }
+        res["timing"] = _interleaved(cuda, plain, inst, lambda g_: g_.launch(a, b, outs["scratch"], n, n, n, 0))
+        _write_json(path, dict(res, status="timed"))
+        # the same for the GEMM without the planted-bug switch: bit identity, then timing
+        fixed = {tag: Gemm(cuda, bdir / f"gemm.{tag}.cubin", FIXED) for tag in ("plain", "inst")}
+        f_res: dict = {"runs": {}}
+        for tag, g_ in fixed.items():
+            cuda.memset(outs["inst"], 0xFF, n * n * 4)
+            f_res["runs"][tag] = run(g_, "inst")
+            if f_res["runs"][tag] != {"launch": "ok", "sync": "ok"}:
+                res["fixed"] = f_res
+                res["status"] = f"fixed {tag} kernel failed"
+                _write_json(path, res)
+                os._exit(0)
+            f_res[tag] = cuda.dtoh(outs["inst"], n * n * 4)
+        f_res["bit_identical"] = f_res["inst"] == f_res["plain"]
+        f_res["bit_identical_to_plain"] = f_res.pop("plain") == got["plain"]  # (the switch's kernel: the same sums)
+        del f_res["inst"]
+        f_res["records"] = parse_report(fixed["inst"].report(), _sites(out))["count"]
+        f_res["registers"] = {k: g_.regs for k, g_ in fixed.items()}
+        f_res["timing"] = _interleaved(cuda, fixed["plain"], fixed["inst"],
+                                       lambda g_: g_.launch(a, b, outs["scratch"], n, n, n, 0))
+        res["fixed"] = f_res
     res["status"] = "done"
     _write_json(path, res)
     return res
+
+
+def _interleaved(cuda: Cuda, plain: Gemm, inst: Gemm, launch) -> dict:
+    """ROUNDS interleaved rounds (order alternating), each timing INNER launches of each kernel
+    between two events: medians, minima, TFLOP/s and the overhead in percent."""
+    n = CLEAN_SIZE
+    e0, e1 = cuda.event(), cuda.event()
+    times: dict = {"plain": [], "inst": []}
+    for variant in (plain, inst, plain, inst):  # warm-up
+        launch(variant)
+    cuda.check(cuda.sync(), "warm-up")
+    for r in range(ROUNDS):
+        order = [("plain", plain), ("inst", inst)] if r % 2 == 0 else [("inst", inst), ("plain", plain)]
+        for tag, variant in order:
+            cuda.record(e0)
+            for _ in range(INNER):
+                launch(variant)
+            cuda.record(e1)
+            times[tag].append(cuda.elapsed_ms(e0, e1) / INNER)
+    med = {k: statistics.median(v) for k, v in times.items()}
+    flops = 2.0 * n * n * n
+    return {"rounds": ROUNDS, "launches_per_round": INNER,
+            "median_ms": med, "min_ms": {k: min(v) for k, v in times.items()},
+            "tflops": {k: flops / (m * 1e-3) / 1e12 for k, m in med.items()},
+            "overhead_percent": (med["inst"] / med["plain"] - 1.0) * 100.0,
+            "samples_ms": {k: [round(x, 4) for x in v] for k, v in times.items()}}
 
 
 def _library_decode(raw: bytes, out: Path) -> dict:
@@ -904,6 +932,12 @@ def _failure(child: dict | None, log: Path) -> str:
     return f" (process {how}: {tail[0][:300] if tail else 'no log'})"
 
 
+def _timing_line(tm: dict) -> str:
+    return (f"median of {tm['rounds']} interleaved rounds: plain {tm['median_ms']['plain']:.4f} ms "
+            f"({tm['tflops']['plain']:.0f} TFLOP/s), instrumented {tm['median_ms']['inst']:.4f} ms "
+            f"({tm['tflops']['inst']:.0f} TFLOP/s): overhead {tm['overhead_percent']:+.2f} %")
+
+
 def summary(out: Path) -> dict:
     rec = out / "recorded"
     s: dict = {"build": _load(rec / "build.json"), "clean": _load(rec / "clean.json"),
@@ -928,9 +962,16 @@ def summary(out: Path) -> dict:
                      f"{cl.get('bit_identical')}; records written: {(cl.get('inst_report') or {}).get('count')}")
         tm = cl.get("timing")
         if tm:
-            lines.append(f"  (b) median of {tm['rounds']} interleaved rounds: plain {tm['median_ms']['plain']:.4f} ms "
-                         f"({tm['tflops']['plain']:.0f} TFLOP/s), instrumented {tm['median_ms']['inst']:.4f} ms "
-                         f"({tm['tflops']['inst']:.0f} TFLOP/s): overhead {tm['overhead_percent']:+.2f} %")
+            lines.append(f"  (b) {KERNEL} (bug a kernel parameter: every field of A's descriptor a run-time value): "
+                         + _timing_line(tm))
+        fx = cl.get("fixed")
+        if fx:
+            lines.append(f"  {FIXED} (the same GEMM without the switch): runs {fx.get('runs')}; bit-identical to "
+                         f"{KERNEL}'s: {fx.get('bit_identical_to_plain')}; instrumented bit-identical: "
+                         f"{fx.get('bit_identical')}; records written: {fx.get('records')}; "
+                         f"registers {fx.get('registers')}")
+            if fx.get("timing"):
+                lines.append(f"  (b) {FIXED}: " + _timing_line(fx["timing"]))
     lines.append("")
     lines.append(f"(c) planted bugs ({BUG_SIZE}^3, exact integer inputs), each in its own process:")
     for n in sorted(BUGS):
