@@ -97,12 +97,17 @@ if _spec is not None and _spec.loader is not None:
                    "(DescriptorError). A trapped kernel always raises.")
 @click.option("--capacity", type=click.IntRange(min=1), default=64, show_default=True,
               help="Records each instrumented module's report buffer holds.")
+@click.option("--wait/--no-wait", default=True, show_default=True,
+              help="instrument: each launch waits for its kernel and raises with its findings, or launches do not "
+                   "wait (findings read before and after each launch and at exit: no cost beyond the checks).")
 @output_options
-def sanitize(out: Output, program: tuple[str, ...], mode: str, on_error: str, action: str, capacity: int) -> None:
+def sanitize(out: Output, program: tuple[str, ...], mode: str, on_error: str, action: str, capacity: int,
+             wait: bool) -> None:
     """Run PROGRAM (after --) with descgen.triton.enable(MODE) in every Python process it starts:
     each Triton kernel's PTX is scanned (--mode scan) or instrumented (--mode instrument) as Triton
     compiles it, and, instrumented, its descriptors are checked at each launch (a finding raises
-    DescriptorError in the program; the launch waits for the kernel). Triton 3.6 or later.
+    DescriptorError in the program; the launch waits for the kernel, or with --no-wait a later
+    launch raises it). Triton 3.6 or later.
 
     \b
     Output: when the program ends, one line per finding (the same finding once), then one
@@ -131,7 +136,7 @@ def sanitize(out: Output, program: tuple[str, ...], mode: str, on_error: str, ac
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(paths + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
         env["DESCGEN_SANITIZE"] = json.dumps({"mode": mode, "on_error": on_error, "action": action,
-                                              "capacity": capacity, "log": str(log)})
+                                              "capacity": capacity, "log": str(log), "wait": wait})
         out.input = {"program": list(program), "mode": mode, "on_error": on_error, "action": action}
         try:
             status = subprocess.call(list(program), env=env)

@@ -203,6 +203,57 @@ def test_a_launch_s_records_raise_descriptor_error():
     assert dt.DescgenWarning and all(h != dt._Hook.launched for h in knobs.runtime.launch_exit_hook.calls)
 
 
+def _one_record_buffer(complete: bool = True) -> bytearray:
+    """A report buffer holding one record: site 0, code 0, a_desc 0x4000004000004040."""
+    buf = empty_buffer(4)
+    buf[0:4] = (1).to_bytes(4, "little")
+    buf[64:80] = bytes(12) + (1 if complete else 0).to_bytes(4, "little")
+    buf[72:76] = (1).to_bytes(4, "little")
+    buf[80:88] = (0x4000004000004040).to_bytes(8, "little")
+    return buf
+
+
+def test_without_waiting_a_launch_raises_what_an_earlier_one_wrote(capsys):
+    """enable(wait=False): no launch waits; before and after each launch the buffers are read as
+    they are, each complete record reported once; check() waits and reads; at exit what is left is
+    printed."""
+    site = Site("matmul", 1422, "wgmma.mma_async ...", "wgmma.mma_async", (("a_desc", "%rd200"),),
+                ("WGMMA-SMEM-RESERVED-14",))
+
+    class StandIn:
+        def __init__(self) -> None:
+            self.data, self.waited = bytes(empty_buffer(4)), []
+
+        def synchronize(self, stream=None):
+            self.waited.append(stream)
+            return None
+
+        def read(self, sites, *, file="<ptx>"):
+            return decode_records(self.data, sites, file=file)
+
+    dt.enable("instrument", wait=False)
+    stand_in = StandIn()
+    dt._HOOK.kernels[0x1234] = dt._Kernel("matmul", [site], stand_in)
+    launch = types.SimpleNamespace(data={"name": "matmul", "function": 0x1234, "stream": 7})
+    knobs.runtime.launch_enter_hook(launch)
+    knobs.runtime.launch_exit_hook(launch)  # (the kernel runs on: nothing written yet)
+    stand_in.data = bytes(_one_record_buffer(complete=False))
+    knobs.runtime.launch_enter_hook(launch)  # (a record being written: not read yet)
+    stand_in.data = bytes(_one_record_buffer())
+    with pytest.raises(DescriptorError) as e:
+        knobs.runtime.launch_enter_hook(types.SimpleNamespace(data={"name": "other", "function": 0x99}))
+    assert str(e.value).startswith("Triton kernel matmul (an earlier launch: launches do not wait, enable(wait=False)):"
+                                   " matmul:1422: WGMMA-SMEM-RESERVED-14 a-desc %rd200 = 0x4000004000004040")
+    knobs.runtime.launch_exit_hook(launch)  # (reported once)
+    dt.check()
+    assert stand_in.waited == [None]  # (only check() waited: the whole context)
+    dt._HOOK.kernels[0x1234].seen = 0
+    dt._HOOK.at_exit()
+    assert "WGMMA-SMEM-RESERVED-14" in capsys.readouterr().err
+    with pytest.raises(UsageError, match="wait"):
+        dt.enable("instrument", wait="no")  # type: ignore[arg-type]
+
+
 def test_bad_options_and_an_old_triton_are_refused(monkeypatch):
     with pytest.raises(UsageError, match="mode"):
         dt.enable("sanitize")  # type: ignore[arg-type]

@@ -787,11 +787,18 @@ def triton_part(out: Path, work: Path, name: str) -> dict:
     _write_json(path, dict(res, status="compared"))
 
     # Interleaved timing, 24 rounds of 5 launches each: first with the hook on (descgen.triton
-    # synchronises and reads the buffer after each launch of an instrumented kernel), then with
-    # the hook off (the same compiled kernels: the checks' cost in the kernel alone).
+    # synchronises and reads the buffer after each launch of an instrumented kernel), then with it
+    # on but not waiting (enable(wait=False): the buffers read as they are before and after each
+    # launch), then with the hook off (the same compiled kernels: the checks' cost in the kernel alone).
     flops = 2.0 * CLEAN_SIZE ** 3
     res["timing"] = {}
-    for phase in ("hook_on", "hook_off"):
+    for phase in ("hook_on", "hook_nowait", "hook_off"):
+        if phase == "hook_nowait":
+            try:
+                dgt.enable("instrument", wait=False)
+            except Exception as e:  # noqa: BLE001
+                res["enable_nowait_error"] = repr(e)
+                continue
         if phase == "hook_off":
             try:
                 dgt.disable()

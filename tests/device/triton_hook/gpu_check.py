@@ -16,6 +16,8 @@ Each case runs in its own process (a trap kills the CUDA context):
   the kernel run on to the wgmma, which the H200 itself refuses (CUDA_ERROR_ILLEGAL_INSTRUCTION):
   the launch raises DescriptorError with the records read after the fault (one per CTA and K step,
   as many as the buffer holds; the rest counted as lost).
+- ``trap_nowait``: the ``trap`` case with ``enable("instrument", wait=False)``: the faulty launch
+  returns at once; the next launch raises DescriptorError with the record, before it launches.
 - ``sanitized``: the ``trap`` case as ``descgen sanitize -- python3 gpu_check.py sanitized`` runs it
   (the planter installed, then ``enable`` with the command's settings).
 
@@ -93,9 +95,9 @@ def main(case: str) -> None:
         print(f"max |c - a@b| = {err:.4f}")
         big_a = torch.randn((8192, 8192), device="cuda", dtype=torch.float16)
         big_b = torch.randn((8192, 8192), device="cuda", dtype=torch.float16)
-        for label in ("instrumented", "instrumented, no wait after each launch", "plain"):
+        for label in ("instrumented", "instrumented, enable(wait=False)", "plain"):
             if label.startswith("instrumented,"):
-                triton.knobs.runtime.launch_exit_hook.remove(dt._HOOK.launched)
+                dt.enable("instrument", wait=False)
             if label == "plain":
                 dt.disable()
                 os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp()
@@ -133,6 +135,22 @@ def main(case: str) -> None:
         except DescriptorError as e:
             print("M = 16640: DescriptorError:\n" + str(e))
             print("codes:", sorted({f.code for f in e.found}), "complete:", all(f.complete for f in e.found))
+    elif case == "trap_nowait":  # no launch waits: the next launch raises what the trapped one wrote
+        dt.enable("instrument", wait=False)
+        c, k = run(a, b, 256)
+        torch.cuda.synchronize()
+        print("M = 256: clean, max err", (c.float() - a.float() @ b.float()).abs().max().item())
+        try:
+            run(a, b, 16384 + 256)
+            print("M = 16640: launched (no wait)")
+            time.sleep(1.0)  # (the kernel traps meanwhile)
+            run(a, b, 256)
+            print("the next launch: no error raised (unexpected)")
+        except DescriptorError as e:
+            print("the next launch: DescriptorError:\n" + str(e))
+            print("codes:", sorted({f.code for f in e.found}), "complete:", all(f.complete for f in e.found))
+        except RuntimeError as e:
+            print(f"the next launch: {type(e).__name__} (not descgen's): {e}")
     elif case == "report":
         dt.enable("instrument", on_error="report", action="warn", capacity=8)
         with warnings.catch_warnings(record=True) as caught:
