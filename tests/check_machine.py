@@ -32,7 +32,7 @@ def const_tables(ptx: str) -> dict[str, list[int]]:
 
 def blocks(ptx: str, sites: list | None = None) -> dict[int, list[str]]:
     """Each site's checks as one straight run of statements, by site number, after the function
-    entry's reads of special registers (``mov.u32 %dgz_..., %aggr_smem_size``).
+    entry's reads of special registers (``mov.u32 %dgz_..., %aggr_smem_size``) and what it derives from them.
 
     A tcgen05 site's block records and stops by itself. A wgmma site's block is one of its group's
     (docs/sanitizer.md): it is run as the group would with only this site in it: its checks or-ed
@@ -44,7 +44,7 @@ def blocks(ptx: str, sites: list | None = None) -> dict[int, list[str]]:
     (descgen.sanitizer.shared_checks): each such site's block is that code on its own words, which
     ``sites`` (the instrumented file's ``CheckedSite`` list, by index) names."""
     text = ptx.split("\n")
-    entry = [ln.strip() for ln in text if re.fullmatch(r"\s*mov\.u32 %dgz\w+, %\w+;", ln)]
+    entry = [ln.strip() for ln in text if re.fullmatch(r"\s*[a-z]+\.[us]32 %dgz\w+, [^;]+;", ln)]
     hot: dict[int, list[str]] = {}
     again: dict[int, list[str]] = {}
     record: dict[str, tuple[list[str], list[str]]] = {}  # a group's flags -> its record's first and last lines

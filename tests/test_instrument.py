@@ -112,6 +112,31 @@ def _agree(name: str, text: str, trials: int = 60) -> None:
     assert checked, f"{name}: no site checked at run time"
 
 
+def test_the_shared_memory_bound_is_exact_at_its_threshold():
+    """SMEM-OUTSIDE-CTA compares a start address with a threshold computed from %aggr_smem_size at
+    the function's entry (ceil(max(S - c, 0) / 16)): on every start address around it, for sizes
+    below, at and past the first atom's extent, the checks fire exactly where the engine does."""
+    name = "triton_sm90/matmul_fp16_128x128x64_w4_s3_sm90.ptx"
+    text = (CORPUS / name).read_text()
+    out = instrument_ptx(text, file=name)
+    assert re.search(r"sub\.s32 %dgz_smem_size_t\d+_4, %dgz_smem_size, \d+;", out.ptx)  # (the entry's threshold)
+    inst = {i.line: i for i in scan_ptx(text, filename=name).instructions}
+    site = next(s for s in out.sites if ("SMEM-OUTSIDE-CTA", "a_desc") in s.checks)
+    code, tables, reads = blocks(out.ptx, out.sites)[site.index], const_tables(out.ptx), dict(site.reads)
+    legal = 0x4000004000010000  # (128B swizzle, SBO 1024, LBO 16: the start address alone varies)
+    fired = set()
+    for smem in (0, 15, 896, 910, 911, 912, 927, 928, 0x8000, 0x20400):
+        for start in {*range(0, 80), *range(max(0, (smem - 911) // 16 - 20), (smem - 911) // 16 + 20)} - {-1}:
+            words = {"a_desc": legal | start & 0x3FF8, "b_desc": legal | 0x40}
+            m = Machine(tables, {reads[r]: w for r, w in words.items()}, smem_size=smem, tid=0)
+            m.run(code)
+            expected = {c for c, r in _python(inst[site.line], words, "sm_90a", smem) if c == "SMEM-OUTSIDE-CTA"}
+            got = {site.codes[r["code"]] for r in m.records()} & {"SMEM-OUTSIDE-CTA"}
+            assert got == expected, (smem, hex(start), got, expected)
+            fired.add(bool(got))
+    assert fired == {True, False}
+
+
 def test_every_rule_left_open_is_checked_compiled_out_or_decided():
     """No rule the scan left open at run time passes by default: at every corpus site each one
     (error or warning) is checked at run time, listed as not compiled with why, or decided by the
@@ -297,7 +322,7 @@ def _group_code(ptx: str, group: int, first_only: bool = False) -> tuple[list[in
     text = ptx.split("\n")
     first = next(i for i, ln in enumerate(text) if ln.strip().startswith(f"// descgen: group {group}: the checks"))
     sites = [int(k) for k in re.search(r"wgmma sites ([\d, ]+) \(", text[first])[1].split(", ")]
-    code = [ln.strip() for ln in text if re.fullmatch(r"\s*mov\.u32 %dgz\w+, %\w+;", ln)]
+    code = [ln.strip() for ln in text if re.fullmatch(r"\s*[a-z]+\.[us]32 %dgz\w+, [^;]+;", ln)]
     seen, skip, second = set(), False, 0
     for ln in text[first + 1:]:
         ln = ln.strip()
@@ -468,6 +493,7 @@ def test_recorded_gpu_run_of_the_planted_bugs():
     """The recorded H200 run (tests/device/sanitizer/run.sh) instrumented the GEMM with the
     instrumenter as it is now (its site table), gave bit-identical results on the clean runs, and
     stopped each planted bug with its code, PTX line and word, the engine agreeing on the word."""
+    import gzip
     import json
 
     recorded = Path(__file__).parent / "device" / "sanitizer" / "recorded"
@@ -476,6 +502,10 @@ def test_recorded_gpu_run_of_the_planted_bugs():
     table = json.loads((recorded / "gemm.inst.ptx.sites.json").read_text())
     now = json.loads(instrument_ptx(ptx, file=table["file"]).sites_json())
     assert now == table, "the instrumenter changed: rerun tests/device/sanitizer/run.sh on a GPU"
+    for name in ("bf16", "fp8", "persistent", "tma"):  # (the Triton kernels timed: what it writes now)
+        plain, inst = (gzip.decompress((recorded / "triton" / f"{name}.{k}.ptx.gz").read_bytes()).decode()
+                       for k in ("plain", "inst"))
+        assert instrument_ptx(plain).ptx == inst, f"{name}: the instrumenter changed: rerun run.sh on a GPU"
     s = json.loads((recorded / "summary.json").read_text())
     assert s["clean"]["bit_identical"] and all(t["bit_identical"] for t in s["triton"].values())
     fixed = s["clean"]["fixed"]  # (the GEMM without the planted-bug switch)

@@ -109,6 +109,7 @@ class Program:
     names: dict[str, int] = field(default_factory=dict)
     used: set[str] = field(default_factory=set)
     masks: dict[str, tuple[str, int]] = field(default_factory=dict)
+    entry: dict[str, list[str]] = field(default_factory=dict)
     _raw: dict[tuple[str, int, int], str] = field(default_factory=dict)
     _half: dict[tuple[str, int], str] = field(default_factory=dict)
 
@@ -200,6 +201,19 @@ class Program:
             reg = self.reg32()
             self.emit(f"mov.u32 {reg}, {name};")
         return reg
+
+    def threshold(self, special: str, c: int, n: int) -> str | None:
+        """A function-scope 32-bit register holding ``ceil(max(S - c, 0) / 2**n)`` for ``S`` the
+        special register ``special`` was read into at the function's entry (:meth:`special`),
+        computed there once (``entry``: its lines), so that ``(x << n) + c >= S`` is ``x >= it``
+        for ``x >= 0``; None where ``c`` or ``n`` is too large for 32-bit arithmetic."""
+        if not -(1 << 24) <= c <= 1 << 24 or not 0 <= n <= 16:
+            return None
+        name = f"{special}_t{'m' if c < 0 else ''}{abs(c)}_{n}"
+        self.entry.setdefault(name, [f".reg .b32 {name};", f"sub.s32 {name}, {special}, {imm32(c)};",
+                                     f"max.s32 {name}, {name}, 0;", f"add.s32 {name}, {name}, {(1 << n) - 1};",
+                                     f"shr.u32 {name}, {name}, {n};"])
+        return name
 
     def widen(self, reg32: str, signed: bool = False) -> str:
         """A 64-bit register holding the 32-bit register ``reg32``'s value (``signed``: read signed)."""

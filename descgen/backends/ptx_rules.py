@@ -173,6 +173,7 @@ class Site:
         self._static_key: Any = None
         self._converted: dict[tuple[str, int], str] = {}
         self._made: dict[Bits, Reg] = {}
+        self._shifted: dict[str, tuple[str, int]] = {}  # made of bits: a register -> (it unshifted, the shift)
         self._sums: dict[str, tuple[Val, int]] = {}  # a register -> (a value, a constant) it is the sum of
 
     # -- what a subtree reads at run time
@@ -323,7 +324,11 @@ class Site:
                 self.p.emit(f"and.b32 {r}, {r}, {imm32(b.mask)};")
                 n = b.shift
             if n:
-                self.p.emit(f"{'shl.b32' if n > 0 else 'shr.u32'} {r}, {r}, {abs(n)};")
+                moved = self.p.reg32()
+                self.p.emit(f"{'shl.b32' if n > 0 else 'shr.u32'} {moved}, {r}, {abs(n)};")
+                if n > 0:
+                    self._shifted[moved] = (r, n)
+                r = moved
             self._made[b] = Reg(r, "int", False, None, 0, b.mask << b.shift, 32)
         return self._made[b]
 
@@ -604,11 +609,36 @@ class Site:
                 t = q
             return self._bool(t)
         a = self.reg_of(a)
+        against = self._against_special(a, op, b)
+        if against is not None:
+            return against
         cmp = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge"}[type(op)]
         t = self._reading((a.lo, a.hi), self._bounds(b))
         width = int(t[1:])
         p = self.p.pred()
         self.p.emit(f"setp.{cmp}.{t} {p}, {self._src(a, width)}, {self._src(b, width)};")
+        return self._bool(p)
+
+    def _against_special(self, a: Reg, op: ast.cmpop, b: Val) -> Val | None:
+        """``a = (x << n) + c`` against a special register ``S`` read at the function's entry
+        (``a >= S``, ``a > S`` and their negations): ``x`` against ``ceil(max(S - c, 0) / 2**n)``
+        (``c - 1`` for ``>``), computed at the entry once (:meth:`Program.threshold`), for ``x >= 0``
+        (bits of a register, or any register that is never negative; ``n = 0`` where it is not
+        shifted); None otherwise. Exact: ``a`` is computed with no overflow (its range fits its
+        register), so ``x * 2**n + c >= S`` is ``x >= (S - c) / 2**n``, rounded up."""
+        if not isinstance(b, Reg) or b.name not in self.p.specials.values() or b.width != 32 \
+                or not isinstance(op, (ast.GtE, ast.Gt, ast.Lt, ast.LtE)):
+            return None
+        base, c = self._sums.get(a.name, (a, 0))
+        if not isinstance(base, Reg) or base.lo < 0 or base.width != 32:
+            return None
+        x, n = self._shifted.get(base.name, (base.name, 0))
+        ge = isinstance(op, (ast.GtE, ast.Lt))  # (a >= S, or its negation a < S)
+        t = self.p.threshold(b.name, c if ge else c - 1, n)  # (a > S: a - 1 >= S)
+        if t is None:
+            return None
+        p = self.p.pred()
+        self.p.emit(f"setp.{'ge' if isinstance(op, (ast.GtE, ast.Gt)) else 'lt'}.u32 {p}, {x}, {t};")
         return self._bool(p)
 
     # -- a whole condition

@@ -77,6 +77,26 @@ def _statement(line: str) -> str:
     return line.split("//")[0].strip()
 
 
+def _parts(text: str) -> tuple[str, str, list[str]] | None:
+    """A statement's guard (``@%p `` or empty), opcode and operands, or None (not an instruction)."""
+    m = re.match(r"(@!?%[\w$]+\s+)?([\w.:]+)\s*(.*?);?$", text)
+    return None if m is None else (m.group(1) or "", m.group(2), split_operands(m.group(3)))
+
+
+def _written(text: str) -> set[str]:
+    """The registers a statement writes (its first operand, for an instruction that has one)."""
+    parts = _parts(text)
+    if parts is None or not parts[2] or parts[1].startswith(_NO_DESTINATION) or text.startswith("."):
+        return set()
+    return set(_REG.findall(parts[2][0]))
+
+
+def _read(text: str) -> set[str]:
+    """The registers a statement reads (its guard and every operand after its first)."""
+    parts = _parts(text)
+    return set() if parts is None else set(_REG.findall(" ".join([parts[0], *parts[2][1:]])))
+
+
 def is_boundary(line: str) -> bool:
     """A basic block ends or starts at this line: a label, a branch, a return."""
     text = _statement(line)
@@ -118,14 +138,13 @@ def earliest(lines: list[str], hoisted: Hoisted, floor: int, prefix: str) -> int
         if "{" in text or "}" in text or text.endswith(":") or text.startswith(_MEMORY) \
                 or text.startswith(".") and not text.startswith((".loc", ".pragma")):  # (a declaration)
             break
-        m = re.match(r"(@!?%[\w$]+\s+)?([\w.:]+)\s*(.*?);?$", text)
-        if text and not text.startswith(".") and m is not None:
-            ops = split_operands(m.group(3))
-            written = set(_REG.findall(ops[0])) if ops and not m.group(2).startswith(_NO_DESTINATION) else set()
+        parts = _parts(text)
+        if text and not text.startswith(".") and parts is not None:
+            written = _written(text)
             if written & needed:
-                if m.group(2).split(".")[0] not in _PURE or m.group(1) or "|" in ops[0]:
+                if parts[1].split(".")[0] not in _PURE or parts[0] or "|" in parts[2][0]:
                     break
-                needed = needed - written | set(_REG.findall(" ".join(ops[1:])))
+                needed = needed - written | _read(text)
         n -= 1
     return n + 1
 
@@ -156,10 +175,10 @@ def hoist(lines: list[str], types: dict[str, str], fence: int, sites: dict[int, 
         text = _statement(lines[number - 1])
         if not text or text.startswith((".", "{", "}")) or text.endswith(":"):
             continue
-        m = re.match(r"(@!?%[\w$]+\s+)?([\w.:]+)\s*(.*?);?$", text)
-        if m is None:
+        parts = _parts(text)
+        if parts is None:
             return None
-        guard, opcode, ops = m.group(1) or "", m.group(2), split_operands(m.group(3))
+        guard, opcode, ops = parts
         unpack = opcode.startswith("mov.") and bool(ops) and re.fullmatch(r"\{\s*%[\w$]+(\s*,\s*%[\w$]+)*\s*\}", ops[0])
         if unpack and not guard:  # (a wide register's halves: mov.b64 {%r1, %r2}, %rd1)
             halves = _REG.findall(ops[0])
@@ -213,18 +232,23 @@ def definitions(lines: list[str], hoisted: Hoisted, floor: int, body: tuple[int,
     there the values it read (so that two words computed from one register share its value), else
     None. The instruction is a replayed one (for a shadow), the last write above the check point in
     its basic block (not before ``floor``; its sources not written in between), or the one write
-    in the function (``body``: the 1-based lines of its braces) of a register whose sources are
-    written once too."""
-    writes: dict[str, list[str]] = {}
-    for text in map(_statement, lines[body[0]:body[1] - 1]):
+    in the function (``body``: the 1-based lines of its braces), above the check point, of a
+    register whose sources are each written once, above it, or never (a compiler's SSA values:
+    written once, before every read)."""
+    writes: dict[str, list[tuple[int, str]]] = {}
+    for number in range(body[0] + 1, body[1]):
+        text = _statement(lines[number - 1])
         for reg in _written(text):
-            writes.setdefault(reg, []).append(text)
+            writes.setdefault(reg, []).append((number, text))
 
     def once(reg: str) -> str | None:
         found = writes.get(reg, [])
-        if len(found) != 1 or found[0].startswith("@") or _written(found[0]) != {reg}:
+        if len(found) != 1 or found[0][0] >= hoisted.line or found[0][1].startswith("@") \
+                or _written(found[0][1]) != {reg}:
             return None
-        return found[0] if all(len(writes.get(r, [])) <= 1 for r in _read(found[0])) else None
+        at, text = found[0]
+        sources = [writes.get(r, []) for r in _read(text)]
+        return text if all(not w or len(w) == 1 and w[0][0] < at for w in sources) else None
 
     def definition(reg: str) -> str | None:
         for text in reversed(hoisted.replay):
@@ -241,21 +265,3 @@ def definitions(lines: list[str], hoisted: Hoisted, floor: int, body: tuple[int,
             n -= 1
         return once(reg)
     return definition
-
-
-def _written(text: str) -> set[str]:
-    """The registers a statement writes (its first operand, for an instruction that has one)."""
-    m = re.match(r"(@!?%[\w$]+\s+)?([\w.:]+)\s+(.*?);?$", text)
-    if m is None or m.group(2).startswith(_NO_DESTINATION) or text.startswith("."):
-        return set()
-    ops = split_operands(m.group(3))
-    return set(_REG.findall(ops[0])) if ops else set()
-
-
-def _read(text: str) -> set[str]:
-    """The registers a statement reads (every operand after its first)."""
-    m = re.match(r"(@!?%[\w$]+\s+)?([\w.:]+)\s+(.*?);?$", text)
-    if m is None:
-        return set()
-    ops = split_operands(m.group(3))
-    return set(_REG.findall(" ".join(ops[1:]) + (m.group(1) or "")))

@@ -173,6 +173,9 @@ def instrument_ptx(text: str, *, arch: SmemArch | None = None, on_error: str = "
         for special in sorted(program.used):
             if f"mov.u32 {_SPECIALS[special]}, {special};" not in heads.setdefault(head, []):
                 heads[head] += [f".reg .b32 {_SPECIALS[special]};", f"mov.u32 {_SPECIALS[special]}, {special};"]
+        for lines in program.entry.values():  # (values derived from them, once: after them)
+            if lines[0] not in heads.setdefault(head, []):
+                heads[head] += lines
 
     for inst in result.instructions:
         site = CheckedSite(len(out.sites), inst.line, inst.opcode, inst.text, checked_at=inst.line)
@@ -664,17 +667,17 @@ def _shared_member(w: _Wgmma, checks: list[_Check], body: list[str], words: Mapp
     (``body``, reading its words ``words``: operand register -> word register) with its own
     registers and its words named by role, and the bits of each word its checks read."""
     by_role = {o.role: words[o.text] for o in w.ops}
-    names = {reg: f"%<{role}>" for role, reg in by_role.items()}
-    key = tuple(_renamed(line, names).replace(f"%{w.program.prefix}", "%<site>") for line in body)
-    deps = bits_read(body, list(by_role.values()))
-    reads: dict[str, int] | None = {}
+    role_of = {reg: role for role, reg in by_role.items()}
+    key = tuple(_renamed(line, {reg: f"%<{role}>" for reg, role in role_of.items()})
+                .replace(f"%{w.program.prefix}", "%<site>") for line in body)
+    deps = bits_read(body, list(role_of))
+    reads: dict[str, int] | None = {} if len(role_of) == len(by_role) else None  # (one register, two roles: no)
     for _, _, flag, _, _ in checks:
         found = deps(flag)
-        if len(found) > 1 or len(names) < len(by_role) or reads is None:
-            reads = None
-            break
+        if reads is None or len(found) > 1:  # (a check reading two words)
+            return Member(key, by_role, None)
         for reg, mask in found.items():
-            reads[names[reg][2:-1]] = reads.get(names[reg][2:-1], 0) | mask
+            reads[role_of[reg]] = reads.get(role_of[reg], 0) | mask
     return Member(key, by_role, reads)
 
 

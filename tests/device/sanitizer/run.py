@@ -776,7 +776,8 @@ def triton_part(out: Path, work: Path, name: str) -> dict:
     ptx_inst = ck_inst.asm.get("ptx", "")
     with gzip.open(tdir / f"{name}.inst.ptx.gz", "wt") as fh:
         fh.write(_portable_ptx(ptx_inst))
-    res["inst_sites"] = len(re.findall(r"// descgen: site \d+", ptx_inst))
+    res["inst_sites"] = len(re.findall(r"// descgen: again site \d+", ptx_inst))  # (the sites checked)
+    res["inst_blocks"] = len(re.findall(r"\{ // descgen: site \d+", ptx_inst))  # (their check blocks: shared)
     res["inst_declares_report"] = "descgen_report" in ptx_inst
     md = getattr(ck_inst, "metadata", None)
     res["inst_metadata_descgen"] = bool(hasattr(md, "_asdict") and "descgen" in md._asdict())
@@ -1030,7 +1031,8 @@ def summary(out: Path) -> dict:
             r["status"] = f"timeout after {r.get('status')}"
         s["triton"][name] = r
         lines.append(f"  {name}: {r.get('status')}; plain vs reference {r.get('check_plain')}; descgen.triton "
-                     f"{r.get('descgen_triton')}; sites {r.get('inst_sites')}; bit-identical {r.get('bit_identical')}"
+                     f"{r.get('descgen_triton')}; sites checked {r.get('inst_sites')} "
+                     f"in {r.get('inst_blocks')} blocks; bit-identical {r.get('bit_identical')}"
                      + (f"; error {r.get('inst_error')[:300]}" if r.get("inst_error") else ""))
         for phase, tm in (r.get("timing") or {}).items():
             if "median_ms" in tm:

@@ -65,7 +65,7 @@ def _sites() -> list[dict]:
                                                                done.ptx)}
         # (the function-scope registers the blocks read: special registers read once at the entry)
         head = list(dict.fromkeys(ln.strip() for ln in body
-                                  if re.fullmatch(r"\s*(\.reg \.b32 %dgz\w+|mov\.u32 %dgz\w+, %\w+);", ln)))
+                                  if re.fullmatch(r"\s*(\.reg \.b32 %dgz\w+|[a-z]+\.[us]32 %dgz\w+, [^;]+);", ln)))
         seen = set()
         for site in done.sites:
             inst = scanned[site.line]
