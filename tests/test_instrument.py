@@ -442,6 +442,34 @@ def test_shared_checks_need_their_second_word(name):
     assert missed > 0
 
 
+@pytest.mark.parametrize("guard", ["@%p1", "@!%p1"])
+def test_a_guarded_wgmma_is_checked_only_where_it_runs(guard, tmp_path):
+    """A predicated wgmma's checks count only where its guard lets it run: a word with reserved
+    bit 14 set is recorded when the guard is true (``@!%p``: false), and not otherwise; the file
+    assembles (selp reads no negated predicate)."""
+    text = (".version 8.0\n.target sm_90a\n.address_size 64\n"
+            ".visible .entry k(.param .u64 a, .param .u64 b, .param .u32 g)\n{\n.reg .f32 %f<5>;\n"
+            ".reg .b64 %rd<3>;\n.reg .b32 %r<2>;\n.reg .pred %p<2>;\nld.param.u32 %r1, [g];\n"
+            "setp.ne.u32 %p1, %r1, 0;\nld.param.u64 %rd1, [a];\nld.param.u64 %rd2, [b];\nwgmma.fence.sync.aligned;\n"
+            f"{guard} wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {{%f1, %f2, %f3, %f4}}, %rd1, %rd2, "
+            "1, 1, 1, 0, 0;\nwgmma.commit_group.sync.aligned;\nret;\n}\n")
+    out = instrument_ptx(text)
+    (site,) = [s for s in out.sites if s.checks]
+    code, reads = blocks(out.ptx, out.sites)[site.index], dict(site.reads)
+    legal = 0x4000004000010040
+    for runs in (0, 1):
+        m = Machine(const_tables(out.ptx), {reads["a_desc"]: legal | 1 << 14, reads["b_desc"]: legal,
+                                            "%p1": runs if guard == "@%p1" else 1 - runs}, tid=0)
+        m.run(code)
+        assert bool(m.records()) == bool(runs), (guard, runs)
+    if shutil.which("ptxas"):
+        src = tmp_path / "guarded.ptx"
+        src.write_text(out.ptx)
+        run = subprocess.run(["ptxas", "-arch=sm_90a", str(src), "-o", str(tmp_path / "g.cubin")], capture_output=True,
+                             text=True)
+        assert run.returncode == 0, run.stderr[:2000]
+
+
 def test_a_proven_site_gets_no_check():
     text = (".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n.reg .f32 %f<5>;\n"
             "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, %f2, %f3, %f4}, 0x4000004000010040, "

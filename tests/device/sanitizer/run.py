@@ -716,6 +716,9 @@ def triton_part(out: Path, work: Path, name: str) -> dict:
     res: dict = {"part": "triton", "name": name, "size": CLEAN_SIZE}
     path = out / "recorded" / "triton" / f"{name}.json"
     _write_json(path, dict(res, status="started"))
+    # A cache of its own: Triton 3.6's key does not see a stages hook, so a kernel another program
+    # compiled under one (variants.py) would come back as the plain kernel.
+    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix=f"triton-cache-{name}-", dir=work)
     import torch
     import triton
 

@@ -6,14 +6,12 @@ four ways and timed interleaved at 4096^3 (a measurement for the next step, docs
 - ``no_stand_ins``: the same, each wgmma reading its own words (the checks and the branch after the
   group's commit kept; the first wgmma no longer waits for the checks);
 - ``stand_ins_only``: the same as ``inst``, the group's flag read from a register that is never
-  set (``%aggr_smem_size == 0``): the stand-ins' selects kept, the checks dead (ptxas drops them);
-- ``threshold``: ``inst`` with each ``SMEM-OUTSIDE-CTA`` comparison ``((x & m) << 4) + c >=
-  smem_size`` made ``(x & m) >= t_c``, ``t_c = max(smem_size - c + 15, 0) >> 4`` computed once at the
-  function's entry (two fewer instructions on the way from a word to its stand-in).
+  set (``%aggr_smem_size == 0``): the stand-ins' selects kept, the checks dead (ptxas drops them).
 
-    python3 tests/device/sanitizer/variants.py OUT      (needs torch, triton 3.6, an sm_90a GPU)
+    python3 tests/device/sanitizer/variants.py OUT [VARIANT...]   (torch, triton 3.6, an sm_90a GPU)
 
-Writes OUT/variants.json and prints one line per kernel and variant.
+Writes OUT/variants.json and prints one line per kernel and variant (all of them, or those named:
+``plain inst`` times the instrumentation alone, as run.py does, in a process of its own).
 """
 
 from __future__ import annotations
@@ -22,6 +20,7 @@ import json
 import re
 import statistics
 import sys
+import tempfile
 from pathlib import Path
 
 import torch
@@ -34,9 +33,7 @@ import triton_gemms as tg  # noqa: E402
 from descgen.sanitizer.instrument import instrument_ptx  # noqa: E402
 
 SIZE = 4096
-VARIANTS = ("plain", "inst", "no_stand_ins", "stand_ins_only", "threshold")
-_OUTSIDE = re.compile(r"(and\.b32 (%dg\d+_w\d+), \S+, 16376;)\n\tshl\.b32 \2, \2, 4;\n\tadd\.s32 \S+, \2, \d+;\n"
-                      r"\tadd\.s32 (\S+), \2, (\d+);\n\tsetp\.ge\.u32 (\S+), \3, %dgz_smem_size;")
+VARIANTS = ("plain", "inst", "no_stand_ins", "stand_ins_only")
 
 
 def variant(ptx: str, how: str) -> str:
@@ -50,13 +47,6 @@ def variant(ptx: str, how: str) -> str:
             r"mov\.b64 \{%dgl, %dgh\}, (%\w+); selp\.b32 %dgl, \S+, %dgl, %dgf\d+; mov\.b64 (%dgs\d+_\d+),", out))
         out = "\n".join(re.sub(r"%dgs\d+_\d+\b", lambda m: words[m.group(0)], ln) if "wgmma.mma_async" in ln else ln
                         for ln in out.split("\n"))
-    elif how == "threshold":
-        constants = sorted({int(m[4]) for m in _OUTSIDE.finditer(out)})
-        out = _OUTSIDE.sub(lambda m: f"{m[1]}\n\tsetp.ge.u32 {m[5]}, {m[2]}, %dgz_t{m[4]};", out)
-        entry = "".join(f"\n\t.reg .b32 %dgz_t{c};\n\t{{ .reg .s32 %dgt; sub.s32 %dgt, %dgz_smem_size, {c - 15}; "
-                        f"max.s32 %dgt, %dgt, 0; shr.u32 %dgz_t{c}, %dgt, 4; }}" for c in constants)
-        read = "mov.u32 %dgz_smem_size, %aggr_smem_size;"
-        out = out.replace(read, read + entry)
     elif how == "stand_ins_only":
         out = re.sub(r"setp\.ne\.b32 (%dgf\d+), %dgfw\d+, 0;", r"setp.eq.u32 \1, %dgz_smem_size, 0;", out)
     return out
@@ -82,17 +72,20 @@ def build(name: str, how: str):
     return g, a, b, c, k
 
 
-def main(out: Path) -> int:
-    triton.knobs.compilation.always_compile = True  # (the disk cache's key does not see the hook)
+def main(out: Path, variants: tuple[str, ...] = VARIANTS) -> int:
+    # (Triton 3.6's cache key does not see the stages hook: a cache of its own, so that no variant
+    # comes back as another program's plain kernel; and each variant compiled anew)
+    triton.knobs.cache.dir = tempfile.mkdtemp(prefix="descgen-variants-")
+    triton.knobs.compilation.always_compile = True
     result: dict = {"device": torch.cuda.get_device_name(0), "triton": triton.__version__, "size": SIZE, "kernels": {}}
     for name in ("bf16", "fp8", "persistent", "tma"):
-        built = {how: build(name, how) for how in VARIANTS}
+        built = {how: build(name, how) for how in variants}
         plain_c = built["plain"][3]
         bits = torch.int16 if plain_c.element_size() == 2 else torch.int32
-        same = {how: bool(torch.equal(plain_c.view(bits), built[how][3].view(bits))) for how in VARIANTS}
-        times: dict = {how: [] for how in VARIANTS}
+        same = {how: bool(torch.equal(plain_c.view(bits), built[how][3].view(bits))) for how in variants}
+        times: dict = {how: [] for how in variants}
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        order = list(VARIANTS)
+        order = list(variants)
         for r in range(24):
             for how in (order if r % 2 == 0 else order[::-1]):
                 g, a, b, _, _ = built[how]
@@ -104,8 +97,8 @@ def main(out: Path) -> int:
                 times[how].append(start.elapsed_time(end) / 5)
         med = {how: statistics.median(v) for how, v in times.items()}
         result["kernels"][name] = {"median_ms": med, "bit_identical": same,
-                                   "overhead_percent": {h: (med[h] / med["plain"] - 1) * 100 for h in VARIANTS}}
-        for how in VARIANTS:
+                                   "overhead_percent": {h: (med[h] / med["plain"] - 1) * 100 for h in variants}}
+        for how in variants:
             print(f"{name:10s} {how:15s} {med[how]:.4f} ms  {result['kernels'][name]['overhead_percent'][how]:+6.2f} %"
                   f"  bit-identical {same[how]}")
     out.mkdir(parents=True, exist_ok=True)
@@ -114,4 +107,4 @@ def main(out: Path) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(Path(sys.argv[1])))
+    sys.exit(main(Path(sys.argv[1]), tuple(sys.argv[2:]) or VARIANTS))
