@@ -240,8 +240,8 @@ class Machine:
             if kind == "s":
                 x, y = signed(x, width), signed(y, width)
             r[a[0]] = (min(x, y) if base == "min" else max(x, y)) & mask
-        elif base == "selp":
-            r[a[0]] = (self.val(a[1]) if r[a[3]] else self.val(a[2])) & mask
+        elif base == "selp":  # (its predicate may be negated: !%p)
+            r[a[0]] = (self.val(a[1]) if self.pred(a[3]) else self.val(a[2])) & mask
         elif base == "setp":
             parts = op.split(".")
             cmp, typ = parts[1], parts[-1]

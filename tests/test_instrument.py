@@ -446,7 +446,7 @@ def test_shared_checks_need_their_second_word(name):
 def test_a_guarded_wgmma_is_checked_only_where_it_runs(guard, tmp_path):
     """A predicated wgmma's checks count only where its guard lets it run: a word with reserved
     bit 14 set is recorded when the guard is true (``@!%p``: false), and not otherwise; the file
-    assembles (selp reads no negated predicate)."""
+    assembles."""
     text = (".version 8.0\n.target sm_90a\n.address_size 64\n"
             ".visible .entry k(.param .u64 a, .param .u64 b, .param .u32 g)\n{\n.reg .f32 %f<5>;\n"
             ".reg .b64 %rd<3>;\n.reg .b32 %r<2>;\n.reg .pred %p<2>;\nld.param.u32 %r1, [g];\n"

@@ -589,10 +589,8 @@ def _any_finding(program: Program, checks: list[_Check], guard: str | None, into
             body.append(f"or.b32 {level[-1]}, {pairs[i]}, {pairs[i + 1]};")
         level += pairs[len(pairs) - len(pairs) % 2:]
     acc = level[0]
-    if guard is not None:  # (no finding where the instruction does not run: where ``guard`` holds)
-        skip = guard.lstrip("@")  # (selp reads no negated predicate: the operands swapped instead)
-        body.append(f"selp.b32 {acc}, {acc}, 0, {skip[1:]};" if skip.startswith("!") else
-                    f"selp.b32 {acc}, 0, {acc}, {skip};")
+    if guard is not None:  # (no finding where the instruction does not run)
+        body.append(f"selp.b32 {acc}, 0, {acc}, {guard.lstrip('@')};")
     body.append(f"or.b32 {into}, {into}, {acc};")
     return body
 
