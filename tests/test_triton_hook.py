@@ -248,8 +248,12 @@ def test_without_waiting_a_launch_raises_what_an_earlier_one_wrote(capsys):
     dt.check()
     assert stand_in.waited == [None]  # (only check() waited: the whole context)
     dt._HOOK.kernels[0x1234].seen = 0
-    dt._HOOK.at_exit()
-    assert "WGMMA-SMEM-RESERVED-14" in capsys.readouterr().err
+    other = StandIn()
+    other.data = bytes(_one_record_buffer())
+    dt._HOOK.kernels[0x5678] = dt._Kernel("other", [site], other)
+    dt._HOOK.at_exit()  # (every kernel's records: a trap raises for each, each printed)
+    err = capsys.readouterr().err
+    assert err.count("WGMMA-SMEM-RESERVED-14") == 2 and "Triton kernel other" in err
     with pytest.raises(UsageError, match="wait"):
         dt.enable("instrument", wait="no")  # type: ignore[arg-type]
 
