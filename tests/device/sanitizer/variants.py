@@ -6,7 +6,9 @@ four ways and timed interleaved at 4096^3 (a measurement for the next step, docs
 - ``no_stand_ins``: the same, each wgmma reading its own words (the checks and the branch after the
   group's commit kept; the first wgmma no longer waits for the checks);
 - ``stand_ins_only``: the same as ``inst``, the group's flag read from a register that is never
-  set (``%aggr_smem_size == 0``): the stand-ins' selects kept, the checks dead (ptxas drops them).
+  set (``%aggr_smem_size == 0``): the stand-ins' selects kept, the checks dead (ptxas drops them);
+- ``no_branch``: ``inst`` without the branch out of line after the group's commit (the checks
+  and the stand-ins kept; nothing is recorded: a measurement only).
 
     python3 tests/device/sanitizer/variants.py OUT [VARIANT...]   (torch, triton 3.6, an sm_90a GPU)
 
@@ -33,7 +35,7 @@ import triton_gemms as tg  # noqa: E402
 from descgen.sanitizer.instrument import instrument_ptx  # noqa: E402
 
 SIZE = 4096
-VARIANTS = ("plain", "inst", "no_stand_ins", "stand_ins_only")
+VARIANTS = ("plain", "inst", "no_stand_ins", "stand_ins_only", "no_branch")
 
 
 def variant(ptx: str, how: str) -> str:
@@ -47,6 +49,8 @@ def variant(ptx: str, how: str) -> str:
             r"mov\.b64 \{%dgl, %dgh\}, (%\w+); selp\.b32 %dgl, \S+, %dgl, %dgf\d+; mov\.b64 (%dgs\d+_\d+),", out))
         out = "\n".join(re.sub(r"%dgs\d+_\d+\b", lambda m: words[m.group(0)], ln) if "wgmma.mma_async" in ln else ln
                         for ln in out.split("\n"))
+    elif how == "no_branch":
+        out = re.sub(r"\n\t@%dgf\d+ bra\.uni descgen_fail\d+;", "", out)
     elif how == "stand_ins_only":
         out = re.sub(r"setp\.ne\.b32 (%dgf\d+), %dgfw\d+, 0;", r"setp.eq.u32 \1, %dgz_smem_size, 0;", out)
     return out
