@@ -395,7 +395,7 @@ def _shared_runs(path: Path) -> tuple[set[bool], int, int]:
         sites, code, _ = _group_code(out.ptx, g)
         facts = {reg: known[(out.sites[k].line, role)] for k in sites for role, reg in out.sites[k].reads}
         ahead = _defined_once(text, set(facts))  # (words computed ahead of the loop: as the kernel does)
-        code = ahead + code
+        code, first_only = ahead + code, ahead + _group_code(out.ptx, g, first_only=True)[1]
         roots, written = set(), {"%aggr_smem_size"}
         for ln in (ln for ln in code if not ln.startswith(".")):  # (read before the group's code writes it)
             dest, _, srcs = re.sub(r"^@!?%\w+\s+", "", ln).partition(" ")[2].partition(",")
@@ -419,7 +419,7 @@ def _shared_runs(path: Path) -> tuple[set[bool], int, int]:
             assert bool(group.r[f"%dgfw{g}"]) == any(fires), (g, regs, smem)
             outcomes.add(any(fires))
             lone = Machine(tables, dict(regs), smem_size=smem)
-            lone.run(ahead + _group_code(out.ptx, g, first_only=True)[1])
+            lone.run(first_only)
             missed += bool(lone.r[f"%dgfw{g}"]) != any(fires)
             runs += 1
     return outcomes, missed, runs
