@@ -30,6 +30,12 @@ def const_tables(ptx: str) -> dict[str, list[int]]:
     return out
 
 
+def entry(lines: list[str]) -> list[str]:
+    """The function entry's statements the checks read: the special registers read into
+    ``%dgz_...`` registers and what is derived from them (thresholds)."""
+    return [ln.strip() for ln in lines if re.fullmatch(r"\s*[a-z]+\.[us]32 %dgz\w+, [^;]+;", ln)]
+
+
 def blocks(ptx: str, sites: list | None = None) -> dict[int, list[str]]:
     """Each site's checks as one straight run of statements, by site number, after the function
     entry's reads of special registers (``mov.u32 %dgz_..., %aggr_smem_size``) and what it derives from them.
@@ -44,7 +50,7 @@ def blocks(ptx: str, sites: list | None = None) -> dict[int, list[str]]:
     (descgen.sanitizer.shared_checks): each such site's block is that code on its own words, which
     ``sites`` (the instrumented file's ``CheckedSite`` list, by index) names."""
     text = ptx.split("\n")
-    entry = [ln.strip() for ln in text if re.fullmatch(r"\s*[a-z]+\.[us]32 %dgz\w+, [^;]+;", ln)]
+    at_entry = entry(text)
     hot: dict[int, list[str]] = {}
     again: dict[int, list[str]] = {}
     record: dict[str, tuple[list[str], list[str]]] = {}  # a group's flags -> its record's first and last lines
@@ -90,11 +96,11 @@ def blocks(ptx: str, sites: list | None = None) -> dict[int, list[str]]:
     for site, body in hot.items():
         flags = next((re.search(r"%dgfw(\d+)", ln) for ln in body if "%dgfw" in ln), None)
         if flags is None:  # (tcgen05: the block records and stops)
-            out[site] = entry + body
+            out[site] = at_entry + body
             continue
         g = flags.group(1)
         head, tail = record[g]
-        out[site] = (entry + [f"mov.b32 %dgfw{g}, 0;"] + body + [f"setp.ne.b32 %dgf{g}, %dgfw{g}, 0;",
+        out[site] = (at_entry + [f"mov.b32 %dgfw{g}, 0;"] + body + [f"setp.ne.b32 %dgf{g}, %dgfw{g}, 0;",
                      f"@%dgf{g} bra descgen_fail{g};", f"bra.uni descgen_back{g};", f"descgen_fail{g}:"]
                      + head + again[site] + tail + [f"descgen_back{g}:"])
     return out

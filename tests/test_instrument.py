@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from check_machine import Machine, blocks, const_tables
+from check_machine import Machine, blocks, const_tables, entry
 from descgen import UsageError
 from descgen.ptx.qualifiers import CpQualifiers, MmaQualifiers
 from descgen.ptx.scan import scan_ptx
@@ -322,7 +322,7 @@ def _group_code(ptx: str, group: int, first_only: bool = False) -> tuple[list[in
     text = ptx.split("\n")
     first = next(i for i, ln in enumerate(text) if ln.strip().startswith(f"// descgen: group {group}: the checks"))
     sites = [int(k) for k in re.search(r"wgmma sites ([\d, ]+) \(", text[first])[1].split(", ")]
-    code = [ln.strip() for ln in text if re.fullmatch(r"\s*[a-z]+\.[us]32 %dgz\w+, [^;]+;", ln)]
+    code = entry(text)
     seen, skip, second = set(), False, 0
     for ln in text[first + 1:]:
         ln = ln.strip()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from check_machine import Machine
+from check_machine import Machine, entry
 from descgen.sanitizer.instrument import instrument_ptx
 from descgen.sanitizer.shared_checks import Member, bits_read, offsets, shared
 
@@ -52,7 +52,7 @@ def test_bits_read_is_sound_on_real_check_code(path):
     bits_read says a block's flag reads never change the flag (random words, random flips)."""
     out = instrument_ptx(path.read_text())
     text = out.ptx.split("\n")
-    entry = [ln.strip() for ln in text if re.fullmatch(r"\s*[a-z]+\.[us]32 %dgz\w+, [^;]+;", ln)]
+    first = entry(text)
     rng = random.Random(path.name)
     checked = 0
     for i, ln in enumerate(text):
@@ -74,10 +74,10 @@ def test_bits_read_is_sound_on_real_check_code(path):
             regs.update({g: rng.randrange(2) for g in guards} | {flag: 0})
             smem = rng.choice((0x30000, 0x400 * rng.randrange(1, 240)))
             before = Machine({}, dict(regs), smem_size=smem)
-            before.run([*entry, *body])
+            before.run([*first, *body])
             flipped = {w: regs[w] ^ (rng.getrandbits(64) & ~deps(acc).get(w, 0)) for w in words}
             after = Machine({}, {**regs, **flipped}, smem_size=smem)
-            after.run([*entry, *body])
+            after.run([*first, *body])
             assert bool(before.r[acc]) == bool(after.r[acc])
             checked += 1
     assert checked >= 200
@@ -87,13 +87,14 @@ def test_offsets_reads_adds_and_disjoint_ors():
     defs = {"%w": "add.s64 %w, %base, 6;", "%v": "or.b64 %v, %x, 4611686293305294848;",
             "%x": "cvt.u64.u32 %x, %y;", "%y": "bfe.u32 %y, %z, 4, 14;",
             "%u": "or.b64 %u, %t, 4611686293305294848;", "%s": "add.s64 %s, %base, %t;",
-            "%r": "or.b64 %r, %x, 8;"}
+            "%r": "or.b64 %r, %x, 8;", "%o": "add.s64\t%o, %base, 017;"}
     look = defs.get
     assert offsets(look, "%w") == ("%base", 6)
     assert offsets(look, "%v") == ("%x", 4611686293305294848)  # (%x < 2**14: or is add)
     assert offsets(look, "%u") == ("%u", 0)  # (%t unbounded)
     assert offsets(look, "%s") == ("%s", 0)  # (a register: no constant)
     assert offsets(look, "%r") == ("%r", 0)  # (8 overlaps %x's bits)
+    assert offsets(look, "%o") == ("%base", 15)  # (a tab after the opcode; a PTX octal literal)
 
 
 def test_shared_classes_take_the_least_and_greatest_offset():

@@ -23,7 +23,7 @@ from typing import Callable
 from ..ptx.lexer import split_operands
 
 __all__ = ["Hoisted", "register_types", "is_boundary", "block_start", "enclosing_brace", "hoist", "earliest",
-           "definitions"]
+           "definitions", "statement_parts"]
 
 #: Integer instructions a replay may copy: their first operand is the one register they write, and
 #: they read registers and immediates only (no memory, no side effect).
@@ -77,7 +77,7 @@ def _statement(line: str) -> str:
     return line.split("//")[0].strip()
 
 
-def _parts(text: str) -> tuple[str, str, list[str]] | None:
+def statement_parts(text: str) -> tuple[str, str, list[str]] | None:
     """A statement's guard (``@%p `` or empty), opcode and operands, or None (not an instruction)."""
     m = re.match(r"(@!?%[\w$]+\s+)?([\w.:]+)\s*(.*?);?$", text)
     return None if m is None else (m.group(1) or "", m.group(2), split_operands(m.group(3)))
@@ -85,7 +85,7 @@ def _parts(text: str) -> tuple[str, str, list[str]] | None:
 
 def _written(text: str) -> set[str]:
     """The registers a statement writes (its first operand, for an instruction that has one)."""
-    parts = _parts(text)
+    parts = statement_parts(text)
     if parts is None or not parts[2] or parts[1].startswith(_NO_DESTINATION) or text.startswith("."):
         return set()
     return set(_REG.findall(parts[2][0]))
@@ -93,7 +93,7 @@ def _written(text: str) -> set[str]:
 
 def _read(text: str) -> set[str]:
     """The registers a statement reads (its guard and every operand after its first)."""
-    parts = _parts(text)
+    parts = statement_parts(text)
     return set() if parts is None else set(_REG.findall(" ".join([parts[0], *parts[2][1:]])))
 
 
@@ -138,7 +138,7 @@ def earliest(lines: list[str], hoisted: Hoisted, floor: int, prefix: str) -> int
         if "{" in text or "}" in text or text.endswith(":") or text.startswith(_MEMORY) \
                 or text.startswith(".") and not text.startswith((".loc", ".pragma")):  # (a declaration)
             break
-        parts = _parts(text)
+        parts = statement_parts(text)
         if text and not text.startswith(".") and parts is not None:
             written = _written(text)
             if written & needed:
@@ -175,7 +175,7 @@ def hoist(lines: list[str], types: dict[str, str], fence: int, sites: dict[int, 
         text = _statement(lines[number - 1])
         if not text or text.startswith((".", "{", "}")) or text.endswith(":"):
             continue
-        parts = _parts(text)
+        parts = statement_parts(text)
         if parts is None:
             return None
         guard, opcode, ops = parts

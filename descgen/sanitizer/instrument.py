@@ -693,8 +693,8 @@ def _general(sites: list[_Wgmma], guards: list[str | None]) -> list[tuple[int, i
 
     out = []
     for j, wj in enumerate(sites):
+        known = {o.role: o.known for o in wj.ops}
         for g, wg in enumerate(sites):
-            known = {o.role: o.known for o in wj.ops}
             if g == j or wj.found or wg.found or shape(wj) != shape(wg) or guards[j] != guards[g] \
                     or set(wj.site.checks) == set(wg.site.checks) or not set(wj.site.checks) <= set(wg.site.checks) \
                     or {c for c, _ in wg.site.checks} & {c for c, _ in wj.site.not_compiled} \

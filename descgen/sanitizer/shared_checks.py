@@ -23,12 +23,12 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
-from ..ptx.lexer import split_operands
+from ..ptx.lexer import parse_int
+from .hoist import statement_parts
 
 __all__ = ["bits_read", "offsets", "Member", "shared"]
 
 _ALL = (1 << 64) - 1
-_INT = re.compile(r"-?(0[xX][0-9a-fA-F]+|\d+)$")
 
 
 @dataclass(frozen=True)
@@ -41,14 +41,6 @@ class _Pos:
 
 
 _Abs = _Pos | dict[str, int]  # exact bits of a word, or the bits of each word it depends on
-
-
-def _int(text: str) -> int | None:
-    t = text.strip()
-    if not _INT.match(t):
-        return None
-    value = int(t, 0)
-    return value
 
 
 def _deps(v: _Abs | None) -> dict[str, int]:
@@ -91,17 +83,11 @@ def bits_read(lines: Sequence[str], words: Sequence[str]) -> Callable[[str], dic
     of a word keep track of exactly which bits move where."""
     val: dict[str, _Abs] = {w: _Pos(w, _ALL, 0) for w in words}
     for line in lines:
-        text = line.split("//")[0].strip().rstrip(";").strip()
-        if not text or text.startswith((".", "{", "}")):
+        text = line.split("//")[0].strip()
+        parts = statement_parts(text) if text and not text.startswith((".", "{", "}")) else None
+        if parts is None or not parts[2]:
             continue
-        guard = None
-        if text.startswith("@"):
-            guard, text = text.split(None, 1)
-        op, _, rest = text.partition(" ")
-        operands = split_operands(rest)
-        if not operands:
-            continue
-        dest, srcs = operands[0], operands[1:]
+        guard, op, (dest, *srcs) = parts[0].strip() or None, parts[1], parts[2]
         got = [val.get(s.strip()) for s in srcs]
         width = _width(op)
         result: _Abs
@@ -112,7 +98,7 @@ def bits_read(lines: Sequence[str], words: Sequence[str]) -> Callable[[str], dic
             continue
         base = op.split(".")[0]
         p = got[0] if got and isinstance(got[0], _Pos) else None
-        imms = [_int(s) for s in srcs]
+        imms = [parse_int(s) for s in srcs]
         if p is not None and base in ("mov", "cvt") and len(srcs) == 1 and not op.startswith("cvt.s"):
             result = _window(p, 0, width if base == "mov" else min(width, _width(op.rsplit(".", 1)[-1])))
         elif p is not None and base == "and" and len(srcs) == 2 and imms[1] is not None:
@@ -142,17 +128,17 @@ def offsets(definition: Callable[[str], str | None], reg: str) -> tuple[str, int
     in common with the base's largest value (its definition a ``cvt`` of a ``bfe`` or an ``and``).
     Otherwise ``(reg, 0)``."""
     line = definition(reg)
-    if line is None:
+    parts = statement_parts(line.split("//")[0].strip()) if line is not None else None
+    if parts is None or parts[0]:
         return reg, 0
-    op, _, rest = line.split("//")[0].strip().rstrip(";").partition(" ")
-    ops = [o.strip() for o in split_operands(rest)]
+    _, op, ops = parts
     if len(ops) != 3 or not op.endswith("64") or op.split(".")[0] not in ("add", "or"):
         return reg, 0
     a, b = ops[1], ops[2]
-    if _int(a) is not None:
+    if parse_int(a) is not None:
         a, b = b, a
-    c = _int(b)
-    if c is None or _int(a) is not None:
+    c = parse_int(b)
+    if c is None or parse_int(a) is not None:
         return reg, 0
     if op.startswith("or") and c & _below(definition, a):
         return reg, 0
@@ -163,11 +149,11 @@ def _below(definition: Callable[[str], str | None], reg: str) -> int:
     """A mask of every bit ``reg`` may have set: from its definitions, a ``cvt.u64.u32`` of a 32-bit
     value bounded by a ``bfe.u32``, an ``and`` with an immediate or a ``shr.u32`` of one (else all)."""
     line = definition(reg)
-    op, _, rest = (line or "").strip().rstrip(";").partition(" ")
-    ops = [o.strip() for o in split_operands(rest)] if rest else []
+    parts = statement_parts(line.strip()) if line is not None else None
+    op, ops = (parts[1], parts[2]) if parts is not None and not parts[0] else ("", [])
     if op in ("cvt.u64.u32", "mov.b32", "mov.u32") and len(ops) == 2:
         return _below(definition, ops[1]) & 0xFFFFFFFF
-    imm = _int(ops[-1]) if ops else None
+    imm = parse_int(ops[-1]) if ops else None
     if op == "bfe.u32" and len(ops) == 4 and imm is not None:
         return (1 << min(32, imm)) - 1
     if op.startswith("and.b") and len(ops) == 3 and imm is not None:
@@ -195,32 +181,32 @@ def shared(members: Sequence[Member],
     its member indices and the word sets to check (role -> register; one set where the two agree).
     A member whose checks read two words at once, or whose words are no base plus a constant in
     the sense of the module's docstring, is a class alone, checked on its own words."""
-    classes: dict[object, list[tuple[int, dict[str, tuple[int, int]]]]] = {}
+    classes: dict[object, list[tuple[int, dict[str, int]]]] = {}  # (a member, each role's low offset e_k)
     alone: list[tuple[list[int], list[dict[str, str]]]] = []
     for i, m in enumerate(members):
         if m.reads is None:
             alone.append(([i], [dict(m.words)]))
             continue
         key: list[object] = [m.key]
-        place: dict[str, tuple[int, int]] = {}
+        place: dict[str, int] = {}
         for role, reg in sorted(m.words.items()):
             read = m.reads.get(role, 0)
             low = (read & -read).bit_length() - 1 if read else 64  # (its lowest bit read)
             base, c = offsets(definition, reg)
             if low == 0 or base == reg and c == 0:
                 key.append((role, reg, 0))
-                place[role] = (0, 0)
+                place[role] = 0
                 continue
             e = c & ((1 << low) - 1) if low < 64 else c
             key.append((role, base, low, (c - e) & _ALL))
-            place[role] = (e, 0)
+            place[role] = e
         classes.setdefault(tuple(key), []).append((i, place))
     out = list(alone)
     for group in classes.values():
         sets: list[dict[str, str]] = [{}, {}]
         for role in members[group[0][0]].words:
-            lo = min(group, key=lambda g: g[1][role][0])[0]
-            hi = max(group, key=lambda g: g[1][role][0])[0]
+            lo = min(group, key=lambda g: g[1][role])[0]
+            hi = max(group, key=lambda g: g[1][role])[0]
             sets[0][role], sets[1][role] = members[lo].words[role], members[hi].words[role]
         out.append(([g[0] for g in group], sets if sets[0] != sets[1] else sets[:1]))
     return sorted(out)
