@@ -44,13 +44,17 @@ def blocks(ptx: str, sites: list | None = None) -> dict[int, list[str]]:
     (docs/sanitizer.md): it is run as the group would with only this site in it: its checks or-ed
     into the group's flags, the branch to the group's out-of-line record, and that record with
     only this site's checks again in it. The words it reads are the registers ``CheckedSite.reads``
-    names (the group's replay, which computes them from the kernel's registers, is not run).
+    names (the group's replay, which computes them from the kernel's registers, is not run, nor
+    the record's computing them again from the registers saved: it reads them as they are).
 
     Sites with one check code run it once for all of them, on two words of each operand
     (descgen.sanitizer.shared_checks): each such site's block is that code on its own words, which
     ``sites`` (the instrumented file's ``CheckedSite`` list, by index) names."""
     text = ptx.split("\n")
     at_entry = entry(text)
+    saved: dict[str, dict[str, str]] = {}  # (a group's saved registers: what each is saved from)
+    for g, reg, root in re.findall(r"@%dgf(\d+) mov\.\w+ (%dgv\d+_\d+), (%[\w$]+);", ptx):
+        saved.setdefault(g, {})[reg] = root
     hot: dict[int, list[str]] = {}
     again: dict[int, list[str]] = {}
     record: dict[str, tuple[list[str], list[str]]] = {}  # a group's flags -> its record's first and last lines
@@ -79,6 +83,8 @@ def blocks(ptx: str, sites: list | None = None) -> dict[int, list[str]]:
         elif m.group(2):
             hot[int(m.group(2))] = body
         elif m.group(3):
+            g = m.group(3)  # (its words again from the registers saved: the words as they were, read as they are)
+            body = [re.sub(r"%dgv\d+_\d+\b", lambda r: saved[g][r.group(0)], ln) for ln in _without_words_again(body)]
             first = next(k for k, ln in enumerate(body) if ln.startswith("{ // descgen: again"))
             rest, inside = [], None  # (the lines after its sites' "again" blocks, which go to again[])
             for ln in body[first:]:
@@ -106,8 +112,34 @@ def blocks(ptx: str, sites: list | None = None) -> dict[int, list[str]]:
     return out
 
 
+def _without_words_again(body: list[str]) -> list[str]:
+    """A group's record without its block computing the words again from the registers saved."""
+    out, inside = [], False
+    for ln in body:
+        if ln.startswith("{ // descgen: group") and "words again" in ln:
+            inside = True
+        elif inside and ln == "}":
+            inside = False
+        elif not inside:
+            out.append(ln)
+    return out
+
+
 def _role(on: dict[str, str], reg: str) -> str | None:
     return next((role for role, r in on.items() if r == reg), None)
+
+
+def function_statements(ptx: str) -> list[str]:
+    """The statements of a file's one function body, one a line (the labels too; declarations,
+    ``.loc`` and braces dropped): what :meth:`Machine.run` runs for a whole function."""
+    body = ptx[ptx.index("{", ptx.index(".entry" if ".entry" in ptx else ".func")) + 1:ptx.rindex("}")]
+    out = []
+    for line in body.split("\n"):
+        for part in line.split("//")[0].split(";"):
+            part = part.strip().strip("{}").strip()
+            if part and not part.startswith("."):
+                out.append(part)
+    return out
 
 
 class Machine:
@@ -119,6 +151,8 @@ class Machine:
         self.r: dict[str, int] = dict(regs)
         self.mem: dict[int, int] = {}  # byte address -> byte
         self.trapped = False
+        self.left: str | None = None  # (how a whole function's run left: "ret" or "exit")
+        self.wgmma: list[tuple[int, int]] = []  # (each wgmma.mma_async run: the A and B words it read)
         self.addresses = {name: 0x100000 * (i + 1) for i, name in enumerate(tables)}
         self._store(REPORT + 4, capacity, 4)
 
@@ -169,9 +203,15 @@ class Machine:
             if op == "trap":
                 self.trapped = True
                 return
-            if op == "exit":
+            if op in ("exit", "ret"):
+                self.left = op
                 return
-            if op in ("membar.sys", "wgmma.wait_group.sync.aligned"):
+            if op in ("membar.sys", "wgmma.wait_group.sync.aligned") or op.startswith(("ld.param", "wgmma.fence",
+                                                                                        "wgmma.commit")):
+                continue  # (nothing to do here; a kernel's parameters: the registers given)
+            if op.startswith("wgmma.mma_async"):
+                desc_a, desc_b = (x.strip() for x in rest[rest.index("}") + 1:].split(",")[1:3])
+                self.wgmma.append((self.val(desc_a), self.val(desc_b)))
                 continue
             if op in ("mov.b64", "mov.b32") and "{" in rest:  # (a vector: halves of a register)
                 half = 32 if op == "mov.b64" else 16

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from check_machine import Machine, blocks, const_tables, entry
+from check_machine import Machine, blocks, const_tables, entry, function_statements
 from descgen import UsageError
 from descgen.ptx.qualifiers import CpQualifiers, MmaQualifiers
 from descgen.ptx.scan import scan_ptx
@@ -249,9 +249,9 @@ def test_most_of_the_corpus_assembles():
 def test_a_wgmma_group_is_checked_ahead_of_its_fence_and_recorded_out_of_line():
     """A wgmma group's checks run before its wgmma.fence, over its sites' words computed there (the
     kernel's own integer code replayed); each wgmma reads a stand-in (its word, or after a finding a
-    legal one); after the group's commit a finding branches out of line, where the warpgroup's first
-    thread writes the record and stops the kernel and the others exit (no trap ends the context
-    before the record is in host memory)."""
+    legal one); a finding is noted there, and where the function ends it branches out of line,
+    where the warpgroup's first thread writes the record and stops the kernel and the others exit
+    (no trap ends the context before the record is in host memory)."""
     name = "triton_sm90/matmul_fp16_128x128x64_w4_s3_sm90.ptx"
     text = (CORPUS / name).read_text()
     out = instrument_ptx(text, file=name)
@@ -271,8 +271,14 @@ def test_a_wgmma_group_is_checked_ahead_of_its_fence_and_recorded_out_of_line():
     assert len(wgmmas) == len(checked) and all(
         [selects[r] for r in re.findall(r"%dgs\d+_\d+", w)] == [dict(s.operands)["a_desc"], dict(s.operands)["b_desc"]]
         for w, s in zip(wgmmas, checked))
-    branch = next(i for i, ln in enumerate(new) if re.match(r"\s*@%dgf0 bra\.uni descgen_fail0;", ln))
-    assert new[branch - 1].strip().startswith("wgmma.commit_group")  # (the record's branch: after the group)
+    # a finding is noted there (no branch: the group's sticky register, the registers its words come
+    # from saved); the function leaves at one end, where the branch to the record is
+    noted = [ln.strip() for ln in new if re.match(r"\s*(@%dgf0 mov\.b\d+ %dgv0_|or\.b32 %dgst0,)", ln)]
+    assert noted[-1] == "or.b32 %dgst0, %dgst0, %dgfw0;" and len(noted) >= 2
+    branches = [i for i, ln in enumerate(new) if re.search(r"\bbra\S* descgen_", ln)]
+    assert [new[i].strip() for i in branches] == ["bra.uni descgen_end0;", "@%dgf0 bra descgen_fail0;"]
+    assert new[branches[1] - 2:branches[1]] == ["descgen_end0:", "\tsetp.ne.b32 %dgf0, %dgst0, 0;"]
+    assert [i for i, ln in enumerate(new) if re.match(r"\s*(@!?%\w+\s+)?ret;", ln)] == [branches[1] + 2]
     assert site.reads == site.operands  # (computed before the fence in this kernel: read as they are)
     regs = {reg: 0x40000040000100C0 | 0x4000 for _, reg in site.reads}  # reserved bit 14 set
     code = blocks(out.ptx, out.sites)[site.index]
@@ -425,6 +431,45 @@ def _shared_runs(path: Path) -> tuple[set[bool], int, int]:
     return outcomes, missed, runs
 
 
+def _statements(block: str) -> list[str]:
+    return [re.sub(r"^shfl\.sync\.idx\.b32 (%\S+), (%\S+), .*$", r"mov.b32 \1, \2;", ln.strip())  # (one thread)
+            for ln in block.split("\n") if ln.strip()]
+
+
+@pytest.mark.parametrize("path", SHARED_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_a_groups_record_computes_its_words_again_from_the_registers_saved(path):
+    """Where a group finds something, it saves the registers its words are computed from (one
+    register and immediates at a time: ``X + 2``, ``X | C``); the record, where the function ends,
+    computes the words again from those alone: each the word the checks read (random kernel
+    registers, the group's replay run first); in the TMA kernel, its 16 words from fewer."""
+    out = instrument_ptx(path.read_text(), file=path.name)
+    rng = random.Random(path.name)
+    again_total = 0
+    for g, listed in re.findall(r"// descgen: group (\d+): the checks of wgmma sites ([\d, ]+) \(", out.ptx):
+        words = sorted({reg for k in listed.split(", ") for _, reg in out.sites[int(k)].reads})
+        replay = re.search(rf"\{{ // descgen: group {g}'s words\n(.*?)\n\s*\}}", out.ptx, re.S)
+        again = re.search(rf"\{{ // descgen: group {g}'s words again, from the registers saved\n(.*?)\n\s*\}}",
+                          out.ptx, re.S)
+        saves = re.findall(rf"\n\s*@%dgf{g} mov\.\w+ (%dgv{g}_\d+), (%[\w$]+);", out.ptx)
+        code = _statements(replay.group(1)) if replay else []
+        written = {ln.split()[1].rstrip(",") for ln in code}
+        roots = {r for ln in code for r in re.findall(r"%[\w$]+", ln.split(",", 1)[1])} - written
+        roots |= {r for r in words if r not in written}
+        symbols = {t: [] for ln in code + _statements(again.group(1) if again else "")  # (an address: the same)
+                   for t in re.findall(r"(?<=[,\s])[A-Za-z_$][\w$]*(?=\s*[,;])", ln.partition(" ")[2])}
+        for _ in range(50):
+            regs = {r: _root_value(rng, r) for r in sorted(roots)}
+            kernel = Machine(symbols, dict(regs))
+            kernel.run(code)
+            value = {r: kernel.r.get(r, regs.get(r)) for r in words}
+            record = Machine(symbols, {reg: kernel.r.get(root, regs.get(root)) for reg, root in saves})
+            record.run(_statements(again.group(1)) if again else [])
+            saved = {root: reg for reg, root in saves}
+            assert {r: record.r[saved.get(r, r)] for r in words} == value, (g, regs)
+        again_total += len([r for r in words if r not in saved])
+    assert again_total or "triton_tma" not in path.name  # (the TMA kernel's 16 words: computed again)
+
+
 @pytest.mark.parametrize("path", SHARED_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_shared_checks_fire_exactly_where_each_sites_own_checks_do(path):
     """Sites with one check code run it on two words of each operand for all of them
@@ -440,6 +485,68 @@ def test_shared_checks_need_their_second_word(name):
     addresses whose low bits carry into the bits its checks read (the test above can fail)."""
     _, missed, _ = _shared_runs(Path(__file__).parent / "device" / "sanitizer" / "ptx" / name)
     assert missed > 0
+
+
+def _looped_kernel(function: str = ".visible .entry", leave: str = "") -> str:
+    """A K loop of ``%r1`` steps, two wgmma a step, A's start address 1 KiB further each step; on
+    the steps in ``%r2``'s bits A's word gets reserved bit 14 set (``leave``: a line after the loop,
+    before its ``ret``)."""
+    mma = "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, %f2, %f3, %f4}"
+    return (".version 8.0\n.target sm_90a\n.address_size 64\n"
+            f"{function} k(.param .u64 a, .param .u32 n, .param .u32 bad)\n{{\n.reg .f32 %f<5>;\n"
+            ".reg .b64 %rd<8>;\n.reg .b32 %r<8>;\n.reg .pred %p<4>;\nld.param.u64 %rd1, [a];\n"
+            "ld.param.u32 %r1, [n];\nld.param.u32 %r2, [bad];\nmov.b32 %r3, 0;\n$L_loop:\n"
+            "shr.u32 %r4, %r2, %r3;\nand.b32 %r4, %r4, 1;\ncvt.u64.u32 %rd2, %r4;\nshl.b64 %rd2, %rd2, 14;\n"
+            "add.s64 %rd3, %rd1, %rd2;\nmul.wide.u32 %rd5, %r3, 64;\nadd.s64 %rd3, %rd3, %rd5;\n"
+            "wgmma.fence.sync.aligned;\n"
+            f"{mma}, %rd3, %rd1, 1, 1, 1, 0, 0;\nadd.s64 %rd4, %rd3, 2;\n{mma}, %rd4, %rd1, 1, 1, 1, 0, 0;\n"
+            "wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\nadd.s32 %r3, %r3, 1;\n"
+            f"setp.lt.u32 %p2, %r3, %r1;\n@%p2 bra $L_loop;\n{leave}ret;\n}}\n")
+
+
+@pytest.mark.parametrize("on_error", ["trap", "report"])
+def test_a_finding_in_a_loop_is_recorded_where_the_function_ends(on_error, tmp_path):
+    """The whole instrumented function run: the loop's wgmma never reads a bad word (each reads its
+    stand-in on a step that found something), the loop has no branch of the sanitizer's, and where
+    the function ends the warpgroup's first thread records the last bad word (on step 3 of 4, not 1)
+    and, with ``on_error="trap"``, stops; its other threads record nothing."""
+    legal = 0x4000004000010040
+    out = instrument_ptx(_looped_kernel(), on_error=on_error)
+    loop = out.ptx[out.ptx.index("$L_loop:"):out.ptx.index("@%p2 bra $L_loop;")]
+    assert not re.search(r"\b(bra\S*|trap|exit)\b", loop.replace("@%p2 bra $L_loop", ""))
+    sites = [s for s in out.sites if s.checks]
+    for tid in (0, 5):
+        m = Machine(const_tables(out.ptx), {"%rd1": legal, "%r1": 4, "%r2": 0b1010}, tid=tid)
+        m.run(function_statements(out.ptx))
+        safe = 0x4000010000  # (a stand-in: start address 0, no swizzle)
+        steps = [[(legal + 64 * k, legal), (legal + 64 * k + 2, legal)] for k in (0, 2)]
+        assert m.wgmma == steps[0] + [(safe, safe)] * 2 + steps[1] + [(safe, safe)] * 2
+        records = m.records()
+        assert m.trapped == (on_error == "trap" and tid == 0) and m.left == (None if m.trapped else
+                                                                            "exit" if on_error == "trap" else "ret")
+        assert [(r["site"], sites[0].codes[r["code"]], r["word"]) for r in records] == (
+            [(sites[0].index, "WGMMA-SMEM-RESERVED-14", (legal | 1 << 14) + 64 * 3)] if tid == 0 else [])
+    clean = Machine(const_tables(out.ptx), {"%rd1": legal, "%r1": 4, "%r2": 0}, tid=0)
+    clean.run(function_statements(out.ptx))
+    assert not clean.records() and not clean.trapped and clean.left == "ret" and len(set(clean.wgmma)) == 8
+    if shutil.which("ptxas"):
+        (tmp_path / "k.ptx").write_text(out.ptx)
+        run = subprocess.run(["ptxas", "-arch=sm_90a", str(tmp_path / "k.ptx"), "-o", str(tmp_path / "k.cubin")],
+                             capture_output=True, text=True)
+        assert run.returncode == 0 and "C75" not in run.stderr, run.stderr[:2000]
+
+
+def test_a_function_that_exits_records_then_exits():
+    """In a ``.func``, an ``exit`` goes by the function's end too (the records), then exits; its
+    ``ret`` returns."""
+    legal = 0x4000004000010040
+    text = _looped_kernel(".visible .func", "setp.eq.u32 %p3, %r2, 0;\n@!%p3 exit;\n")
+    out = instrument_ptx(text, on_error="report")
+    assert "@!%p3 bra descgen_quit0;" in out.ptx
+    for bad, left in ((0b10, "exit"), (0, "ret")):
+        m = Machine(const_tables(out.ptx), {"%rd1": legal, "%r1": 4, "%r2": bad}, tid=0)
+        m.run(function_statements(out.ptx))
+        assert m.left == left and len(m.records()) == (1 if bad else 0)
 
 
 @pytest.mark.parametrize("guard", ["@%p1", "@!%p1"])

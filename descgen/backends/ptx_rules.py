@@ -464,7 +464,9 @@ class Site:
         if isinstance(node, ast.BinOp):
             return self._binop(type(node.op), self.value(node.left), self.value(node.right))
         if isinstance(node, ast.Compare):
-            return self._compare(node)
+            v = self._compare(node)
+            assert not isinstance(v, str)  # (a flag register only where asked for)
+            return v
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             args = [self.value(a) for a in node.args]
             if node.func.id in ("min", "max"):
@@ -564,7 +566,9 @@ class Site:
             return Reg(r, "int", False)
         raise Unsupported(f"operator {op.__name__}")
 
-    def _compare(self, node: ast.Compare) -> Val:
+    def _compare(self, node: ast.Compare, flag: bool = False) -> Val | str:
+        """``node``'s value (``flag``: where it can be, as :meth:`condition_word` says, a 32-bit flag
+        register instead)."""
         op, left, right = node.ops[0], node.left, node.comparators[0]
         if len(node.ops) != 1:
             raise Unsupported("a chained comparison")
@@ -609,7 +613,7 @@ class Site:
                 t = q
             return self._bool(t)
         a = self.reg_of(a)
-        against = self._against_special(a, op, b)
+        against = self._against_special(a, op, b, flag)
         if against is not None:
             return against
         cmp = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge"}[type(op)]
@@ -619,13 +623,16 @@ class Site:
         self.p.emit(f"setp.{cmp}.{t} {p}, {self._src(a, width)}, {self._src(b, width)};")
         return self._bool(p)
 
-    def _against_special(self, a: Reg, op: ast.cmpop, b: Val) -> Val | None:
+    def _against_special(self, a: Reg, op: ast.cmpop, b: Val, flag: bool = False) -> Val | str | None:
         """``a = (x << n) + c`` against a special register ``S`` read at the function's entry
         (``a >= S``, ``a > S`` and their negations): ``x`` against ``ceil(max(S - c, 0) / 2**n)``
         (``c - 1`` for ``>``), computed at the entry once (:meth:`Program.threshold`), for ``x >= 0``
         (bits of a register, or any register that is never negative; ``n = 0`` where it is not
         shifted); None otherwise. Exact: ``a`` is computed with no overflow (its range fits its
-        register), so ``x * 2**n + c >= S`` is ``x >= (S - c) / 2**n``, rounded up."""
+        register), so ``x * 2**n + c >= S`` is ``x >= (S - c) / 2**n``, rounded up. With ``flag``,
+        the comparison is a 32-bit flag register: the sign bit of ``t - 1 - x`` (``x >= t``) or of
+        ``x - t`` (``x < t``), where both lie in ``0 .. 2**31 - 1`` (no overflow; no predicate
+        between the word and the flags it is or-ed with)."""
         if not isinstance(b, Reg) or b.name not in self.p.specials.values() or b.width != 32 \
                 or not isinstance(op, (ast.GtE, ast.Gt, ast.Lt, ast.LtE)):
             return None
@@ -637,8 +644,15 @@ class Site:
         t = self.p.threshold(b.name, c if ge else c - 1, n)  # (a > S: a - 1 >= S)
         if t is None:
             return None
+        at_least = isinstance(op, (ast.GtE, ast.Gt))
+        if flag and base.hi >> n < 1 << 31:  # (t < 2**31 too: (S - c) / 2**n with S a 32-bit size)
+            d = self.p.reg32()
+            self.p.emit(f"sub.s32 {d}, {t}, {x};" if at_least else f"sub.s32 {d}, {x}, {t};")
+            if at_least:
+                self.p.emit(f"sub.s32 {d}, {d}, 1;")
+            return self.p.masked(d, 1 << 31)
         p = self.p.pred()
-        self.p.emit(f"setp.{'ge' if isinstance(op, (ast.GtE, ast.Gt)) else 'lt'}.u32 {p}, {x}, {t};")
+        self.p.emit(f"setp.{'ge' if at_least else 'lt'}.u32 {p}, {x}, {t};")
         return self._bool(p)
 
     # -- a whole condition
@@ -653,7 +667,12 @@ class Site:
     def condition_word(self, node: ast.expr) -> str | bool:
         """A 32-bit register nonzero exactly where ``node`` is true, or a bool when it is decided
         here (a flag: ``or``-ed with others, one comparison decides whether any is true)."""
-        v = self.value(node)
+        if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And) \
+                and all(isinstance(c := self.value(e), Const) and c.value for e in node.values[:-1]):
+            return self.condition_word(node.values[-1])  # (``smem_size is not None and ...``, the size known)
+        v = self._compare(node, flag=True) if isinstance(node, ast.Compare) else self.value(node)
+        if isinstance(v, str):
+            return v
         if isinstance(v, Const):
             return bool(v.value)
         if isinstance(v, Bits) and v.mask << v.lo < 1 << 32:

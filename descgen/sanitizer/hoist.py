@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Mapping
 
 from ..ptx.lexer import split_operands
 
 __all__ = ["Hoisted", "register_types", "is_boundary", "block_start", "enclosing_brace", "hoist", "earliest",
-           "definitions", "statement_parts"]
+           "definitions", "statement_parts", "type_of"]
 
 #: Integer instructions a replay may copy: their first operand is the one register they write, and
 #: they read registers and immediates only (no memory, no side effect).
@@ -47,7 +47,8 @@ class Hoisted:
     Attributes:
         line: the 1-based line the check point is before (the group's ``wgmma.fence``, or above).
         replay: the replayed instructions, in order (shadow registers only written).
-        declarations: the shadows' ``.reg`` lines (function scope: the out-of-line record reads them).
+        declarations: the shadows' ``.reg`` lines (function scope: the out-of-line record computes
+            some of them again).
         words: each site's line and operand register -> the register holding its word at the check point.
     """
 
@@ -69,7 +70,8 @@ def register_types(lines: list[str], start: int, end: int) -> dict[str, str]:
     return out
 
 
-def _type_of(types: dict[str, str], reg: str) -> str | None:
+def type_of(types: Mapping[str, str], reg: str) -> str | None:
+    """A register's type (``"b64"``, ``"pred"``) as :func:`register_types` read it, or None."""
     return types.get(reg) or types.get(reg.rstrip("0123456789"))
 
 
@@ -182,7 +184,7 @@ def hoist(lines: list[str], types: dict[str, str], fence: int, sites: dict[int, 
         unpack = opcode.startswith("mov.") and bool(ops) and re.fullmatch(r"\{\s*%[\w$]+(\s*,\s*%[\w$]+)*\s*\}", ops[0])
         if unpack and not guard:  # (a wide register's halves: mov.b64 {%r1, %r2}, %rd1)
             halves = _REG.findall(ops[0])
-            kinds = [_type_of(types, h) for h in halves]
+            kinds = [type_of(types, h) for h in halves]
             if None in kinds or any(current.get(r) == _POISON for r in _REG.findall(ops[1])):
                 current.update({h: _POISON for h in halves})
                 continue
@@ -200,7 +202,7 @@ def hoist(lines: list[str], types: dict[str, str], fence: int, sites: dict[int, 
                     current[reg] = _POISON
             continue
         dest = ops[0]
-        kind = _type_of(types, dest)
+        kind = type_of(types, dest)
         if kind is None or any(current.get(r) == _POISON for r in _REG.findall(" ".join(ops[1:]) + guard)):
             current[dest] = _POISON
             continue

@@ -17,8 +17,10 @@ and, on the first finding, writes a record to the report buffer (``descgen_repor
 
 The ``wgmma.mma_async`` sites of one basic block are checked as a group, once, ahead of it
 (:mod:`descgen.sanitizer.hoist`): each check a flag, each wgmma reading a stand-in that holds a
-legal word where the group found something, and after the group's commit a branch out of line to
-the record and the stop, so that ptxas keeps the warpgroup's wgmma pipeline.
+legal word where the group found something, and the finding noted there with no branch (a sticky
+register, the registers the words come from saved); where the function ends, a branch out of line
+to the record and the stop, so that ptxas keeps the warpgroup's wgmma pipeline and the loop's code
+as it is.
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ from ..model.word import KnownBits
 from ..ptx.qualifiers import CpQualifiers, MmaQualifiers, WgmmaQualifiers
 from ..ptx.results import ScanFinding, ScanInstruction, ScanOperand
 from ..ptx.scan import scan_ptx
-from .hoist import Hoisted, block_start, definitions, earliest, enclosing_brace, hoist, is_boundary, register_types
+from .hoist import (Hoisted, block_start, definitions, earliest, enclosing_brace, hoist, register_types,
+                    statement_parts, type_of)
 from .shared_checks import Member, bits_read, shared
 from ..rules.checks import declared
 
@@ -162,7 +165,7 @@ def instrument_ptx(text: str, *, arch: SmemArch | None = None, on_error: str = "
     bodies = _function_bodies(lines)
     blocks: dict[int, list[str]] = {}  # a line -> the code before it
     heads: dict[int, list[str]] = {}  # a function's opening line -> its function-scope registers
-    tails: dict[int, list[str]] = {}  # a function's closing line -> its out-of-line records
+    tails: dict[int, list[str]] = {}  # a function's closing line -> its end and its out-of-line records
     tables: list[str] = []
     pool: dict[tuple[int, ...], str] = {}
     wgmma: dict[tuple[int, int], list[_Wgmma]] = {}  # a function's body -> its wgmma sites with checks
@@ -207,9 +210,13 @@ def instrument_ptx(text: str, *, arch: SmemArch | None = None, on_error: str = "
             blocks[inst.line] = _block(site, inst, program, checks, guard, on_error)
     groups = 0
     rewrites: dict[int, dict[str, str]] = {}
+    leaves: dict[int, str] = {}  # a line that leaves a function with groups -> the branch to its end
     for (start, end), sites in wgmma.items():
-        for group in _groups(lines, start, register_types(lines, start, end), sites):
-            code = _group_code(group, groups, on_error, definitions(lines, group[0], start, (start, end)))
+        types = register_types(lines, start, end)
+        at_end: list[str] = []
+        first = groups  # (its end's labels: numbered as its first group)
+        for group in _groups(lines, start, types, sites):
+            code = _group_code(group, groups, on_error, definitions(lines, group[0], start, (start, end)), types)
             groups += 1
             blocks.setdefault(code.at, []).extend(code.before)
             heads.setdefault(start, []).extend(code.head)
@@ -217,18 +224,19 @@ def instrument_ptx(text: str, *, arch: SmemArch | None = None, on_error: str = "
             for site_line, selected in code.selects.items():
                 blocks.setdefault(site_line, []).extend(selected)
             rewrites.update(code.rewrites)
-            last = max(w.site.line for w in group[1])  # (the branch: after the group's commit, in its block)
-            commit = next((n for n in range(last, end) if lines[n - 1].strip().startswith("wgmma.commit_group")
-                           or is_boundary(lines[n - 1])), last)
-            blocks.setdefault(commit + 1, []).extend(code.branch)
+            at_end += code.at_end
+        ending, leaving, declared = _function_end(lines, (start, end), first, at_end)
+        tails[end][:0] = ending
+        leaves.update(leaving)
+        heads[start] += declared
     new: list[str] = []
     for number, line in enumerate(lines, 1):
-        if number in tails:  # (the function's closing brace: after its last statement, the records)
-            new += ["\tret;", *tails[number]]
+        if number in tails:  # (the function's closing brace: after its last statement, its end and the records)
+            new += tails[number]
         new += blocks.get(number, [])
         for reg, stand_in in rewrites.get(number, {}).items():
             line = re.sub(rf"{re.escape(reg)}\b", stand_in, line)
-        new.append(line)
+        new.append(leaves.get(number, line))
         if number in heads:  # (the function's opening brace)
             new += [f"\t{d}" for d in heads[number]]
     top = _module_head(new)
@@ -648,10 +656,11 @@ def _reads(w: _Wgmma) -> list[str]:
 
 @dataclass
 class _GroupCode:
-    """A wgmma group's code: ``before`` goes before line ``at`` (the words, the checks), ``head``
-    at its function's entry (the registers the group's parts share), ``tail`` at its end (the
-    record), each site's ``selects`` before it (its stand-ins), ``rewrites`` in its line (the
-    operands replaced by them) and ``branch`` after the group's commit."""
+    """A wgmma group's code: ``before`` goes before line ``at`` (the words, the checks, the finding
+    noted), ``head`` at its function's entry (the registers the group's parts share), each site's
+    ``selects`` before it (its stand-ins), ``rewrites`` in its line (the operands replaced by them),
+    ``at_end`` where its function ends (the branch to the record where the group found something)
+    and ``tail`` after it (the record)."""
 
     at: int
     before: list[str]
@@ -659,7 +668,7 @@ class _GroupCode:
     tail: list[str]
     selects: dict[int, list[str]]
     rewrites: dict[int, dict[str, str]]
-    branch: list[str]
+    at_end: list[str]
 
 
 def _shared_member(w: _Wgmma, checks: list[_Check], body: list[str], words: Mapping[str, str]) -> Member:
@@ -713,13 +722,17 @@ def _known_in(general: KnownBits | None, particular: KnownBits | None) -> bool:
 
 
 def _group_code(group: tuple[Hoisted, list[_Wgmma]], number: int, on_error: str,
-                definition: Callable[[str], str | None]) -> _GroupCode:
+                definition: Callable[[str], str | None], types: Mapping[str, str]) -> _GroupCode:
     """A group's code (:class:`_GroupCode`): at its check point the words and each site's checks
-    as flags or-ed together; each site's stand-ins; after the group's commit, a branch where a flag
-    is set to the out-of-line record (each site's checks again, in order, the first that fires
-    recorded by the warpgroup's first thread; then the stop, or with ``on_error="report"`` back)."""
+    as flags or-ed together, and where one is set, the finding noted (the group's sticky register
+    or-ed with them, and the registers its words are computed from saved); each site's stand-ins;
+    where the function ends, a branch where the group ever found something to the out-of-line
+    record (the words computed again from the saved registers, each site's checks again, in order,
+    the first that fires recorded by the warpgroup's first thread; then the stop, or with
+    ``on_error="report"`` back). ``types``: the function's register types."""
     hoisted, sites = group
     fired, flags, fail, back = f"%dgf{number}", f"%dgfw{number}", f"descgen_fail{number}", f"descgen_back{number}"
+    sticky = f"%dgst{number}"
     before = [f"\t// descgen: group {number}: the checks of wgmma sites {', '.join(str(w.site.index) for w in sites)} "
               f"(lines {', '.join(str(w.site.line) for w in sites)}), ahead of the group"]
     if hoisted.replay:
@@ -733,6 +746,7 @@ def _group_code(group: tuple[Hoisted, list[_Wgmma]], number: int, on_error: str,
     members: list[Member] = []
     bodies: list[list[str]] = []
     guards: list[str | None] = []
+    read_words: list[str] = []
     for w in sites:
         w.site.checked_at = hoisted.line
         words = {r: hoisted.words[(w.site.line, r)] for r in _reads(w)}
@@ -748,6 +762,7 @@ def _group_code(group: tuple[Hoisted, list[_Wgmma]], number: int, on_error: str,
         lines_i, _, packed_i, value_i = _first_finding(w.site, w.again, again, None)
         declarations += w.again.declarations()
         by_role = {o.role: words[o.text] for o in w.ops}
+        read_words += [r for r in by_role.values() if r not in read_words]
         lines_i += [f"setp.ne.s64 {fires}, {packed_i}, 0;",  # (the first site that fires is the one recorded)
                     f"setp.eq.and.s64 {take}, {packed}, 0, {fires};", f"@{take} mov.b64 {site_reg}, {w.site.index};",
                     f"@{take} mov.b64 {packed}, {packed_i};", f"@{take} mov.b64 {value}, {value_i};",
@@ -769,11 +784,19 @@ def _group_code(group: tuple[Hoisted, list[_Wgmma]], number: int, on_error: str,
             before += [f"\t{d}" for d in w.program.declarations()]
             before += [f"\t{_renamed(line, {roles[r]: word_set[r] for r in roles})}" for line in body] + ["\t}"]
     before.append(f"\tsetp.ne.b32 {fired}, {flags}, 0;")
-    branch = [f"\t@{fired} bra.uni {fail};", f"{back}:"]  # (uniform: a wgmma's words are its threads', §9.7.15.5.1)
-    head = [f".reg .pred {fired};", f".reg .b32 {flags};", *hoisted.declarations]
+    # Where a flag is set, the finding noted: the sticky register or-ed with the flags, and the
+    # registers the words are computed from saved (the last such words: the record is written
+    # where the function ends, :func:`_function_end`; no branch in the loop the group is in).
+    again_from, roots = _computed_from(hoisted.replay, read_words, types, hoisted.declarations)
+    saved = {root: f"%dgv{number}_{i}" for i, root in enumerate(roots)}
+    before += [f"\t@{fired} mov.{kind} {saved[root]}, {root};" for root, kind in roots.items()]
+    before.append(f"\tor.b32 {sticky}, {sticky}, {flags};")
+    head = [f".reg .pred {fired};", f".reg .b32 {flags};", f".reg .b32 {sticky};", f"mov.b32 {sticky}, 0;",
+            *(f".reg .{'pred' if kind == 'pred' else kind} {saved[root]};" for root, kind in roots.items()),
+            *hoisted.declarations]
     # Each wgmma reads a stand-in register: its word, or where the group found something, a legal one
-    # (start address 0, no swizzle: the bad word never reaches the tensor core); the branch to the
-    # record follows the group's commit, where ptxas's pipeline of it is complete.
+    # (start address 0, no swizzle: the bad word never reaches the tensor core, and the kernel runs
+    # on to its end, where the finding is recorded).
     from ..words.wgmma_smem import encode_wgmma_smem
     safe = int(encode_wgmma_smem(start_address=0, lbo=16, sbo=1024, swizzle="none"))
     selects: dict[int, list[str]] = {}
@@ -797,11 +820,68 @@ def _group_code(group: tuple[Hoisted, list[_Wgmma]], number: int, on_error: str,
     end = [f"setp.ne.s64 {stop}, {packed}, 0;", *unpacked, *written]
     end += [f"@{lead} trap;", "exit;"] if on_error == "trap" else [f"bra.uni {back};"]
     init = [f"mov.b64 {r}, 0;" for r in (site_reg, packed, value, word_a, word_b)]
+    again_words = [f"\t{{ // descgen: group {number}'s words again, from the registers saved",
+                   *(f"\t{_renamed(line, saved)}" for line in again_from), "\t}"] if again_from else []
     tail = [f"{fail}:", f"\t{{ // descgen: group {number}'s finding: its sites' checks again, the first that fires "
             "recorded by the warpgroup's first thread", *(f"\t{d}" for d in chosen.declarations() + declarations),
-            "\twgmma.wait_group.sync.aligned 0;",  # (the warpgroup's wgmma done: ptxas need insert no wait here)
-            *(f"\t{line}" for line in init), *again_blocks, *(f"\t{line}" for line in end), "\t}"]
-    return _GroupCode(hoisted.line, before, head, tail, selects, rewrites, branch)
+            *again_words, *(f"\t{line}" for line in init), *(_renamed(line, saved) for line in again_blocks),
+            *(f"\t{line}" for line in end), "\t}"]
+    at_end = [f"\tsetp.ne.b32 {fired}, {sticky}, 0;", f"\t@{fired} bra {fail};", f"{back}:"]
+    return _GroupCode(hoisted.line, before, head, tail, selects, rewrites, at_end)
+
+
+def _computed_from(replay: list[str], words: list[str], types: Mapping[str, str],
+                   declarations: list[str]) -> tuple[list[str], dict[str, str]]:
+    """The fewest registers a group's ``words`` are computed from by its ``replay``'s instructions
+    of one register and immediates (``add.s64 %w, %x, 2``: ``%w`` from ``%x``), each with its
+    ``mov`` type, and those instructions, in order. A word computed otherwise is its own (a shuffle
+    is a warp's instruction: its result is saved, not computed again where the function ends)."""
+    kinds = {m.group(2): m.group(1) for d in declarations if (m := re.match(r"\.reg \.(\w+) (%[\w$]+);", d))}
+
+    def kind(reg: str) -> str | None:
+        found = kinds.get(reg) or type_of(types, reg)
+        return None if found is None else "pred" if found == "pred" else f"b{found[1:]}"
+
+    one_source: dict[str, tuple[str, str]] = {}
+    for line in replay:
+        parts = statement_parts(line.strip()) if line.count(";") == 1 else None
+        if parts is None or parts[0] or not parts[2] or parts[1].startswith("shfl"):
+            continue  # (guarded, two statements, or a shuffle)
+        sources = set(re.findall(r"%[\w$.]+", " ".join(parts[2][1:])))
+        if len(sources) == 1 and re.fullmatch(r"%[\w$]+", parts[2][0]) and kind(next(iter(sources))):
+            one_source[parts[2][0]] = (next(iter(sources)), line)
+    used: set[str] = set()
+    roots: dict[str, str] = {}
+    for word in words:
+        reg = word
+        while reg in one_source:
+            reg, line = one_source[reg]
+            used.add(line)
+        roots[reg] = kind(reg) or "b64"  # (a word not computed by the replay: a descriptor operand, 64 bits)
+    return [line for line in replay if line in used], roots
+
+
+def _function_end(lines: list[str], body: tuple[int, int], number: int,
+                  at_end: list[str]) -> tuple[list[str], dict[int, str], list[str]]:
+    """A function with wgmma groups leaves at one place, where each group's findings are recorded
+    (``at_end``: each group's branch to its record): each ``ret`` (and ``exit``) becomes a branch
+    there. Returns the lines of that end (before the function's closing brace), the lines that
+    leave rewritten (by 1-based number) and the function-scope declarations it needs. In a
+    ``.func``, an ``exit`` still exits after the records (a predicate says which way it left)."""
+    start, stop = body
+    header = next(lines[n - 1] for n in range(start, 0, -1) if re.search(r"\.(entry|func)\b", lines[n - 1]))
+    kernel = re.search(r"\.entry\b", header) is not None
+    end, quit_, way = f"descgen_end{number}", f"descgen_quit{number}", f"%dgq{number}"
+    leaving: dict[int, str] = {}
+    for n in range(start + 1, stop):
+        m = re.match(r"(\s*)(@!?%[\w$]+\s+)?(ret|exit)(\.uni)?\s*;(.*)$", lines[n - 1])
+        if m is not None:
+            target = quit_ if m.group(3) == "exit" and not kernel else end
+            leaving[n] = f"{m.group(1)}{m.group(2) or ''}bra{'' if m.group(2) else '.uni'} {target};{m.group(5)}"
+    if not any(quit_ in line for line in leaving.values()):
+        return [f"{end}:", *at_end, "\tret;"], leaving, []
+    return ([f"{end}:", f"\tmov.pred {way}, 0;", f"{end}_records:", *at_end, f"\t@{way} exit;", "\tret;",
+             f"{quit_}:", f"\tmov.pred {way}, -1;", f"\tbra.uni {end}_records;"], leaving, [f".reg .pred {way};"])
 
 
 def _function_bodies(lines: list[str]) -> list[tuple[int, int]]:

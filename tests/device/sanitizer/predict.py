@@ -7,8 +7,10 @@ instrument_ptx), and runs each site's check block in the tests' own PTX interpre
 K-step (a_desc() of gemm_sm90.cu, redone here in Python), on the shared memory layout the kernel
 sets up: the ring at RING (the dynamic shared memory's start, after the 1 KiB reserved region,
 rounded up to 1024), %aggr_smem_size = SMEM_BYTES + 1024 (docs/sanitizer.md: measured on an H200).
-The first record (the block of the first wgmma of the first K block: site 0, stage 0) is what the
-GPU run should show; run.py's parse_report reads the interpreter's buffer, as it reads the GPU's.
+The first record's code (the block of the first wgmma of the first K block: site 0, stage 0) is the
+code the GPU run should record (its word there is the last K block's that found it, recorded where
+the warpgroup leaves the kernel); run.py's parse_report reads the interpreter's buffer, as it reads
+the GPU's.
 
     python3 tests/device/sanitizer/predict.py [--ring 0x400] [--generic-base 0x7fff00000000]
 

@@ -1,14 +1,16 @@
 """Where the sanitizer's cost in a Triton matmul comes from: each kernel of triton_gemms.py built
-four ways and timed interleaved at 4096^3 (a measurement for the next step, docs/sanitizer.md):
+several ways and timed interleaved at 4096^3 (a measurement for the next step, docs/sanitizer.md):
 
 - ``plain``: Triton's PTX;
 - ``inst``: ``descgen instrument``'s (what run.py times);
-- ``no_stand_ins``: the same, each wgmma reading its own words (the checks and the branch after the
-  group's commit kept; the first wgmma no longer waits for the checks);
+- ``no_stand_ins``: the same, each wgmma reading its own words (the checks and the finding noted
+  kept; the first wgmma no longer waits for the checks);
 - ``stand_ins_only``: the same as ``inst``, the group's flag read from a register that is never
-  set (``%aggr_smem_size == 0``): the stand-ins' selects kept, the checks dead (ptxas drops them);
-- ``no_branch``: ``inst`` without the branch out of line after the group's commit (the checks
-  and the stand-ins kept; nothing is recorded: a measurement only).
+  set (``%aggr_smem_size == 0``) and no finding noted: the stand-ins' selects kept, the checks dead
+  (ptxas drops them);
+- ``no_save``: ``inst`` without saving the registers a finding's words are computed from (the
+  record would read registers never written: a measurement only);
+- ``report``: ``descgen instrument --on-error report``'s.
 
     python3 tests/device/sanitizer/variants.py OUT [VARIANT...]   (torch, triton 3.6, an sm_90a GPU)
 
@@ -35,24 +37,25 @@ import triton_gemms as tg  # noqa: E402
 from descgen.sanitizer.instrument import instrument_ptx  # noqa: E402
 
 SIZE = 4096
-VARIANTS = ("plain", "inst", "no_stand_ins", "stand_ins_only", "no_branch")
+VARIANTS = ("plain", "inst", "no_stand_ins", "stand_ins_only", "no_save", "report")
 
 
 def variant(ptx: str, how: str) -> str:
     """The PTX ``how`` names (module docstring)."""
     if how == "plain":
         return ptx
-    out = instrument_ptx(ptx).ptx
+    out = instrument_ptx(ptx, on_error="report" if how == "report" else "trap").ptx
     if how == "no_stand_ins":  # (each stand-in register back to the word it selects)
         words = dict(re.findall(r"selp\.b64 (%dgs\d+_\d+), \S+, (%\w+), %dgf\d+;", out))
         words.update((s, w) for w, s in re.findall(
             r"mov\.b64 \{%dgl, %dgh\}, (%\w+); selp\.b32 %dgl, \S+, %dgl, %dgf\d+; mov\.b64 (%dgs\d+_\d+),", out))
         out = "\n".join(re.sub(r"%dgs\d+_\d+\b", lambda m: words[m.group(0)], ln) if "wgmma.mma_async" in ln else ln
                         for ln in out.split("\n"))
-    elif how == "no_branch":
-        out = re.sub(r"\n\t@%dgf\d+ bra\.uni descgen_fail\d+;", "", out)
+    elif how == "no_save":
+        out = re.sub(r"\n\t@%dgf\d+ mov\.\w+ %dgv\d+_\d+, %[\w$]+;", "", out)
     elif how == "stand_ins_only":
         out = re.sub(r"setp\.ne\.b32 (%dgf\d+), %dgfw\d+, 0;", r"setp.eq.u32 \1, %dgz_smem_size, 0;", out)
+        out = re.sub(r"\n\tor\.b32 (%dgst\d+), %dgst\d+, %dgfw\d+;", "", out)
     return out
 
 
