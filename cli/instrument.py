@@ -33,7 +33,8 @@ def instrument(out: Output, file: str, output: str, arch: str | None, on_error: 
     warning) from the very registers the instruction reads, generated from the rules'
     declarations; a site the scan proved gets none. A finding writes one record to the report
     buffer (the module global descgen_report, attached by the host: docs/sanitizer.md) and, with
-    --on-error trap, stops the kernel.
+    --on-error trap, stops the kernel: a tcgen05 finding where it happens, a wgmma one where its
+    thread leaves the kernel (its wgmma read a legal stand-in word until then).
 
     \b
     Output: the scan's errors and warnings (what is wrong at compile time is reported now, not

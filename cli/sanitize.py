@@ -91,7 +91,8 @@ if _spec is not None and _spec.loader is not None:
               help="scan: check each kernel's PTX as Triton compiles it; instrument: also check the descriptors "
                    "at run time (docs/sanitizer.md).")
 @click.option("--on-error", type=click.Choice(["trap", "report"]), default="trap", show_default=True,
-              help="instrument: trap stops the kernel at its first finding; report records it and runs on.")
+              help="instrument: trap stops the kernel after a finding's record (a wgmma's: where its thread "
+                   "leaves the kernel); report records it and runs on.")
 @click.option("--action", type=click.Choice(["warn", "error"]), default="warn", show_default=True,
               help="What a finding does inside the program: a Python warning (DescgenWarning), or an exception "
                    "(DescriptorError). A trapped kernel always raises.")
