@@ -321,6 +321,12 @@ SHARED_FILES = [p for p in sorted(CORPUS.glob("*/*.ptx")) + sorted((Path(__file_
                 if "wgmma.mma_async" in p.read_text()]
 
 
+def _one_thread(statement: str) -> str:
+    """A statement as the interpreter's one thread runs it: a warp shuffle from lane 0 reads the
+    register itself (the thread stands for lane 0)."""
+    return re.sub(r"^shfl\.sync\.idx\.b32 (%\S+), (%\S+), .*$", r"mov.b32 \1, \2;", statement)
+
+
 def _group_code(ptx: str, group: int, first_only: bool = False) -> tuple[list[int], list[str], int]:
     """A wgmma group's sites, its code at its check point (its words, each site's checks) as
     statements (``first_only``: each shared block on its first words only), and how many blocks
@@ -340,7 +346,7 @@ def _group_code(ptx: str, group: int, first_only: bool = False) -> tuple[list[in
         elif ln == "}":
             skip = False
         if not skip and ln and ln[0] not in "{}/":
-            code.append(re.sub(r"^shfl\.sync\.idx\.b32 (%\S+), (%\S+), .*$", r"mov.b32 \1, \2;", ln))  # (one thread)
+            code.append(_one_thread(ln))
         if ln == f"setp.ne.b32 %dgf{group}, %dgfw{group}, 0;":
             return sites, code, second
     raise AssertionError(f"group {group} has no end")
@@ -432,8 +438,7 @@ def _shared_runs(path: Path) -> tuple[set[bool], int, int]:
 
 
 def _statements(block: str) -> list[str]:
-    return [re.sub(r"^shfl\.sync\.idx\.b32 (%\S+), (%\S+), .*$", r"mov.b32 \1, \2;", ln.strip())  # (one thread)
-            for ln in block.split("\n") if ln.strip()]
+    return [_one_thread(ln.strip()) for ln in block.split("\n") if ln.strip()]
 
 
 @pytest.mark.parametrize("path", SHARED_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")

@@ -792,7 +792,7 @@ def _group_code(group: tuple[Hoisted, list[_Wgmma]], number: int, on_error: str,
     before += [f"\t@{fired} mov.{kind} {saved[root]}, {root};" for root, kind in roots.items()]
     before.append(f"\tor.b32 {sticky}, {sticky}, {flags};")
     head = [f".reg .pred {fired};", f".reg .b32 {flags};", f".reg .b32 {sticky};", f"mov.b32 {sticky}, 0;",
-            *(f".reg .{'pred' if kind == 'pred' else kind} {saved[root]};" for root, kind in roots.items()),
+            *(f".reg .{kind} {saved[root]};" for root, kind in roots.items()),
             *hoisted.declarations]
     # Each wgmma reads a stand-in register: its word, or where the group found something, a legal one
     # (start address 0, no swizzle: the bad word never reaches the tensor core, and the kernel runs
@@ -836,10 +836,10 @@ def _computed_from(replay: list[str], words: list[str], types: Mapping[str, str]
     of one register and immediates (``add.s64 %w, %x, 2``: ``%w`` from ``%x``), each with its
     ``mov`` type, and those instructions, in order. A word computed otherwise is its own (a shuffle
     is a warp's instruction: its result is saved, not computed again where the function ends)."""
-    kinds = {m.group(2): m.group(1) for d in declarations if (m := re.match(r"\.reg \.(\w+) (%[\w$]+);", d))}
+    every = {**types, **register_types(declarations, 1, len(declarations))}  # (the kernel's and the shadows')
 
     def kind(reg: str) -> str | None:
-        found = kinds.get(reg) or type_of(types, reg)
+        found = type_of(every, reg)
         return None if found is None else "pred" if found == "pred" else f"b{found[1:]}"
 
     one_source: dict[str, tuple[str, str]] = {}
