@@ -206,17 +206,18 @@ CORPUS_FILES = sorted(str(p.relative_to(CORPUS)) for p in CORPUS.glob("*/*.ptx")
 @pytest.mark.skipif(_ptxas_version() is None, reason="needs ptxas (the CUDA toolkit) on PATH")
 @pytest.mark.parametrize("name", CORPUS_FILES)
 def test_every_corpus_file_assembles_instrumented(name, tmp_path):
-    """Every corpus file, instrumented, has one block per site checked at run time and, where this
-    ptxas reads its .version, assembles for its target, with no performance message (C75xx: wgmma
-    serialized, warpgroup.arrive or .wait inserted) the file itself does not get (the ones whose
-    .version is newer are skipped and named)."""
+    """Every corpus file, instrumented, has one block per site checked at run time (a group's
+    table: the same block for each of its counter's values) and, where this ptxas reads its
+    .version, assembles for its target, with no performance message (C75xx: wgmma serialized,
+    warpgroup.arrive or .wait inserted) the file itself does not get (the ones whose .version is
+    newer are skipped and named)."""
     text = (CORPUS / name).read_text()
     target = re.search(r"\.target\s+(sm_\w+)", text)
     version = re.search(r"\.version\s+(\d+)\.(\d+)", text)
     out = instrument_ptx(text, file=name)
     header = r"\{ // descgen: site (\d+),[^\n]*?(?:, for sites ([\d, ]+) on [^\n]*)?\n"
     covered = [[int(k) for k in (m[2] or m[1]).split(", ")]  # (a block's site, or the sites it is shared by)
-               for m in re.finditer(header, out.ptx)]
+               for m in {m[0]: m for m in re.finditer(header, out.ptx)}.values()]
     assert sorted({k for c in covered for k in c}) == [s.index for s in out.sites if s.checks]
     assert all(covered.count(c) <= 2 for c in covered)  # (a shared block: once on each of two words)
     assert sum(f"{{ // descgen: again site {s.index}\n" in out.ptx for s in out.sites) == sum(
@@ -327,16 +328,20 @@ def _one_thread(statement: str) -> str:
     return re.sub(r"^shfl\.sync\.idx\.b32 (%\S+), (%\S+), .*$", r"mov.b32 \1, \2;", statement)
 
 
-def _group_code(ptx: str, group: int, first_only: bool = False) -> tuple[list[int], list[str], int]:
+def _group_code(ptx: str, group: int, first_only: bool = False) -> tuple[list[int], list[str], int, bool]:
     """A wgmma group's sites, its code at its check point (its words, each site's checks) as
-    statements (``first_only``: each shared block on its first words only), and how many blocks
-    are shared blocks run on their second words."""
+    statements (``first_only``: each shared block on its first words only), how many blocks are
+    shared blocks run on their second words, and whether it has one. A group whose checks are a
+    table (descgen.sanitizer.stage_table): the table's code for one value of its counter, the
+    counter read from its register (``%dgk<group>``)."""
     text = ptx.split("\n")
     first = next(i for i, ln in enumerate(text) if ln.strip().startswith(f"// descgen: group {group}: the checks"))
     sites = [int(k) for k in re.search(r"wgmma sites ([\d, ]+) \(", text[first])[1].split(", ")]
+    table = next((i for i, ln in enumerate(text) if ln.strip().startswith(f"mov.b32 %dgk{group}, ")), None)
+    end = f"setp.ne.b32 %dgf{group}, %dgfw{group}, 0;" if table is None else f"min.u32 %dgb{group}, %dgfw{group}, 1;"
     code = entry(text)
     seen, skip, second = set(), False, 0
-    for ln in text[first + 1:]:
+    for ln in text[(first if table is None else table) + 1:]:
         ln = ln.strip()
         shared = re.search(r"\{ // descgen: site \d+,.*, for sites ([\d, ]+) on", ln)
         if shared:
@@ -347,8 +352,8 @@ def _group_code(ptx: str, group: int, first_only: bool = False) -> tuple[list[in
             skip = False
         if not skip and ln and ln[0] not in "{}/":
             code.append(_one_thread(ln))
-        if ln == f"setp.ne.b32 %dgf{group}, %dgfw{group}, 0;":
-            return sites, code, second
+        if ln == end:
+            return sites, code, second, bool(seen)
     raise AssertionError(f"group {group} has no end")
 
 
@@ -396,15 +401,14 @@ def _shared_runs(path: Path) -> tuple[set[bool], int, int]:
     known = {(i.line, o.role): o.known for i in scan_ptx(text).instructions for o in i.operands}
     own = blocks(out.ptx, out.sites)
     groups = [int(g) for g in re.findall(r"// descgen: group (\d+): the checks", out.ptx)]
-    shared = [g for g in groups if re.search(rf"// descgen: group {g}: the checks[^\n]*\n(?:[^\n]*\n)*?[^\n]*"
-                                             rf"for sites (?:[^\n]*\n)*?\s*setp\.ne\.b32 %dgf{g},", out.ptx)]
+    shared = [g for g in groups if _group_code(out.ptx, g)[3]]
     if not shared:
         pytest.skip(f"{path.name}: no site runs another's checks")
     rng = random.Random(path.name)
     tables = const_tables(out.ptx)
     outcomes, missed, runs = set(), 0, 0
     for g in shared:
-        sites, code, _ = _group_code(out.ptx, g)
+        sites, code, _, _ = _group_code(out.ptx, g)
         facts = {reg: known[(out.sites[k].line, role)] for k in sites for role, reg in out.sites[k].reads}
         ahead = _defined_once(text, set(facts))  # (words computed ahead of the loop: as the kernel does)
         code, first_only = ahead + code, ahead + _group_code(out.ptx, g, first_only=True)[1]

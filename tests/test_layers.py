@@ -43,7 +43,7 @@ LAYERS = (
     ("batch.schema", "batch.handlers", "batch.codec", "batch.cache", "batch.stream",
      "backends.descriptor_functions", "backends.cpp_header", "backends.cpp_rules", "backends.ptx_code",
      "backends.ptx_rules", "ptx.files"),
-    ("sanitizer.hoist", "sanitizer.shared_checks", "sanitizer.instrument", "sanitizer.report"),
+    ("sanitizer.hoist", "sanitizer.shared_checks", "sanitizer.stage_table", "sanitizer.instrument", "sanitizer.report"),
     ("triton", "cute", "examples", "site.build"),
     ("__main__",),
 )

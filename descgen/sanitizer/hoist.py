@@ -23,7 +23,7 @@ from typing import Callable, Mapping
 from ..ptx.lexer import split_operands
 
 __all__ = ["Hoisted", "register_types", "is_boundary", "block_start", "enclosing_brace", "hoist", "earliest",
-           "definitions", "statement_parts", "type_of"]
+           "definitions", "statement_parts", "type_of", "written", "read", "statement"]
 
 #: Integer instructions a replay may copy: their first operand is the one register they write, and
 #: they read registers and immediates only (no memory, no side effect).
@@ -75,7 +75,8 @@ def type_of(types: Mapping[str, str], reg: str) -> str | None:
     return types.get(reg) or types.get(reg.rstrip("0123456789"))
 
 
-def _statement(line: str) -> str:
+def statement(line: str) -> str:
+    """A line's statement: its text before any ``//`` comment, stripped."""
     return line.split("//")[0].strip()
 
 
@@ -85,7 +86,7 @@ def statement_parts(text: str) -> tuple[str, str, list[str]] | None:
     return None if m is None else (m.group(1) or "", m.group(2), split_operands(m.group(3)))
 
 
-def _written(text: str) -> set[str]:
+def written(text: str) -> set[str]:
     """The registers a statement writes (its first operand, for an instruction that has one)."""
     parts = statement_parts(text)
     if parts is None or not parts[2] or parts[1].startswith(_NO_DESTINATION) or text.startswith("."):
@@ -93,7 +94,7 @@ def _written(text: str) -> set[str]:
     return set(_REG.findall(parts[2][0]))
 
 
-def _read(text: str) -> set[str]:
+def read(text: str) -> set[str]:
     """The registers a statement reads (its guard and every operand after its first)."""
     parts = statement_parts(text)
     return set() if parts is None else set(_REG.findall(" ".join([parts[0], *parts[2][1:]])))
@@ -101,7 +102,7 @@ def _read(text: str) -> set[str]:
 
 def is_boundary(line: str) -> bool:
     """A basic block ends or starts at this line: a label, a branch, a return."""
-    text = _statement(line)
+    text = statement(line)
     return bool(re.fullmatch(r"[\w$.]+:", text) or re.match(r"(@!?%\w+\s+)?(bra|ret|exit|brx)\b", text))
 
 
@@ -118,7 +119,7 @@ def enclosing_brace(lines: list[str], line: int, floor: int) -> int:
     function's top level (an inline-asm block), or ``line`` itself where it is at the top."""
     depth, n = 0, line - 1
     while n > floor:
-        text = _statement(lines[n - 1])
+        text = statement(lines[n - 1])
         depth += text.count("}") - text.count("{")
         if depth < 0:
             return n
@@ -136,17 +137,17 @@ def earliest(lines: list[str], hoisted: Hoisted, floor: int, prefix: str) -> int
     needed |= {w for w in hoisted.words.values() if not w.startswith(f"%{prefix}")}
     n = hoisted.line - 1
     while n > floor:
-        text = _statement(lines[n - 1])
+        text = statement(lines[n - 1])
         if "{" in text or "}" in text or text.endswith(":") or text.startswith(_MEMORY) \
                 or text.startswith(".") and not text.startswith((".loc", ".pragma")):  # (a declaration)
             break
         parts = statement_parts(text)
         if text and not text.startswith(".") and parts is not None:
-            written = _written(text)
-            if written & needed:
+            wrote = written(text)
+            if wrote & needed:
                 if parts[1].split(".")[0] not in _PURE or parts[0] or "|" in parts[2][0]:
                     break
-                needed = needed - written | _read(text)
+                needed = needed - wrote | read(text)
         n -= 1
     return n + 1
 
@@ -174,7 +175,7 @@ def hoist(lines: list[str], types: dict[str, str], fence: int, sites: dict[int, 
                 if word == _POISON:
                     return None
                 out.words[(number, reg)] = word
-        text = _statement(lines[number - 1])
+        text = statement(lines[number - 1])
         if not text or text.startswith((".", "{", "}")) or text.endswith(":"):
             continue
         parts = statement_parts(text)
@@ -239,31 +240,31 @@ def definitions(lines: list[str], hoisted: Hoisted, floor: int, body: tuple[int,
     written once, before every read)."""
     writes: dict[str, list[tuple[int, str]]] = {}
     for number in range(body[0] + 1, body[1]):
-        text = _statement(lines[number - 1])
-        for reg in _written(text):
+        text = statement(lines[number - 1])
+        for reg in written(text):
             writes.setdefault(reg, []).append((number, text))
 
     def once(reg: str) -> str | None:
         found = writes.get(reg, [])
         if len(found) != 1 or found[0][0] >= hoisted.line or found[0][1].startswith("@") \
-                or _written(found[0][1]) != {reg}:
+                or written(found[0][1]) != {reg}:
             return None
         at, text = found[0]
-        sources = [writes.get(r, []) for r in _read(text)]
+        sources = [writes.get(r, []) for r in read(text)]
         return text if all(not w or len(w) == 1 and w[0][0] < at for w in sources) else None
 
     def definition(reg: str) -> str | None:
         for text in reversed(hoisted.replay):
-            if _written(text.strip()) == {reg}:
+            if written(text.strip()) == {reg}:
                 return text.strip()
         changed: set[str] = set()
         n = hoisted.line - 1
         while n > floor and not is_boundary(lines[n - 1]):
-            text = _statement(lines[n - 1])
-            written = _written(text)
-            if reg in written:
-                return text if written == {reg} and not text.startswith("@") and not _read(text) & changed else None
-            changed |= written
+            text = statement(lines[n - 1])
+            wrote = written(text)
+            if reg in wrote:
+                return text if wrote == {reg} and not text.startswith("@") and not read(text) & changed else None
+            changed |= wrote
             n -= 1
         return once(reg)
     return definition

@@ -42,6 +42,7 @@ from ..ptx.scan import scan_ptx
 from .hoist import (Hoisted, block_start, definitions, earliest, enclosing_brace, hoist, register_types,
                     statement_parts, type_of)
 from .shared_checks import Member, bits_read, shared
+from .stage_table import stage_table, table_code
 from ..rules.checks import declared
 
 __all__ = ["ROLES", "CheckedSite", "Instrumented", "instrument_ptx", "REPORT_SYMBOL"]
@@ -80,6 +81,8 @@ class CheckedSite:
             the ``wgmma.fence`` of its group (:mod:`descgen.sanitizer.hoist`).
         reads: (role, register) of the registers its checks read there: the operands, or the
             registers their words are computed into ahead of the group.
+        table: for a wgmma site whose group's checks are a table (its words change in their loop
+            only with a stage counter), where and for which values it is built; else empty.
     """
 
     index: int
@@ -94,6 +97,7 @@ class CheckedSite:
     proven: bool = False
     checked_at: int = 0
     reads: tuple[tuple[str, str], ...] = ()
+    table: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return {"site": self.index, "line": self.line, "opcode": self.opcode, "text": self.text,
@@ -101,7 +105,7 @@ class CheckedSite:
                 "checks": [list(c) for c in self.checks],
                 "not_compiled": [list(n) for n in self.not_compiled], "decided": list(self.decided),
                 "proven": self.proven,
-                "checked_at": self.checked_at, "reads": [list(r) for r in self.reads]}
+                "checked_at": self.checked_at, "reads": [list(r) for r in self.reads], "table": self.table}
 
 
 @dataclass
@@ -216,13 +220,16 @@ def instrument_ptx(text: str, *, arch: SmemArch | None = None, on_error: str = "
         at_end: list[str] = []
         first = groups  # (its end's labels: numbered as its first group)
         for group in _groups(lines, start, types, sites):
-            code = _group_code(group, groups, on_error, definitions(lines, group[0], start, (start, end)), types)
+            code = _group_code(group, groups, on_error, definitions(lines, group[0], start, (start, end)), types,
+                               lines, (start, end))
             groups += 1
             blocks.setdefault(code.at, []).extend(code.before)
             heads.setdefault(start, []).extend(code.head)
             tails.setdefault(end, []).extend(code.tail)
             for site_line, selected in code.selects.items():
                 blocks.setdefault(site_line, []).extend(selected)
+            for entry, built in code.entries.items():
+                blocks.setdefault(entry, []).extend(built)
             rewrites.update(code.rewrites)
             at_end += code.at_end
         ending, leaving, declared = _function_end(lines, (start, end), first, at_end)
@@ -659,8 +666,9 @@ class _GroupCode:
     """A wgmma group's code: ``before`` goes before line ``at`` (the words, the checks, the finding
     noted), ``head`` at its function's entry (the registers the group's parts share), each site's
     ``selects`` before it (its stand-ins), ``rewrites`` in its line (the operands replaced by them),
-    ``at_end`` where its function ends (the branch to the record where the group found something)
-    and ``tail`` after it (the record)."""
+    ``at_end`` where its function ends (the branch to the record where the group found something),
+    ``tail`` after it (the record), and ``entries`` before lines where its loop is entered (its
+    checks as a table, :mod:`descgen.sanitizer.stage_table`)."""
 
     at: int
     before: list[str]
@@ -669,6 +677,7 @@ class _GroupCode:
     selects: dict[int, list[str]]
     rewrites: dict[int, dict[str, str]]
     at_end: list[str]
+    entries: dict[int, list[str]]
 
 
 def _shared_member(w: _Wgmma, checks: list[_Check], body: list[str], words: Mapping[str, str]) -> Member:
@@ -722,14 +731,18 @@ def _known_in(general: KnownBits | None, particular: KnownBits | None) -> bool:
 
 
 def _group_code(group: tuple[Hoisted, list[_Wgmma]], number: int, on_error: str,
-                definition: Callable[[str], str | None], types: Mapping[str, str]) -> _GroupCode:
+                definition: Callable[[str], str | None], types: dict[str, str], lines: list[str],
+                body: tuple[int, int]) -> _GroupCode:
     """A group's code (:class:`_GroupCode`): at its check point the words and each site's checks
     as flags or-ed together, and where one is set, the finding noted (the group's sticky register
     or-ed with them, and the registers its words are computed from saved); each site's stand-ins;
     where the function ends, a branch where the group ever found something to the out-of-line
     record (the words computed again from the saved registers, each site's checks again, in order,
     the first that fires recorded by the warpgroup's first thread; then the stop, or with
-    ``on_error="report"`` back). ``types``: the function's register types."""
+    ``on_error="report"`` back); where the words change in their loop only with a stage counter,
+    the checks as a table built where the loop is entered, of which the group reads a bit
+    (:mod:`descgen.sanitizer.stage_table`). ``types``: the function's register types; ``lines``,
+    ``body``: the file and the function's braces."""
     hoisted, sites = group
     fired, flags, fail, back = f"%dgf{number}", f"%dgfw{number}", f"descgen_fail{number}", f"descgen_back{number}"
     sticky = f"%dgst{number}"
@@ -737,7 +750,6 @@ def _group_code(group: tuple[Hoisted, list[_Wgmma]], number: int, on_error: str,
               f"(lines {', '.join(str(w.site.line) for w in sites)}), ahead of the group"]
     if hoisted.replay:
         before += [f"\t{{ // descgen: group {number}'s words", *(f"\t{line}" for line in hoisted.replay), "\t}"]
-    before.append(f"\tmov.b32 {flags}, 0;")
     chosen = Program(f"dgx{number}_")
     site_reg, packed, value, word_a, word_b = (chosen.reg() for _ in range(5))
     fires, take = chosen.pred(), chosen.pred()
@@ -770,19 +782,33 @@ def _group_code(group: tuple[Hoisted, list[_Wgmma]], number: int, on_error: str,
                     f"@{take} mov.b64 {word_b}, {by_role.get('b_desc', '0')};"]
         again_blocks += [f"\t{{ // descgen: again site {w.site.index}", *(f"\t{line}" for line in lines_i), "\t}"]
     code = [(w, bodies[i], members[i].words) for i, w in enumerate(sites)]  # (whose code each site runs)
+    check_code: list[str] = []  # (the checks, each site's or a class's block)
     for j, g in _general(sites, guards):
         members[j] = Member(members[g].key, members[j].words, members[g].reads)
         code[j] = code[g]
     for indices, word_sets in shared(members, definition):  # (sites with one check code: two words each)
-        w, body, roles = code[indices[0]]
+        w, site_body, roles = code[indices[0]]
         for word_set in word_sets:
             on = "" if [sites[i] for i in indices] == [w] else (
                 f", for sites {', '.join(str(sites[i].site.index) for i in indices)} on "
                 + ", ".join(f"{role} {reg}" for role, reg in word_set.items()))
-            before += [f"\t{{ // descgen: site {w.site.index}, wgmma.mma_async at line {w.site.line}: "
-                       f"{len(w.checks)} run-time checks ({', '.join(w.site.codes)}){on}"]
-            before += [f"\t{d}" for d in w.program.declarations()]
-            before += [f"\t{_renamed(line, {roles[r]: word_set[r] for r in roles})}" for line in body] + ["\t}"]
+            check_code += [f"\t{{ // descgen: site {w.site.index}, wgmma.mma_async at line {w.site.line}: "
+                           f"{len(w.checks)} run-time checks ({', '.join(w.site.codes)}){on}"]
+            check_code += [f"\t{d}" for d in w.program.declarations()]
+            check_code += [f"\t{_renamed(line, {roles[r]: word_set[r] for r in roles})}" for line in site_body]
+            check_code.append("\t}")
+    # Where the words change in their loop only with a stage counter, the checks run where the loop
+    # is entered, for each of the counter's values, and here the group reads its bit (stage_table).
+    table = stage_table(lines, body, hoisted, check_code, types, f"dgh{sites[0].site.line}_")
+    entries: dict[int, list[str]] = {}
+    if table is None:
+        before += [f"\tmov.b32 {flags}, 0;", *check_code]
+    else:
+        built, lookup = table_code(table, number, hoisted.replay, check_code, flags)
+        entries = {line: built for line in table.entries}
+        before += lookup
+        for w in sites:
+            w.site.table = table.describe()
     before.append(f"\tsetp.ne.b32 {fired}, {flags}, 0;")
     # Where a flag is set, the finding noted: the sticky register or-ed with the flags, and the
     # registers the words are computed from saved (the last such words: the record is written
@@ -793,7 +819,7 @@ def _group_code(group: tuple[Hoisted, list[_Wgmma]], number: int, on_error: str,
     before.append(f"\tor.b32 {sticky}, {sticky}, {flags};")
     head = [f".reg .pred {fired};", f".reg .b32 {flags};", f".reg .b32 {sticky};", f"mov.b32 {sticky}, 0;",
             *(f".reg .{kind} {saved[root]};" for root, kind in roots.items()),
-            *hoisted.declarations]
+            *hoisted.declarations, *([f".reg .b32 %dgt{number};"] if table else [])]
     # Each wgmma reads a stand-in register: its word, or where the group found something, a legal one
     # (start address 0, no swizzle: the bad word never reaches the tensor core, and the kernel runs
     # on to its end, where the finding is recorded).
@@ -827,7 +853,7 @@ def _group_code(group: tuple[Hoisted, list[_Wgmma]], number: int, on_error: str,
             *again_words, *(f"\t{line}" for line in init), *(_renamed(line, saved) for line in again_blocks),
             *(f"\t{line}" for line in end), "\t}"]
     at_end = [f"\tsetp.ne.b32 {fired}, {sticky}, 0;", f"\t@{fired} bra {fail};", f"{back}:"]
-    return _GroupCode(hoisted.line, before, head, tail, selects, rewrites, at_end)
+    return _GroupCode(hoisted.line, before, head, tail, selects, rewrites, at_end, entries)
 
 
 def _computed_from(replay: list[str], words: list[str], types: Mapping[str, str],
