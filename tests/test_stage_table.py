@@ -184,3 +184,20 @@ def test_tritons_k_loops_get_a_table(kernel, stage, values):
     out = instrument_ptx(text)
     tables = {s.table for s in out.sites if s.checks}
     assert len(tables) == 1 and f"for each value of {stage} ({values[0]}..{values[1]})" in tables.pop()
+
+
+def test_recorded_gpu_run_of_a_fault_on_one_stage():
+    """On the H200 (tests/device/triton_hook, ``stage``): the persistent matmul with A's tiles moved
+    16 KiB up in the words its wgmma read faults without descgen (an illegal address), and stops
+    with it on SMEM-OUTSIDE-CTA, every word found one of stage 2 (the dynamic shared memory's base
+    1 KiB, A's stage s at 112 KiB + 16 KiB * s, the second warpgroup's half 8 KiB further; stages 0
+    and 1 lie inside the CTA's 144 KiB): a finding through the table, on its stage only."""
+    hook = Path(__file__).parent / "device" / "triton_hook" / "recorded"
+    plain = (hook / "stage_plain.txt").read_text()
+    assert "an illegal memory access was encountered" in plain
+    found = (hook / "stage.txt").read_text()
+    assert "codes: ['SMEM-OUTSIDE-CTA'] complete: True" in found
+    starts = re.search(r"start addresses of the words found \(bytes\): \[(.*)\]", found)[1]
+    base = 0x400
+    assert {int(x.strip("' "), 16) for x in starts.split(",")} == {base + (112 + 2 * 16) * 1024,
+                                                                    base + (112 + 2 * 16 + 8) * 1024}

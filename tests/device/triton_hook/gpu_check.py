@@ -20,6 +20,13 @@ Each case runs in its own process (a trap kills the CUDA context):
   returns at once; the next launch raises DescriptorError with the record, before it launches.
 - ``sanitized``: the ``trap`` case as ``descgen sanitize -- python3 gpu_check.py sanitized`` runs it
   (the planter installed, then ``enable`` with the command's settings).
+- ``stage``, ``stage_plain``: a fault on one stage of a pipelined K loop, where the group's checks
+  are a table (docs/sanitizer.md, "stage counter"): tests/device/sanitizer/triton_gemms.py's
+  persistent matmul (3 stages, 1024^3) with a stages hook that moves A's tiles 16 KiB up in the
+  words the wgmma read (``base + 96 KiB + s * 16 KiB`` becomes ``+ 112 KiB``), so that stage 2's
+  lies past the CTA's 144 KiB of shared memory and stages 0 and 1 inside it. ``stage``: with
+  ``enable("instrument")``, the launch raises DescriptorError, SMEM-OUTSIDE-CTA on a word of stage
+  2; ``stage_plain``: without descgen, what the kernel does (its result against torch's).
 
 recorded/ holds the output of each case on an NVIDIA H200 (driver 580.159.04, torch 2.11.0+cu130,
 Triton 3.6.0).
@@ -79,10 +86,53 @@ def planter(*args):
     stages["ptx"] = plant
 
 
+def stage_planter(*args):
+    """The ``stage`` case's fault (module docstring): in the PTX, the ``add`` of 96 KiB whose sum
+    the a-desc is computed from (``shr.u32 ..., 4`` a few lines below) adds 112 KiB."""
+    if not args:
+        return "-stage-planted", "stage-planted"
+    stages = args[1]
+    make_ptx = stages["ptx"]
+
+    def plant(src, metadata):
+        ptx, n = re.subn(r"(add\.s32\s+(%r\d+), %r\d+, )98304;(?=(?:[^\n]*\n){1,8}\s*shr\.u32\s+%r\d+, \2, 4;)",
+                         r"\g<1>114688;", make_ptx(src, metadata))
+        assert n == 1, f"{n} places to plant"
+        return ptx
+
+    stages["ptx"] = plant
+
+
+def stage(instrumented: bool) -> None:
+    """The ``stage`` and ``stage_plain`` cases (module docstring)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "sanitizer"))
+    import triton_gemms as tg
+
+    triton.knobs.runtime.add_stages_inspection_hook = stage_planter
+    if instrumented:
+        dt.enable("instrument")
+    g = tg.build_persistent(fresh=True)
+    a, b = g.make_inputs(1024, 1024, 1024, seed=7)
+    try:
+        c, k = g.launch(a, b)
+        torch.cuda.synchronize()
+        print("ran to its end:", g.check(c, a, b), "shared memory", k.metadata.shared, "bytes")
+    except DescriptorError as e:
+        print("DescriptorError:\n" + str(e)[:1500])
+        print("codes:", sorted({f.code for f in e.found}), "complete:", all(f.complete for f in e.found))
+        starts = sorted({(f.word & 0x3FFF) << 4 for f in e.found})
+        print("start addresses of the words found (bytes):", [hex(x) for x in starts])
+    except RuntimeError as e:
+        print(f"{type(e).__name__}: {str(e)[:500]}")
+
+
 def main(case: str) -> None:
     os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp()
     print(f"torch {torch.__version__}, triton {triton.__version__}, {torch.cuda.get_device_name()}, case {case}")
     torch.manual_seed(0)
+    if case in ("stage", "stage_plain"):
+        stage(case == "stage")
+        return
     a = torch.randn((512, 256), device="cuda", dtype=torch.float16)
     b = torch.randn((256, 512), device="cuda", dtype=torch.float16)
     if case == "clean":
