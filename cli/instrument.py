@@ -38,8 +38,9 @@ def instrument(out: Output, file: str, output: str, arch: str | None, on_error: 
 
     \b
     Output: the scan's errors and warnings (what is wrong at compile time is reported now, not
-    checked again), then one summary line on stderr: sites, how many are checked at run time,
-    proven by the scan, or have nothing the checks cover.
+    checked again), then one summary line on stderr: sites, how many are checked at run time (and
+    how many of them once per entry into their K loop, for each value of its stage counter: a
+    table the loop reads a bit of), proven by the scan, or have nothing the checks cover.
     Exits 1 when the scan found an error (the PTX is still written), 2 on a usage error.
 
     \b

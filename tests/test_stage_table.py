@@ -72,6 +72,7 @@ def test_a_stage_counters_group_reads_its_flag_from_a_table(on_error, tmp_path):
     assert {s.table for s in sites} == {
         f"for each value of %r5 (-1..2), once per entry into the loop at lines {head}-{back}"}
     assert not re.search(r"\b(bra\S*|trap|exit)\b", loop.replace("@%p2 bra $L_loop", ""))
+    assert "2 checked at run time" in out.summary() and "2 of them once per entry into their loop" in out.summary()
     safe = 0x4000010000
     for tid in (0, 5):
         m = _run(out.ptx, {"%rd1": LEGAL, "%r1": 4, "%r2": 13}, tid)

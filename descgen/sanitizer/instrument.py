@@ -128,7 +128,8 @@ class Instrumented:
 
     def summary(self) -> str:
         """One line: the sites, how many get a run-time check and for which codes (how many sites
-        each), how many the scan proved, and how many have run-time bits no compiled check reads."""
+        each; how many of them a loop's table checks, :mod:`descgen.sanitizer.stage_table`), how
+        many the scan proved, and how many have run-time bits no compiled check reads."""
         checked = [s for s in self.sites if s.codes]
         proven = sum(1 for s in self.sites if s.proven)
         counts: dict[str, int] = {}
@@ -136,6 +137,8 @@ class Instrumented:
             for code in site.codes:
                 counts[code] = counts.get(code, 0) + 1
         why = f" ({', '.join(f'{c} x{n}' for c, n in counts.items())})" if counts else ""
+        tabled = sum(1 for s in checked if s.table)
+        why += f", {tabled} of them once per entry into their loop (a table)" if tabled else ""
         skipped = sum(len(s.not_compiled) for s in self.sites)
         return (f"{self.file}: {len(self.sites)} sites: {len(checked)} checked at run time{why}, {proven} proven "
                 f"by the scan, {len(self.sites) - len(checked) - proven} with nothing the run-time checks cover"

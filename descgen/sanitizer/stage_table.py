@@ -1,25 +1,24 @@
 """A wgmma group whose words change in its loop only with a stage counter: its checks run once
-before the loop, for every value the counter can have, into a table; in the loop the group reads
-one bit of it (docs/sanitizer.md, "The stage table").
+where the loop is entered, for every value the counter can have, into a table; in the loop the
+group reads one bit of it (docs/sanitizer.md, "What a site gets": the stage counter's table).
 
 A software-pipelined K loop reads each stage's tiles at ``base + stage * stride``, and the stage
 counts ``0, 1, ..., S - 1, 0, ...`` (Triton: ``s = s + 1 > S - 1 ? 0 : s + 1``). So the words a
 group's checks read at its check point (:mod:`descgen.sanitizer.hoist`) are a function of the
-counter and of registers the loop never writes. Then, for the loop's every iteration, the group's
-flag is bit ``s`` of a table built where the loop is entered, bit ``v`` the same checks on the
-words computed with ``s = v``: exact on every iteration (no finding where the words are legal, and
-each bad word flagged), where:
+counter and of registers the loop never writes. Then, on every step, the group's flag is bit
+``s - lo`` of a table built where the loop is entered, bit ``v - lo`` the same checks on the words
+computed with ``s = v``: exact on every step (no finding where the words are legal, and each bad
+word flagged), where:
 
 - the loop is the innermost one around the check point: the lines from a label above it to the
   last branch back to that label below it; the table is built before every way into those lines
   from outside them (the fall-through into the label, each branch from outside to a label among
   them);
-- every other register the words and the checks read is written nowhere in the loop, so that it
-  holds at the check point what it held where the table was built, at each entry into the loop
-  (the fall-through into the label and each branch to it from outside); where no register they
-  read is written in the loop, the table is one bit, the checks of the words as they are;
+- every other register the words and the checks read is written nowhere in those lines, so that
+  it holds at the check point what it held where the table was built; where none of them is
+  written there, the table is one bit, the checks of the words as they are;
 - the counter's values at the check point lie in ``[lo, hi]``, at most :data:`MOST` of them, by
-  :func:`counter_range` (bit ``v - lo`` of the table is for ``s = v``).
+  :func:`counter_range`.
 
 The unsigned ranges of :mod:`descgen.ptx.ranges` cannot hold a counter that starts at -1 (Triton's
 pipelined prologue): ``{-1} | [0, 2]`` is every 32-bit value to them. :func:`counter_range`
@@ -32,7 +31,7 @@ import re
 from dataclasses import dataclass
 
 from ..ptx.lexer import parse_int, split_operands
-from .hoist import Hoisted, block_start, enclosing_brace, read, statement, statement_parts, written
+from .hoist import Hoisted, block_start, enclosing_brace, read, statement, statement_parts, type_of, written
 
 __all__ = ["MOST", "StageTable", "stage_table", "loop_around", "counter_range", "table_code"]
 
@@ -70,7 +69,7 @@ class StageTable:
             (``(0, 0)`` without a counter).
         loop: the 1-based lines of the loop's label and of its last branch back to it.
         entries: the 1-based lines the table is built before: the label (where the line above
-            falls through to it) and each branch to it from outside the loop.
+            falls through to it) and each branch from outside the loop's lines to a label among them.
     """
 
     stage: str | None
@@ -343,7 +342,7 @@ def stage_table(lines: list[str], body: tuple[int, int], hoisted: Hoisted, check
     if not varying:
         return StageTable(None, (0, 0), loop, entries)
     stage = next(iter(varying))
-    if types.get(stage, types.get(stage.rstrip("0123456789"))) not in _INT32:
+    if type_of(types, stage) not in _INT32:
         return None
     values = counter_range(lines, body, stage, hoisted.line)
     if values is None or values[1] - values[0] >= MOST:
@@ -363,11 +362,15 @@ def table_code(table: StageTable, number: int, replay: list[str], checks: list[s
     built = [f"\t{{ // descgen: group {number}'s checks {table.describe()}: "
              f"{which if table.stage else f'bit 0 of {bits}'}",
              f"\t.reg .b32 {counter + ', ' if table.stage else ''}{bit};", f"\tmov.b32 {bits}, 0;"]
-    name = re.compile(re.escape(table.stage or "%") + r"(?![\w$])")
+    name = re.compile(re.escape(table.stage or "") + r"(?![\w$])")
+
+    def with_counter(line: str) -> str:  # (the counter read from %dgk)
+        return name.sub(counter, line) if table.stage else line
+
     for v in range(lo, hi + 1):
-        built += [f"\tmov.b32 {counter}, {v};", *("\t" + name.sub(counter, line) for line in replay)] \
-            if table.stage else [*("\t" + line for line in replay)]
-        built += [f"\tmov.b32 {flags}, 0;", *checks, f"\tmin.u32 {bit}, {flags}, 1;",
+        built += [f"\tmov.b32 {counter}, {v};"] if table.stage else []
+        built += ["\t" + with_counter(line) for line in replay]
+        built += [f"\tmov.b32 {flags}, 0;", *(with_counter(line) for line in checks), f"\tmin.u32 {bit}, {flags}, 1;",
                   f"\tshl.b32 {bit}, {bit}, {v - lo};", f"\tor.b32 {bits}, {bits}, {bit};"]
     built.append("\t}")
     if table.stage is None:
