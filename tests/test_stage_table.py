@@ -173,6 +173,43 @@ def test_a_loop_entered_in_its_middle_builds_its_table_on_that_way_in_too():
             assert a.wgmma == b.wgmma and a.records() == b.records(), (middle, sh)
 
 
+def _masked_kernel(mask: int = 3) -> str:
+    """A K loop of ``%r1`` steps whose A word is ``a + ((k & mask) << sh)`` for the step ``k``
+    (unbounded: the hand-written GEMM's stage is the K index through a mask)."""
+    return (".version 8.0\n.target sm_90a\n.address_size 64\n"
+            ".visible .entry k(.param .u64 a, .param .u32 n, .param .u32 sh)\n{\n.reg .f32 %f<5>;\n"
+            ".reg .b64 %rd<8>;\n.reg .b32 %r<9>;\n.reg .pred %p<4>;\nld.param.u64 %rd1, [a];\n"
+            "ld.param.u32 %r1, [n];\nld.param.u32 %r2, [sh];\nmov.b32 %r5, 0;\n$L_loop:\n"
+            f"and.b32 %r7, %r5, {mask};\ncvt.u64.u32 %rd2, %r7;\nshl.b64 %rd2, %rd2, %r2;\nadd.s64 %rd3, %rd1, %rd2;\n"
+            "wgmma.fence.sync.aligned;\n"
+            f"{MMA}, %rd3, %rd1, 1, 1, 1, 0, 0;\nadd.s64 %rd4, %rd3, 2;\n{MMA}, %rd4, %rd1, 1, 1, 1, 0, 0;\n"
+            "wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\nadd.s32 %r5, %r5, 1;\n"
+            "setp.lt.u32 %p2, %r5, %r1;\n@%p2 bra $L_loop;\nret;\n}\n")
+
+
+@settings(max_examples=25, deadline=None)
+@given(steps=st.integers(1, 12), sh=st.integers(10, 14), base=st.sampled_from([LEGAL, LEGAL + 0x3000, LEGAL | 0x38]))
+def test_a_k_index_through_a_mask_indexes_the_table_by_its_bits(steps, sh, base):
+    """The step ``k`` has no range, but the words read only bits 0-1 of it: the table has 4 bits,
+    indexed by ``bfe k, 0, 2``, and gives each step the group's own flag."""
+    text = _masked_kernel()
+    tabled = instrument_ptx(text)
+    assert {s.table.split(",")[0] for s in tabled.sites if s.checks} == {"for each value of bits 0..1 of %r5 (0..3)"}
+    assert "bfe.u32 %dgb0, %r5, 0, 2;" in tabled.ptx
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(instrument_module, "stage_table", lambda *args: None)
+        each = instrument_ptx(text)
+    regs = {"%rd1": base, "%r1": steps, "%r2": sh}
+    a, b = _run(tabled.ptx, dict(regs)), _run(each.ptx, dict(regs))
+    assert a.wgmma == b.wgmma and a.records() == b.records() and a.trapped == b.trapped
+
+
+@pytest.mark.parametrize("mask", [5, 15])
+def test_bits_that_are_no_small_field_index_no_table(mask):
+    """Two runs of bits (``k & 5``), or 16 values (``k & 15``): no table, the checks on every step."""
+    assert not any(s.table for s in instrument_ptx(_masked_kernel(mask)).sites)
+
+
 RECORDED = Path(__file__).parent / "device" / "sanitizer" / "recorded" / "triton"
 
 

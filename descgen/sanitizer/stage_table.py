@@ -18,7 +18,9 @@ word flagged), where:
   it holds at the check point what it held where the table was built; where none of them is
   written there, the table is one bit, the checks of the words as they are;
 - the counter's values at the check point lie in ``[lo, hi]``, at most :data:`MOST` of them, by
-  :func:`counter_range`.
+  :func:`counter_range`; or the words read only one run of its bits, at most 3 (the K index
+  through a mask: ``(k << 15) & 0x18000``), and the table is indexed by those bits;
+- the loop has at most :data:`ENTRIES` ways in (each gets the table's code).
 
 The unsigned ranges of :mod:`descgen.ptx.ranges` cannot hold a counter that starts at -1 (Triton's
 pipelined prologue): ``{-1} | [0, 2]`` is every 32-bit value to them. :func:`counter_range`
@@ -32,12 +34,15 @@ from dataclasses import dataclass
 
 from ..ptx.lexer import parse_int, split_operands
 from .hoist import Hoisted, block_start, enclosing_brace, read, statement, statement_parts, type_of, written
+from .shared_checks import bits_read
 
-__all__ = ["MOST", "StageTable", "stage_table", "loop_around", "counter_range", "table_code"]
+__all__ = ["MOST", "ENTRIES", "StageTable", "stage_table", "loop_around", "counter_range", "table_code"]
 
 #: The most counter values a table is built for (a pipeline's stages: Triton's ``num_stages``,
 #: CUTLASS's ``Stages``).
 MOST = 8
+#: The most places a table is built at (the ways into its loop: each gets the table's code).
+ENTRIES = 4
 
 _BRANCH = re.compile(r"(@!?%[\w$]+\s+)?bra(\.uni)?\s+([\w$.]+)\s*;?$")
 _LABEL = re.compile(r"([\w$.]+):")
@@ -66,7 +71,10 @@ class StageTable:
         stage: the counter register the table is indexed by (32 bits), or None where the words are
             the same on every step (the checks run once per entry into the loop: a table of one bit).
         values: its least and greatest value at the check point (signed), ``hi - lo <`` :data:`MOST`
-            (``(0, 0)`` without a counter).
+            (``(0, 0)`` without a counter); with ``field``, those of the field.
+        field: ``(position, width)`` where the words read only these bits of the register (the
+            K index through a mask, ``(k << 15) & 0x18000``: bits 0-1): the table is indexed by
+            them, whatever the register's range.
         loop: the 1-based lines of the loop's label and of its last branch back to it.
         entries: the 1-based lines the table is built before: the label (where the line above
             falls through to it) and each branch from outside the loop's lines to a label among them.
@@ -76,10 +84,14 @@ class StageTable:
     values: tuple[int, int]
     loop: tuple[int, int]
     entries: tuple[int, ...]
+    field: tuple[int, int] | None = None
 
     def describe(self) -> str:
         lo, hi = self.values
         loop = f"once per entry into the loop at lines {self.loop[0]}-{self.loop[1]}"
+        if self.field is not None:
+            pos, width = self.field
+            return f"for each value of bits {pos}..{pos + width - 1} of {self.stage} ({lo}..{hi}), {loop}"
         return f"for each value of {self.stage} ({lo}..{hi}), {loop}" if self.stage else \
             f"{loop} (the words the same on every step)"
 
@@ -219,7 +231,7 @@ def counter_range(lines: list[str], body: tuple[int, int], reg: str, at: int) ->
     """The signed interval a 32-bit register lies in at 1-based line ``at`` on every execution,
     where every instruction of its function (``body``) that writes it is
 
-    - ``mov.b32 reg, IMM``, or
+    - ``mov.b32 reg, IMM`` (or of a register that holds an immediate there, :func:`_constants`), or
     - ``selp.b32 reg, A, B, %p`` where each of ``A``, ``B`` is an immediate or a register ``T``
       written above it in its basic block by ``add.s32 T, reg, IMM`` (``reg`` and ``T`` not written
       in between), and ``%p`` is written between that ``add`` and the ``selp`` by
@@ -243,8 +255,11 @@ def counter_range(lines: list[str], body: tuple[int, int], reg: str, at: int) ->
         if parts is None or parts[0] or parts[2][0] != reg:
             return None
         _, op, ops = parts
-        if re.fullmatch(r"mov\.[bsu]32", op) and len(ops) == 2 and parse_int(ops[1]) is not None:
-            consts.append(_signed(parse_int(ops[1]) or 0))
+        if re.fullmatch(r"mov\.[bsu]32", op) and len(ops) == 2:
+            found = _constants(lines, body, ops[1], n)
+            if found is None:
+                return None
+            consts += found
             continue
         if not re.fullmatch(r"selp\.[bsu]32", op) or len(ops) != 4:
             return None
@@ -283,8 +298,23 @@ def counter_range(lines: list[str], body: tuple[int, int], reg: str, at: int) ->
         return None
     if last is None:
         return s
-    value = parse_int(split_operands(statement(lines[last - 1]).split(None, 1)[1].rstrip(";"))[1])
-    return None if value is None else (_signed(value), _signed(value))
+    found = _constants(lines, body, split_operands(statement(lines[last - 1]).split(None, 1)[1].rstrip(";"))[1], last)
+    return None if found is None else (found[0], found[0])
+
+
+def _constants(lines: list[str], body: tuple[int, int], operand: str, line: int) -> list[int] | None:
+    """The value the source of the ``mov`` at 1-based ``line`` holds there: an immediate, or a
+    register whose write every path to the line last passes (:func:`_reaching_write`) is a ``mov``
+    of such a source (CUTLASS's pipeline state copied from a register just set to 0); else None."""
+    value = parse_int(operand)
+    if value is not None:
+        return [_signed(value)]
+    write = _reaching_write(lines, body, line, operand) if _REG.fullmatch(operand) else None
+    parts = statement_parts(statement(lines[write - 1])) if write is not None else None
+    if write is None or parts is None or parts[0] or parts[2][0] != operand \
+            or not re.fullmatch(r"mov\.[bsu]32", parts[1]) or len(parts[2]) != 2:
+        return None
+    return _constants(lines, body, parts[2][1], write)
 
 
 def _counter_step(lines: list[str], body: tuple[int, int], selp: int, reg: str, side: str, pred: str,
@@ -337,7 +367,7 @@ def stage_table(lines: list[str], body: tuple[int, int], hoisted: Hoisted, check
     changed = set().union(*(_may_write(statement(lines[n - 1])) for n in range(loop[0], loop[1] + 1)))
     varying = leaves & changed
     entries = _entries(lines, body, loop)
-    if len(varying) > 1 or not entries:
+    if len(varying) > 1 or not entries or len(entries) > ENTRIES:
         return None
     if not varying:
         return StageTable(None, (0, 0), loop, entries)
@@ -345,9 +375,29 @@ def stage_table(lines: list[str], body: tuple[int, int], hoisted: Hoisted, check
     if type_of(types, stage) not in _INT32:
         return None
     values = counter_range(lines, body, stage, hoisted.line)
-    if values is None or values[1] - values[0] >= MOST:
+    if values is not None and values[1] - values[0] < MOST:
+        return StageTable(stage, values, loop, entries)
+    field = _field_read(hoisted, stage, prefix)
+    if field is None or 1 << field[1] > MOST:
         return None
-    return StageTable(stage, values, loop, entries)
+    return StageTable(stage, (0, (1 << field[1]) - 1), loop, entries, field)
+
+
+def _field_read(hoisted: Hoisted, reg: str, prefix: str) -> tuple[int, int] | None:
+    """The bits of ``reg`` the words of ``hoisted`` depend on, as ``(position, width)`` of one
+    field, or None (none, or not one run of bits): from the replay's code, each instruction's
+    result depending on exactly the bits a mask, shift or bit-field extract keeps, and on every
+    bit its operands depend on otherwise (:func:`~descgen.sanitizer.shared_checks.bits_read`)."""
+    code = [part.strip() + ";" for line in hoisted.replay for part in line.split(";") if part.strip()]
+    deps = bits_read(code, [reg])
+    mask = 0
+    for word in hoisted.words.values():
+        mask |= deps(word).get(reg, 0) if word.startswith(f"%{prefix}") else (-1 if word == reg else 0)
+    mask &= 0xFFFFFFFF
+    if not mask or mask & (mask + (mask & -mask)):  # (none, or more than one run)
+        return None
+    pos = (mask & -mask).bit_length() - 1
+    return pos, (mask >> pos).bit_length()
 
 
 def table_code(table: StageTable, number: int, replay: list[str], checks: list[str],
@@ -358,7 +408,8 @@ def table_code(table: StageTable, number: int, replay: list[str], checks: list[s
     they are), and the code at its check point that reads the counter's bit into ``flags`` (0 or 1)."""
     lo, hi = table.values
     bits, counter, bit = f"%dgt{number}", f"%dgk{number}", f"%dgb{number}"
-    which = f"bit v - {lo} of {bits} for {table.stage} = v" if lo else f"bit v of {bits} for {table.stage} = v"
+    which = f"bit v of {bits} for bits {table.field[0]}.. of {table.stage} = v" if table.field else \
+        f"bit v - {lo} of {bits} for {table.stage} = v" if lo else f"bit v of {bits} for {table.stage} = v"
     built = [f"\t{{ // descgen: group {number}'s checks {table.describe()}: "
              f"{which if table.stage else f'bit 0 of {bits}'}",
              f"\t.reg .b32 {counter + ', ' if table.stage else ''}{bit};", f"\tmov.b32 {bits}, 0;"]
@@ -367,16 +418,22 @@ def table_code(table: StageTable, number: int, replay: list[str], checks: list[s
     def with_counter(line: str) -> str:  # (the counter read from %dgk)
         return name.sub(counter, line) if table.stage else line
 
+    shift = table.field[0] if table.field else 0
     for v in range(lo, hi + 1):
-        built += [f"\tmov.b32 {counter}, {v};"] if table.stage else []
+        built += [f"\tmov.b32 {counter}, {v << shift};"] if table.stage else []
         built += ["\t" + with_counter(line) for line in replay]
         built += [f"\tmov.b32 {flags}, 0;", *(with_counter(line) for line in checks), f"\tmin.u32 {bit}, {flags}, 1;",
                   f"\tshl.b32 {bit}, {bit}, {v - lo};", f"\tor.b32 {bits}, {bits}, {bit};"]
     built.append("\t}")
     if table.stage is None:
         return built, [f"\tmov.b32 {flags}, {bits}; // descgen: group {number}'s flag: its table's one bit"]
-    index = [f"\tadd.s32 {bit}, {table.stage}, {-lo};", f"\tshr.b32 {bit}, {bits}, {bit};"] if lo else \
-        [f"\tshr.b32 {bit}, {bits}, {table.stage};"]
+    if table.field:
+        index = [f"\tbfe.u32 {bit}, {table.stage}, {table.field[0]}, {table.field[1]};",
+                 f"\tshr.b32 {bit}, {bits}, {bit};"]
+    elif lo:
+        index = [f"\tadd.s32 {bit}, {table.stage}, {-lo};", f"\tshr.b32 {bit}, {bits}, {bit};"]
+    else:
+        index = [f"\tshr.b32 {bit}, {bits}, {table.stage};"]
     lookup = [f"\t{{ // descgen: group {number}'s flag: its table's bit for {table.stage}", f"\t.reg .b32 {bit};",
               *index, f"\tand.b32 {flags}, {bit}, 1;", "\t}"]
     return built, lookup
