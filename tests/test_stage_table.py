@@ -18,7 +18,7 @@ from hypothesis import given, settings, strategies as st
 from check_machine import Machine, const_tables, function_statements
 from descgen.sanitizer import instrument as instrument_module
 from descgen.sanitizer.instrument import _function_bodies, instrument_ptx
-from descgen.sanitizer.stage_table import MOST, counter_range
+from descgen.sanitizer.stage_table import ENTRIES, MOST, counter_range
 
 LEGAL = 0x4000004000010040  # (a K-major 128B-swizzled word: start address 1 KiB)
 MMA = "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, %f2, %f3, %f4}"
@@ -146,6 +146,26 @@ def test_a_register_that_is_no_counter_has_no_range_and_its_group_no_table(extra
         assert found == (0, 2)
         return
     assert found is None or found[1] - found[0] >= 8
+    assert not any(s.table for s in instrument_ptx(text).sites)
+
+
+def test_a_counter_copied_from_a_register_that_holds_an_immediate():
+    """CUTLASS's pipeline state starts as a copy of a register just set to 0: the copy's value is
+    the immediate its source holds there; a source loaded (a kernel parameter) gives no range."""
+    for source, expected in (("mov.b32 %r8, -1;\nmov.b32 %r5, %r8;", (0, 2)), ("mov.b32 %r5, %r2;", None)):
+        lines, body, after = _at_selp(_staged_kernel().replace("mov.b32 %r5, -1;", source))
+        assert counter_range(lines, body, "%r5", after) == expected
+    tutorial = instrument_ptx((Path(__file__).parent / "corpus" / "cutlass_sm90" / "cute_tutorial_wgmma_sm90.ptx")
+                              .read_text())
+    assert len({s.table for s in tutorial.sites if s.table}) == 2
+
+
+def test_a_loop_with_more_ways_in_than_entries_gets_no_table():
+    """Each way into the loop gets the table's code: past ENTRIES of them, the group is checked on
+    every step instead."""
+    ways = "@%p3 bra $L_mid;\n" * ENTRIES
+    text = _staged_kernel().replace("mov.b32 %r3, 0;\n", "mov.b32 %r3, 0;\n" + ways).replace(
+        "cvt.u64.u32 %rd2, %r5;\n", "$L_mid:\ncvt.u64.u32 %rd2, %r5;\n")
     assert not any(s.table for s in instrument_ptx(text).sites)
 
 
