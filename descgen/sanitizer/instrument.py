@@ -82,7 +82,8 @@ class CheckedSite:
         reads: (role, register) of the registers its checks read there: the operands, or the
             registers their words are computed into ahead of the group.
         table: for a wgmma site whose group's checks are a table (its words change in their loop
-            only with a stage counter), where and for which values it is built; else empty.
+            only with a stage counter, or not at all), where and for which values it is built;
+            else empty (:mod:`descgen.sanitizer.stage_table`).
     """
 
     index: int
