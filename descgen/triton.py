@@ -26,8 +26,8 @@
   records raise :class:`DescriptorError` (with ``on_error="trap"`` always: the trap has killed the
   CUDA context; with ``on_error="report"`` as ``action`` says, unless the kernel failed anyway: an
   H200 refuses a wgmma whose descriptor has reserved bit 14 set, CUDA_ERROR_ILLEGAL_INSTRUCTION).
-  Each launch of an instrumented kernel thus waits for the kernel: a sanitizer's cost (+29% to
-  +45% in all on Triton's 4096^3 matmuls on an H200: the GPU idles while Python launches the next).
+  Each launch of an instrumented kernel thus waits for the kernel: a sanitizer's cost (+27% to
+  +48% in all on Triton's 4096^3 matmuls on an H200: the GPU idles while Python launches the next).
   With ``wait=False`` no launch waits: before and after every launch (``launch_enter_hook``,
   ``launch_exit_hook``) the buffers are read as they are, and the complete records not reported
   yet are raised or warned as above, naming the kernel that wrote them; :func:`check` waits and
@@ -428,7 +428,7 @@ def enable(mode: Literal["scan", "instrument"] = "scan", *, on_error: Literal["t
             with its findings (True), or launches do not wait (False: the findings of earlier
             launches are read, as the kernels left them in host memory, before and after every
             launch, by :func:`check`, and at the interpreter's exit: on a 4096^3 matmul waiting
-            costs 20-36% more than the checks, not waiting nothing measurable, docs/sanitizer.md).
+            costs 27-47% more than the checks, not waiting nothing measurable, docs/sanitizer.md).
 
     Calling it again replaces the settings; the instrumented kernels loaded already are still read.
     The hook is process-wide (Triton's knobs).

@@ -31,21 +31,27 @@ WRAPS = {
 }
 
 
-def _staged_kernel(stages: int = 3, init: int = -1, wrap: str = "gt", extra: str = "") -> str:
-    """A K loop of ``%r1`` steps, two wgmma a step, A's word ``a + (s << sh)`` for the stage counter
-    ``s`` (``%r5``: ``init``, then ``0 .. stages - 1`` over and over), ``sh`` a kernel parameter;
-    ``extra``: a line in the loop."""
-    setp, selp = (t.format(last=stages - 1, stages=stages) for t in WRAPS[wrap])
+def _loop_kernel(start: str, stage: str, source: str, step: str) -> str:
+    """A K loop of ``%r1`` steps (the step register ``step``), two wgmma a step, A's word
+    ``a + (source << sh)``, ``sh`` a kernel parameter: ``start`` before the loop, ``stage`` (the
+    lines computing ``source``) at its top."""
     return (".version 8.0\n.target sm_90a\n.address_size 64\n"
             ".visible .entry k(.param .u64 a, .param .u32 n, .param .u32 sh)\n{\n.reg .f32 %f<5>;\n"
             ".reg .b64 %rd<8>;\n.reg .b32 %r<9>;\n.reg .pred %p<4>;\nld.param.u64 %rd1, [a];\n"
-            f"ld.param.u32 %r1, [n];\nld.param.u32 %r2, [sh];\nmov.b32 %r5, {init};\nmov.b32 %r3, 0;\n$L_loop:\n"
-            f"add.s32 %r6, %r5, 1;\n{setp}\n{selp}\n{extra}"
-            "cvt.u64.u32 %rd2, %r5;\nshl.b64 %rd2, %rd2, %r2;\nadd.s64 %rd3, %rd1, %rd2;\n"
+            f"ld.param.u32 %r1, [n];\nld.param.u32 %r2, [sh];\n{start}$L_loop:\n{stage}"
+            f"cvt.u64.u32 %rd2, {source};\nshl.b64 %rd2, %rd2, %r2;\nadd.s64 %rd3, %rd1, %rd2;\n"
             "wgmma.fence.sync.aligned;\n"
             f"{MMA}, %rd3, %rd1, 1, 1, 1, 0, 0;\nadd.s64 %rd4, %rd3, 2;\n{MMA}, %rd4, %rd1, 1, 1, 1, 0, 0;\n"
-            "wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\nadd.s32 %r3, %r3, 1;\n"
-            "setp.lt.u32 %p2, %r3, %r1;\n@%p2 bra $L_loop;\nret;\n}\n")
+            f"wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\nadd.s32 {step}, {step}, 1;\n"
+            f"setp.lt.u32 %p2, {step}, %r1;\n@%p2 bra $L_loop;\nret;\n}}\n")
+
+
+def _staged_kernel(stages: int = 3, init: int = -1, wrap: str = "gt", extra: str = "") -> str:
+    """:func:`_loop_kernel` with A's word ``a + (s << sh)`` for the stage counter ``s`` (``%r5``:
+    ``init``, then ``0 .. stages - 1`` over and over; the step ``%r3``); ``extra``: a line in the loop."""
+    setp, selp = (t.format(last=stages - 1, stages=stages) for t in WRAPS[wrap])
+    return _loop_kernel(f"mov.b32 %r5, {init};\nmov.b32 %r3, 0;\n", f"add.s32 %r6, %r5, 1;\n{setp}\n{selp}\n{extra}",
+                        "%r5", "%r3")
 
 
 def _run(ptx: str, regs: dict[str, int], tid: int = 0) -> Machine:
@@ -194,17 +200,9 @@ def test_a_loop_entered_in_its_middle_builds_its_table_on_that_way_in_too():
 
 
 def _masked_kernel(mask: int = 3) -> str:
-    """A K loop of ``%r1`` steps whose A word is ``a + ((k & mask) << sh)`` for the step ``k``
-    (unbounded: the hand-written GEMM's stage is the K index through a mask)."""
-    return (".version 8.0\n.target sm_90a\n.address_size 64\n"
-            ".visible .entry k(.param .u64 a, .param .u32 n, .param .u32 sh)\n{\n.reg .f32 %f<5>;\n"
-            ".reg .b64 %rd<8>;\n.reg .b32 %r<9>;\n.reg .pred %p<4>;\nld.param.u64 %rd1, [a];\n"
-            "ld.param.u32 %r1, [n];\nld.param.u32 %r2, [sh];\nmov.b32 %r5, 0;\n$L_loop:\n"
-            f"and.b32 %r7, %r5, {mask};\ncvt.u64.u32 %rd2, %r7;\nshl.b64 %rd2, %rd2, %r2;\nadd.s64 %rd3, %rd1, %rd2;\n"
-            "wgmma.fence.sync.aligned;\n"
-            f"{MMA}, %rd3, %rd1, 1, 1, 1, 0, 0;\nadd.s64 %rd4, %rd3, 2;\n{MMA}, %rd4, %rd1, 1, 1, 1, 0, 0;\n"
-            "wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\nadd.s32 %r5, %r5, 1;\n"
-            "setp.lt.u32 %p2, %r5, %r1;\n@%p2 bra $L_loop;\nret;\n}\n")
+    """:func:`_loop_kernel` with A's word ``a + ((k & mask) << sh)`` for the step ``k`` (``%r5``,
+    unbounded: the hand-written GEMM's stage is the K index through a mask)."""
+    return _loop_kernel("mov.b32 %r5, 0;\n", f"and.b32 %r7, %r5, {mask};\n", "%r7", "%r5")
 
 
 @settings(max_examples=25, deadline=None)

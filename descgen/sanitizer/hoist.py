@@ -29,9 +29,11 @@ __all__ = ["Hoisted", "register_types", "is_boundary", "block_start", "enclosing
 #: they read registers and immediates only (no memory, no side effect).
 _PURE = frozenset({"add", "sub", "mul", "mad", "and", "or", "xor", "not", "shl", "shr", "bfe", "bfi", "cvt", "mov",
                    "selp", "min", "max", "neg", "abs", "setp", "prmt", "cvta", "popc", "clz", "brev", "shfl"})
-#: Instructions whose first operand is no register they write (stores, fences, barriers, branches).
+#: Instructions whose first operand is no register they write (stores, fences, barriers, branches;
+#: a barrier's reduction, :data:`_REDUCTIONS`, writes it).
 _NO_DESTINATION = ("st.", "st ", "red.", "bar", "fence", "membar", "prefetch", "cp.", "wgmma.fence", "wgmma.commit",
-                   "wgmma.wait", "trap", "ret", "exit", "bra", "call", "mbarrier.try_wait", "griddepcontrol")
+                   "wgmma.wait", "trap", "ret", "exit", "bra", "griddepcontrol")
+_REDUCTIONS = ("bar.red", "barrier.red", "barrier.cta.red")
 #: Where a check point stops moving up: memory accesses and the tensor cores (the loads and stores
 #: of the next stage issue first, and the checks run while they are in flight and while the warps
 #: wait at the barrier before the group: a barrier or a fence changes no register).
@@ -50,12 +52,18 @@ class Hoisted:
         declarations: the shadows' ``.reg`` lines (function scope: the out-of-line record computes
             some of them again).
         words: each site's line and operand register -> the register holding its word at the check point.
+        prefix: the shadows' names, ``%<prefix>N`` (empty: no replay).
     """
 
     line: int
     replay: list[str] = field(default_factory=list)
     declarations: list[str] = field(default_factory=list)
     words: dict[tuple[int, str], str] = field(default_factory=dict)
+    prefix: str = ""
+
+    def shadow(self, reg: str) -> bool:
+        """Whether ``reg`` is one of the replay's registers (a shadow), not the kernel's."""
+        return bool(self.prefix) and reg.startswith(f"%{self.prefix}")
 
 
 def register_types(lines: list[str], start: int, end: int) -> dict[str, str]:
@@ -87,9 +95,11 @@ def statement_parts(text: str) -> tuple[str, str, list[str]] | None:
 
 
 def written(text: str) -> set[str]:
-    """The registers a statement writes (its first operand, for an instruction that has one)."""
+    """The registers a statement writes (its first operand, for an instruction that has one: a
+    call's results, an mbarrier wait's predicate, a barrier's reduction too)."""
     parts = statement_parts(text)
-    if parts is None or not parts[2] or parts[1].startswith(_NO_DESTINATION) or text.startswith("."):
+    if parts is None or not parts[2] or text.startswith(".") \
+            or parts[1].startswith(_NO_DESTINATION) and not parts[1].startswith(_REDUCTIONS):
         return set()
     return set(_REG.findall(parts[2][0]))
 
@@ -127,14 +137,14 @@ def enclosing_brace(lines: list[str], line: int, floor: int) -> int:
     return line
 
 
-def earliest(lines: list[str], hoisted: Hoisted, floor: int, prefix: str) -> int:
+def earliest(lines: list[str], hoisted: Hoisted, floor: int) -> int:
     """The earliest line above ``hoisted``'s check point (and below ``floor``) the check point may
     move up to, so that the checks overlap the integer work before the group: above every integer
     instruction the words depend on, below the last other instruction that writes one of the
     registers they read, the last memory access or wgmma, predicated instruction, label and brace
     (an inline-asm block)."""
-    needed = {r for line in hoisted.replay for r in _REG.findall(line) if not r.startswith(f"%{prefix}")}
-    needed |= {w for w in hoisted.words.values() if not w.startswith(f"%{prefix}")}
+    needed = {r for line in hoisted.replay for r in _REG.findall(line) if not hoisted.shadow(r)}
+    needed |= {w for w in hoisted.words.values() if not hoisted.shadow(w)}
     n = hoisted.line - 1
     while n > floor:
         text = statement(lines[n - 1])
@@ -162,7 +172,7 @@ def hoist(lines: list[str], types: dict[str, str], fence: int, sites: dict[int, 
     """The words of ``sites`` (1-based line -> the operand registers read there, all after line
     ``fence`` in its basic block) at the check point before line ``fence``, or None when one
     cannot be computed there. ``prefix`` names the shadows (``%<prefix><N>``)."""
-    out = Hoisted(fence)
+    out = Hoisted(fence, prefix=prefix)
     declared: dict[str, str] = {}  # a shadow -> its declaration
     current: dict[str, str] = {}  # a register written since the check point -> its shadow (or poisoned)
     made: list[tuple[tuple[str, ...], frozenset[str], str]] = []  # (its shadows, the shadows it reads, the instruction)
@@ -198,9 +208,7 @@ def hoist(lines: list[str], types: dict[str, str], fence: int, sites: dict[int, 
                 current[h] = shadow
             continue
         if opcode.split(".")[0] not in _PURE or not ops or "|" in ops[0] or not _REG.fullmatch(ops[0]):
-            if not opcode.startswith(_NO_DESTINATION) and ops:
-                for reg in _REG.findall(ops[0]):
-                    current[reg] = _POISON
+            current.update((reg, _POISON) for reg in written(text))
             continue
         dest = ops[0]
         kind = type_of(types, dest)
@@ -218,7 +226,7 @@ def hoist(lines: list[str], types: dict[str, str], fence: int, sites: dict[int, 
         made.append(((shadow,), reads, body))
         declared[shadow] = f".reg .{kind} {shadow};"
         current[dest] = shadow
-    needed = {w for w in out.words.values() if w.startswith(f"%{prefix}")}
+    needed = {w for w in out.words.values() if out.shadow(w)}
     kept = []
     for shadows, reads, body in reversed(made):  # (only what the words need)
         if needed & set(shadows):

@@ -649,7 +649,7 @@ def _groups(lines: list[str], start: int, types: dict[str, str],
         needed = {w.site.line: _reads(w) for w in run}
         hoisted = hoist(lines, types, fence, needed, f"dgh{first}_") if fence is not None else None
         if hoisted is not None:  # (and as early in the block as its words allow)
-            top = earliest(lines, hoisted, floor, f"dgh{first}_")
+            top = earliest(lines, hoisted, floor)
             out.append(((hoist(lines, types, top, needed, f"dgh{first}_") if top < hoisted.line else None) or hoisted,
                         run))
             continue
@@ -803,7 +803,7 @@ def _group_code(group: tuple[Hoisted, list[_Wgmma]], number: int, on_error: str,
             check_code.append("\t}")
     # Where the words change in their loop only with a stage counter, the checks run where the loop
     # is entered, for each of the counter's values, and here the group reads its bit (stage_table).
-    table = stage_table(lines, body, hoisted, check_code, types, f"dgh{sites[0].site.line}_")
+    table = stage_table(lines, body, hoisted, check_code, types)
     entries: dict[int, list[str]] = {}
     if table is None:
         before += [f"\tmov.b32 {flags}, 0;", *check_code]

@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..ptx.lexer import parse_int, split_operands
+from ..ptx.lexer import parse_int
 from .hoist import Hoisted, block_start, enclosing_brace, read, statement, statement_parts, type_of, written
 from .shared_checks import bits_read
 
@@ -48,21 +48,6 @@ _BRANCH = re.compile(r"(@!?%[\w$]+\s+)?bra(\.uni)?\s+([\w$.]+)\s*;?$")
 _LABEL = re.compile(r"([\w$.]+):")
 _LEAVES = re.compile(r"(@!?%[\w$]+\s+)?(bra|ret|exit|trap)\b")
 _INT32 = ("b32", "s32", "u32")
-#: Instructions :func:`~descgen.sanitizer.hoist.written` reads no destination of that may write a
-#: register all the same (a call's results, a barrier's reduction, an mbarrier wait's predicate).
-_ALSO_WRITE = ("call", "bar.red", "barrier.red", "mbarrier.try_wait", "mbarrier.test_wait")
-_REG = re.compile(r"%[\w$]+")
-
-
-def _may_write(text: str) -> set[str]:
-    """The registers a statement may write: its destination, or for the instructions of
-    :data:`_ALSO_WRITE` every register it names."""
-    parts = statement_parts(text)
-    if parts is not None and parts[1].startswith(_ALSO_WRITE):
-        return set(_REG.findall(text))
-    return written(text)
-
-
 @dataclass(frozen=True)
 class StageTable:
     """Where a group's checks are a table (module docstring).
@@ -153,7 +138,7 @@ def _last_write(lines: list[str], line: int, reg: str, floor: int) -> int | None
     n = line - 1
     stop = block_start(lines, line, floor)
     while n >= max(stop, floor + 1):
-        if reg in _may_write(statement(lines[n - 1])):
+        if reg in written(statement(lines[n - 1])):
             return n
         n -= 1
     return None
@@ -167,7 +152,7 @@ def _reaching_write(lines: list[str], body: tuple[int, int], line: int, reg: str
     n = line - 1
     while n > body[0]:
         text = statement(lines[n - 1])
-        if reg in _may_write(text):
+        if reg in written(text):
             break
         label = _LABEL.fullmatch(text)
         if label:
@@ -249,7 +234,7 @@ def counter_range(lines: list[str], body: tuple[int, int], reg: str, at: int) ->
     selps: dict[int, list[_Step | int]] = {}  # (a selp's line -> its sides: an immediate or a step)
     for n in range(start + 1, end):
         text = statement(lines[n - 1])
-        if reg not in _may_write(text):
+        if reg not in written(text):
             continue
         parts = statement_parts(text)
         if parts is None or parts[0] or parts[2][0] != reg:
@@ -298,7 +283,7 @@ def counter_range(lines: list[str], body: tuple[int, int], reg: str, at: int) ->
         return None
     if last is None:
         return s
-    found = _constants(lines, body, split_operands(statement(lines[last - 1]).split(None, 1)[1].rstrip(";"))[1], last)
+    found = _constants(lines, body, statement_parts(statement(lines[last - 1]))[2][1], last)  # type: ignore[index]
     return None if found is None else (found[0], found[0])
 
 
@@ -309,7 +294,7 @@ def _constants(lines: list[str], body: tuple[int, int], operand: str, line: int)
     value = parse_int(operand)
     if value is not None:
         return [_signed(value)]
-    write = _reaching_write(lines, body, line, operand) if _REG.fullmatch(operand) else None
+    write = _reaching_write(lines, body, line, operand) if operand.startswith("%") else None
     parts = statement_parts(statement(lines[write - 1])) if write is not None else None
     if write is None or parts is None or parts[0] or parts[2][0] != operand \
             or not re.fullmatch(r"mov\.[bsu]32", parts[1]) or len(parts[2]) != 2:
@@ -344,27 +329,22 @@ def _counter_step(lines: list[str], body: tuple[int, int], selp: int, reg: str, 
 
 
 def stage_table(lines: list[str], body: tuple[int, int], hoisted: Hoisted, checks: list[str],
-                types: dict[str, str], prefix: str) -> StageTable | None:
+                types: dict[str, str]) -> StageTable | None:
     """Whether a group's checks can be a table (module docstring), and where: ``hoisted`` its words
-    at its check point (shadow registers ``%<prefix>N``), ``checks`` its check code (the registers
-    it writes are its own), ``types`` the function's register types."""
+    at its check point, ``checks`` its check code (the registers it writes are its own), ``types``
+    the function's register types."""
     loop = loop_around(lines, body, hoisted.line)
     if loop is None:
         return None
-    shadow = re.compile(rf"%{re.escape(prefix)}\d+$")
-    leaves: set[str] = set()
-    for line in hoisted.replay:
-        for part in line.split(";"):
-            leaves |= read(part.strip() + ";") if part.strip() else set()
-    leaves |= set(hoisted.words.values())
+    leaves: set[str] = set().union(*map(read, _replayed(hoisted)), hoisted.words.values())
     own: set[str] = set()
     for line in checks:
         text = statement(line)
         if text and not text.startswith((".", "{", "}")):
             leaves |= read(text)
             own |= written(text)
-    leaves = {r for r in leaves - own if not shadow.match(r)}
-    changed = set().union(*(_may_write(statement(lines[n - 1])) for n in range(loop[0], loop[1] + 1)))
+    leaves = {r for r in leaves - own if not hoisted.shadow(r)}
+    changed = set().union(*(written(statement(lines[n - 1])) for n in range(loop[0], loop[1] + 1)))
     varying = leaves & changed
     entries = _entries(lines, body, loop)
     if len(varying) > 1 or not entries or len(entries) > ENTRIES:
@@ -377,22 +357,26 @@ def stage_table(lines: list[str], body: tuple[int, int], hoisted: Hoisted, check
     values = counter_range(lines, body, stage, hoisted.line)
     if values is not None and values[1] - values[0] < MOST:
         return StageTable(stage, values, loop, entries)
-    field = _field_read(hoisted, stage, prefix)
+    field = _field_read(hoisted, stage)
     if field is None or 1 << field[1] > MOST:
         return None
     return StageTable(stage, (0, (1 << field[1]) - 1), loop, entries, field)
 
 
-def _field_read(hoisted: Hoisted, reg: str, prefix: str) -> tuple[int, int] | None:
+def _replayed(hoisted: Hoisted) -> list[str]:
+    """The statements of a group's replay, one each (a guarded write is two on its line)."""
+    return [part.strip() + ";" for line in hoisted.replay for part in line.split(";") if part.strip()]
+
+
+def _field_read(hoisted: Hoisted, reg: str) -> tuple[int, int] | None:
     """The bits of ``reg`` the words of ``hoisted`` depend on, as ``(position, width)`` of one
     field, or None (none, or not one run of bits): from the replay's code, each instruction's
     result depending on exactly the bits a mask, shift or bit-field extract keeps, and on every
     bit its operands depend on otherwise (:func:`~descgen.sanitizer.shared_checks.bits_read`)."""
-    code = [part.strip() + ";" for line in hoisted.replay for part in line.split(";") if part.strip()]
-    deps = bits_read(code, [reg])
+    deps = bits_read(_replayed(hoisted), [reg])
     mask = 0
     for word in hoisted.words.values():
-        mask |= deps(word).get(reg, 0) if word.startswith(f"%{prefix}") else (-1 if word == reg else 0)
+        mask |= deps(word).get(reg, 0) if hoisted.shadow(word) else (-1 if word == reg else 0)
     mask &= 0xFFFFFFFF
     if not mask or mask & (mask + (mask & -mask)):  # (none, or more than one run)
         return None
