@@ -709,3 +709,19 @@ def test_the_headers_record_is_the_layout_python_reads(tmp_path):
                     "-I/usr/local/cuda/include", str(src), "-o", str(tmp_path / "offsets")], check=True)
     out = subprocess.run([str(tmp_path / "offsets")], capture_output=True, text=True, check=True).stdout.split()
     assert [int(x) for x in out] == [16, 24, 36, 48, 56]
+
+
+@pytest.mark.parametrize("text,writes", [
+    ("bar.red.popc.u32 %r4, 0, %p1;", {"%r4"}), ("barrier.cta.red.or.pred %p2, 1, %p3;", {"%p2"}),
+    ("mbarrier.try_wait.parity.shared::cta.b64 %p5, [%r1], %r2;", {"%p5"}),
+    ("call.uni (%r1, %r2), f, (%r3);", {"%r1", "%r2"}), ("call.uni (retval0), f, (param0);", set()),
+    ("bar.sync 0;", set()), ("red.global.add.u32 [%rd1], %r2;", set()), ("st.shared.b32 [%r1], %r2;", set()),
+    ("@%p1 add.s32 %r1, %r2, 1;", {"%r1"}),
+])
+def test_what_a_statement_writes(text, writes):
+    """What a replay and the stage table take a statement to write (descgen.sanitizer.hoist.written):
+    a barrier's reduction, an mbarrier wait's predicate and a call's register results too; a
+    store, a reduction to memory and a barrier nothing."""
+    from descgen.sanitizer.hoist import written
+
+    assert written(text) == writes
